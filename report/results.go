@@ -1,0 +1,92 @@
+// Package report turns a run's results.csv into tables in the papers' layouts, plots of the
+// privacy–utility curves, and regression verdicts against a baseline. Everything it writes can
+// be regenerated from results.csv alone.
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// Header is the first line of every results.csv.
+var Header = []string{"set", "mechanism", "epsilon", "repeat", "scorer", "metric", "value"}
+
+// Row is one count or score of one cell: a (set, mechanism, ε, repeat, scorer) combination.
+// Epsilon is NaN for mechanisms without ε (such as "none"); it is written as an empty field.
+type Row struct {
+	Set, Mechanism string
+	Epsilon        float64
+	Repeat         int
+	Scorer, Metric string
+	Value          float64
+}
+
+// FormatEpsilon writes ε at full precision, or "" for NaN (no ε).
+func FormatEpsilon(eps float64) string {
+	if math.IsNaN(eps) {
+		return ""
+	}
+	return strconv.FormatFloat(eps, 'g', -1, 64)
+}
+
+// Record returns the CSV fields of r, numbers at full precision.
+func (r Row) Record() []string {
+	return []string{r.Set, r.Mechanism, FormatEpsilon(r.Epsilon), strconv.Itoa(r.Repeat), r.Scorer, r.Metric,
+		strconv.FormatFloat(r.Value, 'g', -1, 64)}
+}
+
+// WriteRows writes the header and rows as CSV.
+func WriteRows(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Header); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := cw.Write(r.Record()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadRows parses a results.csv; name is used in errors (file name), which also give the line.
+func ReadRows(r io.Reader, name string) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(Header)
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading header: %w", name, err)
+	}
+	for i, h := range Header {
+		if head[i] != h {
+			return nil, fmt.Errorf("%s: line 1: header column %d is %q, want %q (header must be %v)", name, i+1, head[i], h, Header)
+		}
+	}
+	var rows []Row
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		row := Row{Set: rec[0], Mechanism: rec[1], Scorer: rec[4], Metric: rec[5], Epsilon: math.NaN()}
+		if rec[2] != "" {
+			if row.Epsilon, err = strconv.ParseFloat(rec[2], 64); err != nil {
+				return nil, fmt.Errorf("%s: line %d: epsilon %q is not a number", name, line, rec[2])
+			}
+		}
+		if row.Repeat, err = strconv.Atoi(rec[3]); err != nil {
+			return nil, fmt.Errorf("%s: line %d: repeat %q is not an integer", name, line, rec[3])
+		}
+		if row.Value, err = strconv.ParseFloat(rec[6], 64); err != nil {
+			return nil, fmt.Errorf("%s: line %d: value %q is not a number", name, line, rec[6])
+		}
+		rows = append(rows, row)
+	}
+}
