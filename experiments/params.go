@@ -1,0 +1,92 @@
+package experiments
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Params is the `params` table of one component in a config. Decoding is strict: a key that the
+// component's options struct does not have is an error listing the valid keys.
+type Params struct {
+	File, Table, Component string
+	Values                 map[string]any
+	lines                  keyLines
+}
+
+// decodeInto decodes the parameters into opts, a pointer to an options struct with toml tags
+// whose fields hold the defaults.
+func (p Params) decodeInto(opts any) error {
+	if len(p.Values) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(p.Values); err != nil {
+		return p.err("", "cannot re-encode parameters: %v", err)
+	}
+	md, err := toml.Decode(buf.String(), opts)
+	if err != nil {
+		var pe toml.ParseError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		}
+		key := ""
+		for k := range p.Values {
+			if strings.Contains(msg, "'"+k+"'") || strings.Contains(msg, `"`+k+`"`) {
+				key = k
+			}
+		}
+		return p.err(key, "%s", msg)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return p.err(keys[0], "unknown parameter of %s; valid: %s", p.Component, strings.Join(tomlKeys(opts), ", "))
+	}
+	return nil
+}
+
+func (p Params) err(key, format string, args ...any) error {
+	name := p.Table
+	if key != "" {
+		name += "." + strings.Split(key, ".")[0]
+	}
+	return &ConfigError{File: p.File, Line: p.lines.line(p.Table, strings.Split(key, ".")[0]), Key: name,
+		Msg: fmt.Sprintf(format, args...)}
+}
+
+// tomlKeys lists the toml keys of the struct v points to, in field order.
+func tomlKeys(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+		switch tag {
+		case "-":
+			continue
+		case "":
+			tag = f.Name
+		}
+		keys = append(keys, tag)
+	}
+	return keys
+}

@@ -1,0 +1,114 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"dptext/report"
+)
+
+// WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
+// its rows, with a caption naming the config, corpus and embeddings.
+func WriteReport(dir string, cfg *Config, rows []report.Row) error {
+	return report.Write(dir, rows, cfg.Report, caption(cfg, filepath.Base(dir)))
+}
+
+func caption(cfg *Config, runID string) report.Caption {
+	corpus := cfg.Corpus.Format
+	if cfg.Corpus.Format == "sotu" {
+		corpus = fmt.Sprintf("State of the Union addresses (topic = %s)", cfg.Corpus.Topic)
+		if cfg.Corpus.Topic == "era" {
+			corpus = fmt.Sprintf("State of the Union addresses (topic = era, before/from %d)", cfg.Corpus.EraSplitYear)
+		}
+	} else if cfg.Corpus.Path != "" {
+		corpus += " " + cfg.Corpus.Path
+	}
+	emb := "GloVe 6B 100-d (wink)"
+	if cfg.Embeddings.Path != "" {
+		emb = cfg.Embeddings.Format + " " + cfg.Embeddings.Path
+	}
+	if cfg.Embeddings.TopK > 0 {
+		emb += fmt.Sprintf(", top %d words", cfg.Embeddings.TopK)
+	}
+	var protocols []string
+	for _, s := range cfg.Scorers {
+		if s.Protocol == "adaptive" {
+			protocols = append(protocols, s.ID()+" adaptive")
+		}
+	}
+	notes := []string{
+		"Corpus: " + corpus + "; embeddings: " + emb + ".",
+		fmt.Sprintf("Protocol: known text = first %d words, snippet = last %d words, normalised and truncated to the common length N; %d repeat(s), seed %d.",
+			cfg.Protocol.KnownWords, cfg.Protocol.UnknownWords, cfg.Repeats, cfg.Seed),
+	}
+	if len(protocols) > 0 {
+		notes = append(notes, "Attack protocol: static unless stated ("+strings.Join(protocols, ", ")+").")
+	} else {
+		notes = append(notes, "Attack protocol: static (attackers trained on the original known texts).")
+	}
+	if cfg.Description != "" {
+		notes = append([]string{strings.TrimSpace(cfg.Description)}, notes...)
+	}
+	return report.Caption{Title: cfg.Name + " — run " + runID, Notes: notes}
+}
+
+// Rereport rewrites a run directory's tables and plots from its results.csv and the config
+// text saved in its manifest.
+func Rereport(dir string) error {
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return fmt.Errorf("%s: not a run directory: %w", dir, err)
+	}
+	if man.Status != StatusComplete {
+		return fmt.Errorf("%s: the run is %s, not complete: run it again to finish it first", dir, man.Status)
+	}
+	cfg, err := ParseConfig(man.ConfigPath, man.Config)
+	if err != nil {
+		return fmt.Errorf("%s: the config saved in manifest.json: %w", dir, err)
+	}
+	rows, err := report.ReadRowsFile(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		return err
+	}
+	return WriteReport(dir, cfg, rows)
+}
+
+// CompareRuns runs the regression check of a run against a baseline (both folders holding a
+// results.csv). It returns whether anything moved and a printable verdict.
+func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error) {
+	base, err := report.ReadRowsFile(filepath.Join(baselineDir, "results.csv"))
+	if err != nil {
+		return false, "", err
+	}
+	run, err := report.ReadRowsFile(filepath.Join(runDir, "results.csv"))
+	if err != nil {
+		return false, "", err
+	}
+	opts := report.DefaultCompareOptions()
+	opts.Alpha = alpha
+	v, err := report.Compare(base, run, opts)
+	if err != nil {
+		return false, "", err
+	}
+	return !v.OK(), v.String(), nil
+}
+
+// CopyBaseline copies a finished run's results.csv, tables and manifest into dst, replacing
+// what was there.
+func CopyBaseline(runDir, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []string{"results.csv", "table.md", "table.csv", "manifest.json"} {
+		data, err := os.ReadFile(filepath.Join(runDir, f))
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dst, f), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

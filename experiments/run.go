@@ -1,0 +1,523 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"dptext/learn"
+	"dptext/mechanisms"
+	"dptext/report"
+	"dptext/rngs"
+)
+
+// RunOptions control where and how a config runs.
+type RunOptions struct {
+	// OutDir is the run directory; empty means results/<name>/<first 12 hex digits of the
+	// config hash>, so that running the same config again resumes or reuses it.
+	OutDir string
+	// Jobs is how many cells run at once (results do not depend on it).
+	Jobs int
+	// Force discards finished cells of an earlier run in the same directory.
+	Force bool
+	// DataDir is the cache of the default data (see the datasets package).
+	DataDir string
+	// Log receives plain progress lines; Progress, when non-nil, receives a live status line
+	// (for terminals) instead of per-cell log lines.
+	Log      io.Writer
+	Progress io.Writer
+}
+
+// cell is one (set, mechanism, ε, repeat) combination: the unit of work and of resumption.
+type cell struct {
+	set, mech int
+	eps       float64 // NaN for mechanisms without ε
+	rep       int
+}
+
+func (c cell) path(cfg *Config, sets []*SetData) string {
+	return fmt.Sprintf("set=%s/mech=%s/eps=%s/rep=%d", sets[c.set].Name, cfg.Mechanisms[c.mech].ID(),
+		report.FormatEpsilon(c.eps), c.rep)
+}
+
+func cellFile(path string) string {
+	return strings.NewReplacer("/", "__", "=", "-").Replace(path) + ".csv"
+}
+
+// Run executes cfg and returns the run directory. A run killed at any moment and started
+// again with the same options skips the cells it finished and ends with the same results.csv.
+func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
+	if opts.Jobs < 1 {
+		opts.Jobs = 1
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	dir := opts.OutDir
+	if dir == "" {
+		dir = filepath.Join("results", cfg.Name, cfg.Hash[:12])
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+	if err := prepareRunDir(dir, cfg, opts.Force, logf); err != nil {
+		return dir, err
+	}
+	man := newManifest(cfg, opts.Jobs)
+	if err := man.write(dir); err != nil {
+		return dir, err
+	}
+	err := run(ctx, cfg, opts, dir, man, logf)
+	end := time.Now().UTC()
+	man.Finished = &end
+	switch {
+	case err == nil:
+		man.Status = StatusComplete
+	case errors.Is(err, context.Canceled):
+		man.Status, man.Error = StatusInterrupted, "interrupted; run the same command again to resume"
+	default:
+		man.Status, man.Error = StatusFailed, err.Error()
+	}
+	if werr := man.write(dir); werr != nil && err == nil {
+		err = werr
+	}
+	return dir, err
+}
+
+// prepareRunDir refuses to mix two configs in one directory, removes a previous final result
+// (it is rewritten at the end), and with force discards finished cells.
+func prepareRunDir(dir string, cfg *Config, force bool, logf func(string, ...any)) error {
+	if old, err := ReadManifest(dir); err == nil {
+		if old.ConfigHash != cfg.Hash && !force {
+			return fmt.Errorf("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
+				dir, old.ConfigHash[:12], cfg.Hash[:12])
+		}
+		if old.Status == StatusComplete && !force {
+			logf("%s: a complete run of this config is there; its finished cells are reused (--force recomputes)", dir)
+		} else if !force {
+			logf("%s: resuming a run that ended %s (%d of %d cells were finished)", dir, old.Status, old.CellsDone, old.Cells)
+		}
+	}
+	if force {
+		if err := os.RemoveAll(filepath.Join(dir, "cells")); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"results.csv"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return os.MkdirAll(filepath.Join(dir, "cells"), 0o755)
+}
+
+func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Manifest, logf func(string, ...any)) error {
+	in, err := loadInputs(ctx, cfg, opts, logf)
+	if err != nil {
+		return err
+	}
+	man.Inputs = in.inputs
+	sets, err := Split(cfg, in.docs, logf)
+	if err != nil {
+		return err
+	}
+	var cells []cell
+	for si := range sets {
+		for mi, m := range cfg.Mechanisms {
+			eps := m.Epsilons
+			if len(eps) == 0 {
+				eps = []float64{math.NaN()}
+			}
+			for _, e := range eps {
+				for r := 0; r < cfg.Repeats; r++ {
+					cells = append(cells, cell{si, mi, e, r})
+				}
+			}
+		}
+	}
+	man.Cells = len(cells)
+	var todo []cell
+	for _, c := range cells {
+		if _, err := os.Stat(filepath.Join(dir, "cells", cellFile(c.path(cfg, sets)))); err == nil {
+			man.CellsDone++
+		} else {
+			todo = append(todo, c)
+		}
+	}
+	if err := man.write(dir); err != nil {
+		return err
+	}
+	if man.CellsDone > 0 {
+		logf("%d of %d cells already finished; running %d", man.CellsDone, len(cells), len(todo))
+	}
+	r := newRunner(cfg, sets, in, dir, opts.Jobs)
+	prog := newProgress(len(cells), man.CellsDone, opts.Progress, logf)
+	if err := r.runCells(ctx, todo, func(c cell) {
+		man.CellsDone++
+		_ = man.write(dir)
+		prog.done(c.path(cfg, sets))
+	}); err != nil {
+		prog.finish()
+		return err
+	}
+	prog.finish()
+	rows, err := r.collect(cells)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := report.WriteRows(&buf, rows); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
+		return err
+	}
+	man.Rows = len(rows)
+	if err := WriteReport(dir, cfg, rows); err != nil {
+		return fmt.Errorf("writing tables and plots: %w", err)
+	}
+	logf("wrote %s (%d rows), table.md and plots", filepath.Join(dir, "results.csv"), len(rows))
+	return nil
+}
+
+// runner holds what the cells of one run share: the split, lazily built mechanisms and
+// lazily fitted static scorers.
+type runner struct {
+	cfg  *Config
+	sets []*SetData
+	in   *inputs
+	dir  string
+	jobs int
+
+	mu     sync.Mutex
+	mechs  map[string]*lazy[mechanisms.Mechanism]
+	models map[string]*lazy[*fitted]
+	metric map[string]*lazy[PairMetric]
+}
+
+type lazy[T any] struct {
+	once sync.Once
+	val  T
+	err  error
+}
+
+// fitted is a trained classifier; Predict calls are serialised because a classifier need not
+// be safe for concurrent use.
+type fitted struct {
+	mu sync.Mutex
+	c  learn.Classifier
+}
+
+func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.c.Predict(rngs.New(seed, path), docs)
+}
+
+func newRunner(cfg *Config, sets []*SetData, in *inputs, dir string, jobs int) *runner {
+	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
+		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
+		metric: map[string]*lazy[PairMetric]{}}
+}
+
+func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {
+	r.mu.Lock()
+	l := m[key]
+	if l == nil {
+		l = &lazy[T]{}
+		m[key] = l
+	}
+	r.mu.Unlock()
+	l.once.Do(func() { l.val, l.err = build() })
+	return l.val, l.err
+}
+
+func (r *runner) env(set *SetData) *Env {
+	return &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain}
+}
+
+// runCells runs cells on r.jobs workers. The first error cancels the rest.
+func (r *runner) runCells(ctx context.Context, todo []cell, done func(cell)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan cell)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for w := 0; w < r.jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				err := r.runCell(ctx, c)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				if err == nil {
+					done(c)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, c := range todo {
+		select {
+		case work <- c:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
+	set, mc := r.sets[c.set], r.cfg.Mechanisms[c.mech]
+	key := fmt.Sprintf("%d/%d/%v", c.set, c.mech, c.eps)
+	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
+		entry := Mechanisms[mc.Name]
+		o := entry.Options()
+		if err := r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc).decodeInto(o); err != nil {
+			return nil, err
+		}
+		m, err := entry.Build(r.env(set), c.eps, o)
+		if err != nil {
+			return nil, fmt.Errorf("mechanism %s at ε = %v: %w", mc.ID(), c.eps, err)
+		}
+		return m, nil
+	})
+}
+
+// scorer returns the classifier of scorer si fitted on docs (nil docs: its static training
+// data for the set), and writes its fit rows (validation accuracy) once.
+func (r *runner) fit(c cell, si int, docs [][]string, key string) (*fitted, error) {
+	set, sc := r.sets[c.set], r.cfg.Scorers[si]
+	return getLazy(r, r.models, key, func() (*fitted, error) {
+		entry := Scorers[sc.Name]
+		o := entry.Options()
+		if err := r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc).decodeInto(o); err != nil {
+			return nil, err
+		}
+		clf, err := entry.Classifier(r.env(set), o)
+		if err != nil {
+			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
+		}
+		var labels []string
+		switch {
+		case entry.Task == TaskTopic:
+			docs, labels = set.TopicTrain, set.TopicTrainLabels
+		case docs == nil:
+			docs, labels = set.Known, set.KnownAuthors
+		default:
+			labels = set.KnownAuthors
+		}
+		if err := clf.Fit(rngs.New(r.cfg.Seed, "fit/"+key), docs, labels); err != nil {
+			return nil, fmt.Errorf("scorer %s on set %s: %w", sc.ID(), set.Name, err)
+		}
+		f := &fitted{c: clf}
+		if entry.Task == TaskTopic && len(set.TopicValidation) > 0 {
+			pred := f.predict(r.cfg.Seed, "validate/"+key, set.TopicValidation)
+			s := learn.Score(set.TopicValidationLabels, pred)
+			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),
+				Metric: "validation_accuracy", Value: s.Accuracy}}
+			if err := r.writeRows(filepath.Join(r.dir, "cells", "fit__"+cellFile(key)), rows); err != nil {
+				return nil, err
+			}
+		}
+		return f, nil
+	})
+}
+
+func (r *runner) writeRows(path string, rows []report.Row) error {
+	var buf bytes.Buffer
+	if err := report.WriteRows(&buf, rows); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}
+
+// privatise applies the mechanism of c to docs, each document with its own stream.
+func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
+	out := make([][]string, len(docs))
+	base := r.cellPath(c)
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = m.Apply(rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
+	}
+	return out, nil
+}
+
+func (r *runner) cellPath(c cell) string { return c.path(r.cfg, r.sets) }
+
+func (r *runner) runCell(ctx context.Context, c cell) error {
+	set := r.sets[c.set]
+	m, err := r.mechanism(c)
+	if err != nil {
+		return err
+	}
+	private, err := r.privatise(ctx, m, c, "doc", set.Eval)
+	if err != nil {
+		return err
+	}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps, Repeat: c.rep,
+			Scorer: scorer, Metric: metric, Value: v}
+	}
+	var rows []report.Row
+	rows = append(rows, privacyRows(m, set, private, row)...)
+	var privateKnown [][]string
+	for si, sc := range r.cfg.Scorers {
+		entry := Scorers[sc.Name]
+		if entry.Task == TaskUtility {
+			pm, err := r.pairMetric(si)
+			if err != nil {
+				return err
+			}
+			sum := 0.0
+			for i := range private {
+				sum += pm.Measure(set.Eval[i], private[i])
+			}
+			rows = append(rows, row(sc.ID(), "mean", sum/float64(len(private))))
+			continue
+		}
+		var f *fitted
+		if sc.Protocol == "adaptive" {
+			if privateKnown == nil {
+				if privateKnown, err = r.privatise(ctx, m, c, "known", set.Known); err != nil {
+					return err
+				}
+			}
+			f, err = r.fit(c, si, privateKnown, r.cellPath(c)+"/scorer="+sc.ID())
+		} else {
+			f, err = r.fit(c, si, nil, fmt.Sprintf("set=%s/scorer=%s/rep=%d", set.Name, sc.ID(), c.rep))
+		}
+		if err != nil {
+			return err
+		}
+		pred := f.predict(r.cfg.Seed, "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		truth := set.EvalAuthors
+		if entry.Task == TaskTopic {
+			truth = set.EvalTopics
+		}
+		s := learn.Score(truth, pred)
+		rows = append(rows, row(sc.ID(), "correct", float64(s.Correct)), row(sc.ID(), "total", float64(s.Total)),
+			row(sc.ID(), "accuracy", s.Accuracy), row(sc.ID(), "macro_precision", s.MacroPrecision),
+			row(sc.ID(), "macro_recall", s.MacroRecall), row(sc.ID(), "macro_f1", s.MacroF1))
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.writeRows(filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))), rows)
+}
+
+// privacyRows reports the mean per-document guarantee, its named bounds, and the mechanism's
+// diagnostics averaged over the set's snippets.
+func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row) []report.Row {
+	var rows []report.Row
+	n := float64(len(private))
+	epsSum := 0.0
+	bounds := map[string]float64{}
+	kind := ""
+	for _, d := range set.Eval {
+		g := m.Guarantee(d)
+		kind = g.Kind
+		epsSum += g.Epsilon
+		for k, v := range g.Bounds {
+			bounds[k] += v
+		}
+	}
+	if kind != mechanisms.KindNone {
+		rows = append(rows, row("privacy", "epsilon_doc", epsSum/n))
+		for _, k := range sortedKeys(bounds) {
+			rows = append(rows, row("privacy", k, bounds[k]/n))
+		}
+		if kind == mechanisms.KindMetric && !math.IsNaN(set.EMDMean) {
+			rows = append(rows, row("privacy", "log_multiplier_mean", epsSum/n*set.EMDMean))
+		}
+	}
+	if dg, ok := m.(mechanisms.Diagnoser); ok {
+		sums := map[string]float64{}
+		for i := range private {
+			for k, v := range dg.Diagnose(set.Eval[i], private[i]) {
+				sums[k] += v
+			}
+		}
+		for _, k := range sortedKeys(sums) {
+			rows = append(rows, row("mechanism", k, sums[k]/n))
+		}
+	}
+	return rows
+}
+
+func (r *runner) pairMetric(si int) (PairMetric, error) {
+	sc := r.cfg.Scorers[si]
+	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
+		entry := Scorers[sc.Name]
+		o := entry.Options()
+		if err := r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc).decodeInto(o); err != nil {
+			return nil, err
+		}
+		return entry.Metric(&Env{Embeddings: r.in.store, Workers: r.jobs}, o)
+	})
+}
+
+// collect reads every finished file back in a fixed order: split facts, fit rows, cells.
+func (r *runner) collect(cells []cell) ([]report.Row, error) {
+	var rows []report.Row
+	for _, s := range r.sets {
+		rows = append(rows, splitRows(s)...)
+	}
+	fits, _ := filepath.Glob(filepath.Join(r.dir, "cells", "fit__*.csv"))
+	sort.Strings(fits)
+	files := fits
+	for _, c := range cells {
+		files = append(files, filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))))
+	}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := report.ReadRows(fh, f)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
+func splitRows(s *SetData) []report.Row {
+	row := func(metric string, v float64) report.Row {
+		return report.Row{Set: s.Name, Epsilon: math.NaN(), Scorer: "split", Metric: metric, Value: v}
+	}
+	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
+		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval))),
+		row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation)))}
+	if !math.IsNaN(s.EMDMean) {
+		rows = append(rows, row("emd_mean", s.EMDMean), row("emd_min", s.EMDMin))
+	}
+	return rows
+}

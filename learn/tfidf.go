@@ -1,0 +1,159 @@
+package learn
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// TfidfOptions configure a Tfidf weighting.
+type TfidfOptions struct {
+	// SublinearTF replaces a raw count c by 1 + ln c.
+	SublinearTF bool `toml:"sublinear_tf"`
+	// MinDF drops features found in fewer than MinDF training documents (≥ 1).
+	MinDF int `toml:"min_df"`
+	// MaxFeatures keeps only the MaxFeatures features with the largest total count over the
+	// training documents (ties: the feature seen first wins); 0 keeps all.
+	MaxFeatures int `toml:"max_features"`
+	// Norm is "l2" (every transformed vector scaled to unit Euclidean length) or "none".
+	Norm string `toml:"norm"`
+}
+
+// DefaultTfidfOptions are raw counts, min_df 1, every feature, l2 norm (scikit-learn's
+// TfidfVectorizer defaults).
+func DefaultTfidfOptions() TfidfOptions {
+	return TfidfOptions{MinDF: 1, Norm: "l2"}
+}
+
+// Tfidf turns a document — any list of string features, such as words or character n-grams —
+// into a sparse tf-idf vector. The weight of feature t in document d is
+//
+//	tf(t, d) · idf(t),  idf(t) = ln((1 + n) / (1 + df(t))) + 1,
+//
+// with tf the raw count (or 1 + ln count when sublinear), n the number of training documents
+// and df(t) the number of them containing t (the smoothed idf of scikit-learn). Feature
+// indices follow the byte-wise lexicographic order of the kept features, so equal training
+// sets give equal indices whatever the document order.
+type Tfidf struct {
+	opts     TfidfOptions
+	index    map[string]int32
+	features []string
+	idf      []float64
+}
+
+// NewTfidf validates opts and returns an unfitted weighting.
+func NewTfidf(opts TfidfOptions) (*Tfidf, error) {
+	if opts.MinDF < 1 {
+		return nil, fmt.Errorf("tfidf: min_df = %d: want ≥ 1", opts.MinDF)
+	}
+	if opts.MaxFeatures < 0 {
+		return nil, fmt.Errorf("tfidf: max_features = %d: want ≥ 0 (0 keeps all)", opts.MaxFeatures)
+	}
+	if opts.Norm != "l2" && opts.Norm != "none" {
+		return nil, fmt.Errorf("tfidf: norm = %q: want \"l2\" or \"none\"", opts.Norm)
+	}
+	return &Tfidf{opts: opts}, nil
+}
+
+// Fit learns the features and their idf from the training documents, replacing any earlier fit.
+func (t *Tfidf) Fit(docs [][]string) error {
+	type stat struct {
+		df, total, lastDoc int
+	}
+	stats := map[string]*stat{}
+	var order []string // features in order of first occurrence
+	for d, doc := range docs {
+		for _, f := range doc {
+			s := stats[f]
+			if s == nil {
+				s = &stat{lastDoc: -1}
+				stats[f] = s
+				order = append(order, f)
+			}
+			s.total++
+			if s.lastDoc != d {
+				s.lastDoc = d
+				s.df++
+			}
+		}
+	}
+	kept := make([]string, 0, len(order))
+	for _, f := range order {
+		if stats[f].df >= t.opts.MinDF {
+			kept = append(kept, f)
+		}
+	}
+	if t.opts.MaxFeatures > 0 && len(kept) > t.opts.MaxFeatures {
+		slices.SortStableFunc(kept, func(a, b string) int { return stats[b].total - stats[a].total })
+		kept = kept[:t.opts.MaxFeatures]
+	}
+	if len(kept) == 0 {
+		return fmt.Errorf("tfidf: no feature occurs in at least min_df = %d of the %d training documents",
+			t.opts.MinDF, len(docs))
+	}
+	slices.SortFunc(kept, strings.Compare)
+	n := float64(len(docs))
+	t.features = kept
+	t.index = make(map[string]int32, len(kept))
+	t.idf = make([]float64, len(kept))
+	for i, f := range kept {
+		t.index[f] = int32(i)
+		t.idf[i] = math.Log((1+n)/(1+float64(stats[f].df))) + 1
+	}
+	return nil
+}
+
+// Len is the number of features (the dimension of transformed vectors).
+func (t *Tfidf) Len() int { return len(t.features) }
+
+// Feature returns the string feature of index i.
+func (t *Tfidf) Feature(i int) string { return t.features[i] }
+
+// IDF returns the idf weight of index i.
+func (t *Tfidf) IDF(i int) float64 { return t.idf[i] }
+
+// Transform weights one document; features not seen in training are ignored. A document with
+// no known feature is the zero vector.
+func (t *Tfidf) Transform(doc []string) Sparse {
+	ids := make([]int32, 0, len(doc))
+	for _, f := range doc {
+		if i, ok := t.index[f]; ok {
+			ids = append(ids, i)
+		}
+	}
+	slices.Sort(ids)
+	var v Sparse
+	for k, i := range ids {
+		if k > 0 && i == ids[k-1] {
+			v.Value[len(v.Value)-1]++
+			continue
+		}
+		v.Index = append(v.Index, i)
+		v.Value = append(v.Value, 1)
+	}
+	for k, i := range v.Index {
+		tf := v.Value[k]
+		if t.opts.SublinearTF {
+			tf = 1 + math.Log(tf)
+		}
+		v.Value[k] = tf * t.idf[i]
+	}
+	if t.opts.Norm == "l2" {
+		if norm := v.Norm(); norm > 0 {
+			for k := range v.Value {
+				v.Value[k] /= norm
+			}
+		}
+	}
+	return v
+}
+
+// TransformAll weights every document.
+func (t *Tfidf) TransformAll(docs [][]string) []Sparse {
+	out := make([]Sparse, len(docs))
+	for i, d := range docs {
+		out[i] = t.Transform(d)
+	}
+	return out
+}

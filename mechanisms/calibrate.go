@@ -1,0 +1,223 @@
+package mechanisms
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"dptext/embeddings"
+	"dptext/linalg"
+)
+
+// EMDRankBuckets are the buckets of CalibrateEMD's histogram of the output word's rank among the
+// input word's nearest neighbours (rank 0 is the word itself). The last bucket is open.
+var EMDRankBuckets = []struct {
+	Label  string
+	Lo, Hi int // inclusive rank range
+}{
+	{"0", 0, 0}, {"1", 1, 1}, {"2-5", 2, 5}, {"6-20", 6, 20}, {"21-100", 21, 100}, {">100", 101, math.MaxInt},
+}
+
+// calibrationNeighbours is the number of nearest neighbours ranked exactly (ranks 0..100).
+const calibrationNeighbours = 101
+
+// EMDCalibration describes what the EMD mechanism does to single words at one ε: the diagnostics
+// of the "curse of dimensionality" of the mechanism (most outputs are either the word itself or
+// a word unrelated to it).
+type EMDCalibration struct {
+	Epsilon float64
+	// Words is the number of sampled words.
+	Words int
+	// UnchangedShare is the share of words decoded to themselves.
+	UnchangedShare float64
+	// RankShares[b] is the share of outputs whose rank among the input's neighbours falls in
+	// EMDRankBuckets[b].
+	RankShares []float64
+	// MeanCosine is the mean cosine similarity of the input and output vectors.
+	MeanCosine float64
+	// MeanNoiseRadius is the mean length of the noise drawn (expected: dimension / ε).
+	MeanNoiseRadius float64
+}
+
+// CalibrateEMD runs the EMD mechanism on sampleWords words drawn uniformly (with replacement)
+// from the vocabulary (restricted to opts.TopK) and reports, for each ε, the share unchanged,
+// the histogram of the output's neighbour rank and the mean cosine(input, output). The same
+// sample is used at every ε. Neighbour ranks order the vocabulary by Euclidean distance from the
+// input word (ties by row); they are exact up to float32 rounding of the preselection of the 128
+// nearest words.
+func CalibrateEMD(store *embeddings.Store, eps []float64, sampleWords int, rng *rand.Rand, opts EMDOptions) ([]EMDCalibration, error) {
+	if sampleWords <= 0 {
+		return nil, fmt.Errorf("emd calibration: sample_words = %d: want > 0", sampleWords)
+	}
+	if len(eps) == 0 {
+		return nil, fmt.Errorf("emd calibration: no epsilon given")
+	}
+	mechs := make([]*EMD, len(eps))
+	for i, e := range eps {
+		m, err := NewEMD(store, e, opts)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 { // share one packed vocabulary
+			m.decoder = mechs[0].decoder
+		}
+		mechs[i] = m
+	}
+	vocab := mechs[0].store
+	sample := make([]int, sampleWords)
+	for i := range sample {
+		sample[i] = rng.IntN(vocab.Len())
+	}
+	neighbours := nearestNeighbours(vocab, sample, opts.Workers)
+	dim := vocab.Dim()
+	out := make([]EMDCalibration, len(eps))
+	queries := make([]float64, sampleWords*dim)
+	direction := make([]float64, dim)
+	decoded := make([]int, sampleWords)
+	for e, m := range mechs {
+		radiusSum := 0.0
+		for i, row := range sample {
+			radius := laplaceRadius(rng, dim, m.epsilon)
+			radiusSum += radius
+			sphereDirection(rng, direction)
+			for t, x := range vocab.Vector(row) {
+				queries[i*dim+t] = float64(x) + radius*direction[t]
+			}
+		}
+		m.decoder.Decode(queries, decoded)
+		c := EMDCalibration{Epsilon: m.epsilon, Words: sampleWords, RankShares: make([]float64, len(EMDRankBuckets)),
+			MeanNoiseRadius: radiusSum / float64(sampleWords)}
+		for i, row := range sample {
+			if decoded[i] == row {
+				c.UnchangedShare++
+			}
+			rank := slices.Index(neighbours[i], decoded[i])
+			if rank < 0 {
+				rank = calibrationNeighbours
+			}
+			for b, bucket := range EMDRankBuckets {
+				if rank >= bucket.Lo && rank <= bucket.Hi {
+					c.RankShares[b]++
+				}
+			}
+			c.MeanCosine += cosine(vocab.Vector(row), vocab.Vector(decoded[i]))
+		}
+		c.UnchangedShare /= float64(sampleWords)
+		c.MeanCosine /= float64(sampleWords)
+		for b := range c.RankShares {
+			c.RankShares[b] /= float64(sampleWords)
+		}
+		out[e] = c
+	}
+	return out, nil
+}
+
+// nearestNeighbours returns, for each sampled row, the calibrationNeighbours vocabulary rows
+// nearest to it in order (float64 Euclidean distance, ties by row). Scores ‖v‖² − 2x·v come
+// from float32 products; the 128 best are re-ranked in float64.
+func nearestNeighbours(vocab *embeddings.Store, sample []int, workers int) [][]int {
+	const preselect = 128
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	n, dim := vocab.Len(), vocab.Dim()
+	sqNorms := make([]float64, n)
+	for w := range n {
+		for _, x := range vocab.Vector(w) {
+			sqNorms[w] += float64(x) * float64(x)
+		}
+	}
+	result := make([][]int, len(sample))
+	const chunk = 16
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			a := make([]float32, chunk*dim)
+			scores := make([]float32, chunk*n)
+			type scored struct {
+				row  int
+				dist float64
+			}
+			for start := range next {
+				end := min(start+chunk, len(sample))
+				for i := start; i < end; i++ {
+					copy(a[(i-start)*dim:], vocab.Vector(sample[i]))
+				}
+				linalg.MulABt(scores, a, end-start, vocab.Matrix(), n, dim)
+				for i := start; i < end; i++ {
+					row := scores[(i-start)*n : (i-start+1)*n]
+					best := make([]scored, 0, preselect+1)
+					for w, s := range row {
+						f := sqNorms[w] - 2*float64(s)
+						if len(best) == preselect && f >= best[preselect-1].dist {
+							continue
+						}
+						at, _ := slices.BinarySearchFunc(best, f, func(c scored, f float64) int {
+							if c.dist <= f {
+								return -1
+							}
+							return 1
+						})
+						best = slices.Insert(best, at, scored{w, f})
+						if len(best) > preselect {
+							best = best[:preselect]
+						}
+					}
+					x := vocab.Vector(sample[i])
+					for j := range best {
+						best[j].dist = squaredEuclidean(x, vocab.Vector(best[j].row))
+					}
+					slices.SortFunc(best, func(p, q scored) int {
+						if p.dist != q.dist {
+							if p.dist < q.dist {
+								return -1
+							}
+							return 1
+						}
+						return p.row - q.row
+					})
+					rows := make([]int, min(calibrationNeighbours, len(best)))
+					for j := range rows {
+						rows[j] = best[j].row
+					}
+					result[i] = rows
+				}
+			}
+		})
+	}
+	for start := 0; start < len(sample); start += chunk {
+		next <- start
+	}
+	close(next)
+	wg.Wait()
+	return result
+}
+
+// squaredEuclidean is the float64 squared distance of two float32 vectors.
+func squaredEuclidean(a, b []float32) float64 {
+	s := 0.0
+	for i, x := range a {
+		d := float64(x) - float64(b[i])
+		s += d * d
+	}
+	return s
+}
+
+// cosine is the float64 cosine similarity of two float32 vectors (0 if either is zero).
+func cosine(a, b []float32) float64 {
+	dot, na, nb := 0.0, 0.0, 0.0
+	for i, x := range a {
+		y := float64(b[i])
+		dot += float64(x) * y
+		na += float64(x) * float64(x)
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -1,0 +1,147 @@
+package mechanisms
+
+import (
+	"container/heap"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// tokenSampler holds the per-document scratch space of ExpMech.Apply.
+type tokenSampler struct {
+	m       *ExpMech
+	rating  []float64 // ρ_i over the vocabulary
+	context []float64 // the context model's distribution
+	cum     []float64 // cumulative weights
+	cands   shortlistHeap
+	// the second stage's ratings and cumulative weights over the candidates
+	candRating, candCum []float64
+}
+
+func (m *ExpMech) newSampler() *tokenSampler {
+	s := &tokenSampler{m: m}
+	if !m.rowsCumulative() {
+		n := m.store.Len()
+		s.rating, s.cum = make([]float64, n), make([]float64, n)
+		if m.opts.Rating == ExpMechRatingContext {
+			s.context = make([]float64, n)
+		}
+		k := m.opts.Candidates
+		s.candRating, s.candCum = make([]float64, k), make([]float64, k)
+	}
+	return s
+}
+
+// sample draws the vocabulary row replacing doc[i]. row is the token's cached row (see
+// ExpMech.rows); inVocab says whether doc[i] has a vector.
+func (s *tokenSampler) sample(rng *rand.Rand, doc []string, i int, row []float64, inVocab bool) int {
+	m := s.m
+	if m.rowsCumulative() {
+		if !inVocab {
+			return rng.IntN(m.store.Len()) // constant rating: the uniform distribution
+		}
+		return SampleCumulative(rng, row)
+	}
+	rating := s.ratings(doc, i, row, inVocab)
+	if m.opts.Candidates == 0 {
+		return sampleExponential(rng, rating, m.epsilon/2, s.cum)
+	}
+	k := m.opts.Candidates
+	cands := gumbelTopK(rng, rating, m.opts.CandidateEpsilon/(2*float64(k)), k, &s.cands)
+	for j, c := range cands {
+		s.candRating[j] = rating[c.row]
+	}
+	return cands[sampleExponential(rng, s.candRating, m.epsilon/2, s.candCum)].row
+}
+
+// ratings fills s.rating with ρ_i(v) for every vocabulary row v.
+func (s *tokenSampler) ratings(doc []string, i int, row []float64, inVocab bool) []float64 {
+	m := s.m
+	embedding := func(v int) float64 {
+		if inVocab && row != nil {
+			return row[v]
+		}
+		return 0.5 // no vector: every candidate equally similar
+	}
+	if m.opts.Rating == ExpMechRatingEmbedding {
+		for v := range s.rating {
+			s.rating[v] = embedding(v)
+		}
+		return s.rating
+	}
+	m.opts.Context.Distribution(s.context, doc, i)
+	peak := 0.0
+	for _, p := range s.context {
+		peak = math.Max(peak, p)
+	}
+	w := m.opts.ContextWeight
+	for v, p := range s.context {
+		r := 0.0
+		if w < 1 {
+			r = (1 - w) * embedding(v)
+		}
+		s.rating[v] = min(w*p/peak+r, 1)
+	}
+	return s.rating
+}
+
+// sampleExponential draws an index with probability ∝ exp(scale·ratings[i]) by inverse-CDF
+// sampling over cumulative weights written into cum (len(cum) ≥ len(ratings)): one pass and one
+// uniform draw. It matches ExponentialProbabilities(ratings, scale).
+func sampleExponential(rng *rand.Rand, ratings []float64, scale float64, cum []float64) int {
+	peak := math.Inf(-1)
+	for _, r := range ratings {
+		peak = math.Max(peak, r)
+	}
+	cum = cum[:len(ratings)]
+	total := 0.0
+	for i, r := range ratings {
+		total += math.Exp(scale * (r - peak))
+		cum[i] = total
+	}
+	u := rng.Float64() * total
+	return min(sort.SearchFloat64s(cum, math.Nextafter(u, math.Inf(1))), len(cum)-1)
+}
+
+// gumbelTopK returns k distinct rows drawn as by k successive draws without replacement, each
+// with probability ∝ exp(scale·ratings[v]) among the rows not yet drawn: the k largest of
+// scale·ratings[v] + G_v with G_v independent standard Gumbel variates (G = −ln E, E
+// exponential), a known identity of the Gumbel-max trick (e.g. Vieira 2014; Durfee and Rogers
+// 2019 use it for private top-k). The rows come back in decreasing order of their keys.
+func gumbelTopK(rng *rand.Rand, ratings []float64, scale float64, k int, h *shortlistHeap) []shortlisted {
+	*h = (*h)[:0]
+	for v, r := range ratings {
+		key := scale*r - math.Log(rng.ExpFloat64())
+		if len(*h) < k {
+			heap.Push(h, shortlisted{row: v, key: key})
+		} else if key > (*h)[0].key {
+			(*h)[0] = shortlisted{row: v, key: key}
+			heap.Fix(h, 0)
+		}
+	}
+	out := make([]shortlisted, len(*h))
+	for j := len(out) - 1; j >= 0; j-- {
+		out[j] = heap.Pop(h).(shortlisted)
+	}
+	return out
+}
+
+// shortlisted is a row drawn in the first stage, with its perturbed key.
+type shortlisted struct {
+	row int
+	key float64
+}
+
+// shortlistHeap is a min-heap of first-stage rows by key (the smallest kept key on top).
+type shortlistHeap []shortlisted
+
+func (h shortlistHeap) Len() int           { return len(h) }
+func (h shortlistHeap) Less(i, j int) bool { return h[i].key < h[j].key }
+func (h shortlistHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *shortlistHeap) Push(x any)        { *h = append(*h, x.(shortlisted)) }
+func (h *shortlistHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}

@@ -1,0 +1,34 @@
+package mechanisms
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Random replaces every token by a word drawn uniformly from the vocabulary, independently per
+// position: ER-AE's Random-R baseline (SPEC §4.4). The output has the input's length and nothing
+// else of it, so the mechanism is 0-DP between documents of the same length. It has no options.
+type Random struct {
+	vocabulary []string
+}
+
+// NewRandom builds the uniform replacement baseline over vocabulary (e.g. the embedding store's
+// words).
+func NewRandom(vocabulary []string) (*Random, error) {
+	if len(vocabulary) == 0 {
+		return nil, fmt.Errorf("random: empty vocabulary: want at least one word")
+	}
+	return &Random{vocabulary: vocabulary}, nil
+}
+
+// Apply returns len(doc) words drawn uniformly from the vocabulary.
+func (r *Random) Apply(rng *rand.Rand, doc []string) []string {
+	out := make([]string, len(doc))
+	for i := range out {
+		out[i] = r.vocabulary[rng.IntN(len(r.vocabulary))]
+	}
+	return out
+}
+
+// Guarantee is pure 0-DP: perfect privacy between documents of the same length.
+func (r *Random) Guarantee([]string) Guarantee { return Guarantee{Kind: KindPure, Epsilon: 0} }

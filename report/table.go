@@ -1,0 +1,269 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Caption is what the caller knows about a run and the results do not say.
+type Caption struct {
+	// Title heads table.md, e.g. "table1 — run 20250101T120000".
+	Title string
+	// Notes are extra caption sentences (corpus, embedding, attack protocol, …).
+	Notes []string
+}
+
+// entry is one printed cell: a mean over repeats with its interval and, where given, the
+// published number. Table names which table it belongs to ("main", "chance", "privacy").
+type entry struct {
+	Table, Set, Mechanism string
+	Epsilon               float64
+	Label, Scorer, Metric string
+	Present               bool
+	N                     int
+	Mean, SD, Low, High   float64
+	Interval              string
+	Reference             float64
+	HasReference          bool
+}
+
+// rowKey is one table row: a mechanism and its ε.
+type rowKey struct {
+	Mechanism string
+	Epsilon   float64
+}
+
+// tables holds the cells of table.md, table.csv and table.tex.
+type tables struct {
+	layout  Layout
+	summary *Summary
+	sets    []string
+	rows    []rowKey
+	main    [][]entry // per row: per set, per column
+	chance  []entry   // per set, per column
+	privacy privacyTable
+}
+
+// privacyTable holds the privacy and mechanism-diagnostic cells: per row, per column.
+type privacyTable struct {
+	columns []Key // Set, Scorer, Metric
+	rows    []rowKey
+	cells   [][]entry
+}
+
+// buildTables lays out the cells of a summary.
+func buildTables(s *Summary, l Layout) tables {
+	t := tables{layout: l, summary: s, sets: s.Sets()}
+	t.rows = tableRows(s, func(c Cell) bool { return c.Mechanism != "" })
+	for _, r := range t.rows {
+		var line []entry
+		for _, set := range t.sets {
+			for _, col := range l.Columns {
+				line = append(line, t.mainEntry(set, r, col))
+			}
+		}
+		t.main = append(t.main, line)
+	}
+	for _, set := range t.sets {
+		for _, col := range l.Columns {
+			t.chance = append(t.chance, t.chanceEntry(set, col))
+		}
+	}
+	t.privacy = buildPrivacy(s, t.sets)
+	return t
+}
+
+// tableRows lists the distinct (mechanism, ε) of the cells kept, in report order.
+func tableRows(s *Summary, keep func(Cell) bool) []rowKey {
+	var rows []rowKey
+	mechanisms := rank{}
+	mechanisms.add("none")
+	seen := map[id]bool{}
+	for _, c := range s.Cells {
+		if !keep(c) {
+			continue
+		}
+		mechanisms.add(c.Mechanism)
+		k := Key{Mechanism: c.Mechanism, Epsilon: c.Epsilon}
+		if !seen[k.id()] {
+			seen[k.id()] = true
+			rows = append(rows, rowKey{c.Mechanism, c.Epsilon})
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b rowKey) int {
+		return cmp.Or(cmp.Compare(mechanisms[a.Mechanism], mechanisms[b.Mechanism]), compareEpsilon(a.Epsilon, b.Epsilon))
+	})
+	return rows
+}
+
+func (t tables) mainEntry(set string, r rowKey, col Column) entry {
+	metric := t.layout.metric(col)
+	k := Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: col.Scorer, Metric: metric}
+	e := entry{Table: "main", Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Label: col.Label,
+		Scorer: col.Scorer, Metric: metric, Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	e.Reference, e.HasReference = t.layout.reference(set, col.Label, r.Mechanism, r.Epsilon)
+	c, ok := t.summary.Cell(k)
+	if !ok {
+		return e
+	}
+	e.Present, e.N, e.Mean, e.SD = true, c.N(), c.Mean, c.SD
+	switch p, ok := t.summary.Pooled(k); {
+	case t.layout.Interval == "wilson" && ok:
+		scale := 1.0
+		if metric == "correct" {
+			scale = p.Total / float64(c.N())
+		}
+		e.Interval, e.Low, e.High = "wilson", p.Low*scale, p.High*scale
+	case c.N() > 1:
+		e.Interval, e.Low, e.High = "t", c.Mean-c.HalfWidth, c.Mean+c.HalfWidth
+	}
+	return e
+}
+
+// chanceEntry is the expected score of a uniform guess: 1/k for accuracy, eval_docs/k (or the
+// mean `total`) for correct, with k the set's authors or topics.
+func (t tables) chanceEntry(set string, col Column) entry {
+	metric := t.layout.metric(col)
+	e := entry{Table: "chance", Set: set, Mechanism: "chance", Epsilon: math.NaN(), Label: col.Label,
+		Scorer: col.Scorer, Metric: metric, Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	if v, ok := chance(t.summary, set, col.Scorer, col.Task, metric); ok {
+		e.Present, e.Mean = true, v
+	}
+	return e
+}
+
+// chance is the score of a uniform guess at the task for metric "accuracy" or "correct".
+func chance(s *Summary, set, scorer, task, metric string) (float64, bool) {
+	classes, ok := math.NaN(), false
+	switch task {
+	case TaskAuthor:
+		classes, ok = s.Fact(set, "authors")
+	case TaskTopic:
+		classes, ok = s.Fact(set, "topics")
+	}
+	if !ok || classes <= 0 {
+		return 0, false
+	}
+	switch metric {
+	case "accuracy":
+		return 1 / classes, true
+	case "correct":
+		docs, ok := s.Fact(set, "eval_docs")
+		if !ok {
+			docs, ok = firstTotal(s, set, scorer)
+		}
+		return docs / classes, ok
+	}
+	return 0, false
+}
+
+func firstTotal(s *Summary, set, scorer string) (float64, bool) {
+	for _, c := range s.Cells {
+		if c.Set == set && c.Scorer == scorer && c.Metric == "total" {
+			return c.Mean, true
+		}
+	}
+	return 0, false
+}
+
+func buildPrivacy(s *Summary, sets []string) privacyTable {
+	isPrivacy := func(c Cell) bool { return c.Scorer == PrivacyScorer || c.Scorer == MechanismScorer }
+	var p privacyTable
+	for _, set := range sets {
+		for _, scorer := range []string{PrivacyScorer, MechanismScorer} {
+			for _, m := range s.Metrics(set, scorer) {
+				p.columns = append(p.columns, Key{Set: set, Scorer: scorer, Metric: m})
+			}
+		}
+	}
+	p.rows = tableRows(s, isPrivacy)
+	for _, r := range p.rows {
+		var line []entry
+		for _, col := range p.columns {
+			e := entry{Table: "privacy", Set: col.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon,
+				Label: metricLabel(col.Metric), Scorer: col.Scorer, Metric: col.Metric,
+				Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
+			if c, ok := s.Cell(Key{col.Set, r.Mechanism, r.Epsilon, col.Scorer, col.Metric}); ok {
+				e.Present, e.N, e.Mean, e.SD = true, c.N(), c.Mean, c.SD
+				if c.N() > 1 {
+					e.Interval, e.Low, e.High = "t", c.Mean-c.HalfWidth, c.Mean+c.HalfWidth
+				}
+			}
+			line = append(line, e)
+		}
+		p.cells = append(p.cells, line)
+	}
+	return p
+}
+
+// metricLabel is a short heading for the privacy and diagnostic metrics of results.csv.
+func metricLabel(metric string) string {
+	labels := map[string]string{
+		"epsilon_doc":         "ε·N",
+		"emd_mean":            "E",
+		"log_multiplier_mean": "ε·N·E",
+		"eps_n":               "ε·n",
+		"eps_ln_eta_n":        "(ε+ln η)·n",
+		"ell_n":               "ℓ·n",
+		"unchanged_share":     "unchanged",
+		"oov_tokens":          "OOV tokens",
+	}
+	if l, ok := labels[metric]; ok {
+		return l
+	}
+	return metric
+}
+
+// formatValue prints a mean: without decimals when whole, else with decimals(metric, v).
+func formatValue(metric string, v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', decimals(metric, v), 64)
+}
+
+// decimals is the number of decimals printed for values of metric near mean: one for counts and
+// values of at least 100, else three.
+func decimals(metric string, mean float64) int {
+	if metric == "correct" || metric == "total" || math.Abs(mean) >= 100 {
+		return 1
+	}
+	return 3
+}
+
+// formatEntry prints "mean ± half-width" (t), "mean [low, high]" (Wilson) or the mean alone, then
+// the reference in parentheses.
+func formatEntry(e entry) string {
+	var b strings.Builder
+	if e.Present {
+		b.WriteString(formatValue(e.Metric, e.Mean))
+		switch e.Interval {
+		case "t":
+			fmt.Fprintf(&b, " ± %s", strconv.FormatFloat((e.High-e.Low)/2, 'f', decimals(e.Metric, e.Mean), 64))
+		case "wilson":
+			d := decimals(e.Metric, e.Mean)
+			fmt.Fprintf(&b, " [%s, %s]", strconv.FormatFloat(e.Low, 'f', d, 64), strconv.FormatFloat(e.High, 'f', d, 64))
+		}
+	} else {
+		b.WriteString("–")
+	}
+	if e.HasReference {
+		fmt.Fprintf(&b, " (%s)", strconv.FormatFloat(e.Reference, 'g', -1, 64))
+	}
+	return b.String()
+}
+
+// epsilonText is the ε column of a row: "–" when the mechanism has none.
+func epsilonText(eps float64) string {
+	if math.IsNaN(eps) {
+		return "–"
+	}
+	return FormatEpsilon(eps)
+}

@@ -1,0 +1,161 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Write renders a run's rows into dir: table.md, table.csv and table.tex (see the layout),
+// summary.csv (every cell of the run with its intervals), and for each set a PNG and a PDF of each
+// plot metric against ε (`<metric>-<set>.png`) and of the frontier (`frontier-<set>.png`) when the
+// layout names its axes. Each file is written to a temporary file in dir and renamed into place,
+// so a reader never sees half a file. The layout is validated first and then checked against
+// the rows (every column scorer and reference set must occur).
+func Write(dir string, rows []Row, layout Layout, caption Caption) error {
+	if err := layout.Validate(); err != nil {
+		return err
+	}
+	s, err := Aggregate(rows, layout.scorerOrder(), layout.Level)
+	if err != nil {
+		return err
+	}
+	if err := layout.checkData(s); err != nil {
+		return err
+	}
+	t := buildTables(s, layout)
+	tableCSV, err := t.csv()
+	if err != nil {
+		return err
+	}
+	summaryCSV, err := summaryCSV(s)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"table.md":    t.markdown(caption),
+		"table.csv":   tableCSV,
+		"table.tex":   t.tex(caption),
+		"summary.csv": summaryCSV,
+	}
+	for _, set := range s.Sets() {
+		for _, metric := range layout.PlotMetrics {
+			f, ok, err := metricFigure(s, layout, set, metric)
+			if err != nil {
+				return fmt.Errorf("report: plotting %s of set %s: %w", metric, set, err)
+			}
+			if ok {
+				if err := addFigure(files, metric+"-"+set, f); err != nil {
+					return err
+				}
+			}
+		}
+		if layout.Frontier.Attack != "" {
+			f, ok, err := frontierFigure(s, layout, set)
+			if err != nil {
+				return fmt.Errorf("report: plotting the frontier of set %s: %w", set, err)
+			}
+			if ok {
+				if err := addFigure(files, "frontier-"+set, f); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for name, data := range files {
+		if err := writeAtomic(dir, name, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addFigure renders f as PNG and PDF under a file-system-safe form of base.
+func addFigure(files map[string][]byte, base string, f *figure) error {
+	base = safeName(base)
+	for _, format := range []string{"png", "pdf"} {
+		data, err := f.render(format)
+		if err != nil {
+			return fmt.Errorf("report: rendering %s.%s: %w", base, format, err)
+		}
+		files[base+"."+format] = data
+	}
+	return nil
+}
+
+// safeName keeps letters, digits, '.', '_' and '-' and replaces every other rune with '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// writeAtomic writes data to dir/name through a temporary file in dir and a rename.
+func writeAtomic(dir, name string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("report: writing %s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
+}
+
+// summaryHeader is the header of summary.csv.
+var summaryHeader = []string{"set", "mechanism", "epsilon", "scorer", "metric", "n", "mean", "sd", "t_low", "t_high",
+	"pooled_correct", "pooled_total", "wilson_low", "wilson_high"}
+
+// summaryCSV lists every cell with its t interval and, for `correct` cells with `total` rows,
+// the pooled counts and the Wilson interval of the proportion.
+func summaryCSV(s *Summary) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(summaryHeader); err != nil {
+		return nil, err
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	for _, c := range s.Cells {
+		rec := []string{c.Set, c.Mechanism, FormatEpsilon(c.Epsilon), c.Scorer, c.Metric, strconv.Itoa(c.N()),
+			num(c.Mean), num(c.SD), num(c.Mean - c.HalfWidth), num(c.Mean + c.HalfWidth), "", "", "", ""}
+		if p, ok := s.Pooled(c.Key); ok && c.Metric == "correct" {
+			rec[10], rec[11], rec[12], rec[13] = num(p.Correct), num(p.Total), num(p.Low), num(p.High)
+		}
+		if err := w.Write(rec); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+// ReadRowsFile reads a results.csv from disk.
+func ReadRowsFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadRows(f, path)
+}
