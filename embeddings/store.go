@@ -71,3 +71,17 @@ func (s *Store) TopK(k int) *Store {
 	t, _ := New(s.words[:k], s.dim, s.vectors[:k*s.dim])
 	return t
 }
+
+// Filter returns a store with the rows whose word satisfies keep, in the same order.
+func (s *Store) Filter(keep func(word string) bool) *Store {
+	var words []string
+	var vecs []float32
+	for i, w := range s.words {
+		if keep(w) {
+			words = append(words, w)
+			vecs = append(vecs, s.Vector(i)...)
+		}
+	}
+	t, _ := New(words, s.dim, vecs)
+	return t
+}

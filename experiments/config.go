@@ -26,13 +26,13 @@ type Config struct {
 	Seed        uint64 `toml:"seed"`
 	Repeats     int    `toml:"repeats"`
 
-	Corpus     CorpusConfig     `toml:"corpus"`
-	Embeddings EmbeddingsConfig `toml:"embeddings"`
-	Protocol   ProtocolConfig   `toml:"protocol"`
-	Sets       []SetConfig      `toml:"sets"`
+	Corpus     CorpusConfig      `toml:"corpus"`
+	Embeddings EmbeddingsConfig  `toml:"embeddings"`
+	Protocol   ProtocolConfig    `toml:"protocol"`
+	Sets       []SetConfig       `toml:"sets"`
 	Mechanisms []ComponentConfig `toml:"mechanisms"`
 	Scorers    []ComponentConfig `toml:"scorers"`
-	Report     report.Layout    `toml:"report"`
+	Report     report.Layout     `toml:"report"`
 
 	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
 	Path string `toml:"-"`
@@ -62,9 +62,18 @@ type EmbeddingsConfig struct {
 	// "cache" or "auto" (by file extension).
 	Format string `toml:"format"`
 	Path   string `toml:"path"`
-	// TopK keeps the K most frequent words (0: all).
+	// TopK keeps the K most frequent words (0: all), counted after the vocabulary filter.
 	TopK int `toml:"top_k"`
+	// Vocabulary is "words" (default: keep only rows that are a single normalised word — no
+	// punctuation, stopwords or capitals) or "all".
+	Vocabulary string `toml:"vocabulary"`
 }
+
+// Vocabulary filters of EmbeddingsConfig.
+const (
+	VocabularyWords = "words"
+	VocabularyAll   = "all"
+)
 
 // ProtocolConfig is the Fernandes et al. split (SPEC §3).
 type ProtocolConfig struct {
@@ -144,7 +153,7 @@ func LoadConfig(path string) (*Config, error) {
 func ParseConfig(path, src string) (*Config, error) {
 	cfg := &Config{Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
 	cfg.Corpus = CorpusConfig{Format: "sotu", Topic: "party", EraSplitYear: 1900}
-	cfg.Embeddings = EmbeddingsConfig{Format: "wink"}
+	cfg.Embeddings = EmbeddingsConfig{Format: "wink", Vocabulary: VocabularyWords}
 	md, err := toml.Decode(src, cfg)
 	if err != nil {
 		var pe toml.ParseError
@@ -240,6 +249,9 @@ func (c *Config) validate() error {
 		if _, err := os.Stat(c.resolve(c.Embeddings.Path)); err != nil {
 			return c.errAt("embeddings", "path", "%v", err)
 		}
+	}
+	if c.Embeddings.Vocabulary != VocabularyWords && c.Embeddings.Vocabulary != VocabularyAll {
+		return c.errAt("embeddings", "vocabulary", "%q: want \"words\" or \"all\"", c.Embeddings.Vocabulary)
 	}
 	if c.Embeddings.TopK < 0 {
 		return c.errAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)

@@ -3,13 +3,13 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
+	"dptext/text"
 )
 
 // inputs are the documents and vectors a run reads, with the hashes for its manifest.
@@ -19,38 +19,31 @@ type inputs struct {
 	inputs []Input
 }
 
-// DataDir is the default-data cache folder: $DPTEXT_DATA, else dptext under the user cache dir.
-func DataDir() string {
-	if d := os.Getenv("DPTEXT_DATA"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "dptext")
-	}
-	return filepath.Join(os.TempDir(), "dptext-data")
-}
-
 func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(string, ...any)) (*inputs, error) {
 	in := &inputs{}
 	dataDir := opts.DataDir
 	if dataDir == "" {
-		dataDir = DataDir()
+		d, err := datasets.DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		dataDir = d
 	}
 	logw := logWriter(logf)
 	start := time.Now()
 	c := cfg.Corpus
 	switch c.Format {
 	case "sotu":
-		paths, err := datasets.Ensure(ctx, dataDir, datasets.SOTU, logw)
+		paths, err := datasets.Ensure(ctx, dataDir, "sotu", logw)
 		if err != nil {
 			return nil, err
 		}
-		docs, skipped, err := corpus.ReadSOTU(paths.Dir, corpus.SOTUOptions{Topic: c.Topic, EraSplitYear: c.EraSplitYear})
+		docs, skipped, err := corpus.ReadSOTU(paths.Corpus, corpus.SOTUOptions{Topic: c.Topic, EraSplitYear: c.EraSplitYear})
 		if err != nil {
 			return nil, err
 		}
 		in.docs = docs
-		in.inputs = append(in.inputs, Input{Role: "corpus", Path: "npm:" + paths.Package, SHA256: paths.SHA256})
+		in.inputs = append(in.inputs, npmInput("corpus", "sotu"))
 		logSkipped(logf, "corpus", skipped)
 	default:
 		path := cfg.resolve(c.Path)
@@ -82,23 +75,27 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 	start = time.Now()
 	e := cfg.Embeddings
 	if e.Path == "" {
-		paths, err := datasets.Ensure(ctx, dataDir, datasets.GloVe, logw)
+		paths, err := datasets.Ensure(ctx, dataDir, "glove-wink-100d", logw)
 		if err != nil {
 			return nil, err
 		}
-		store, err := embeddings.Load(paths.Cache, "cache", e.TopK)
+		store, err := embeddings.Load(paths.Embeddings, "cache", 0)
 		if err != nil {
 			return nil, err
 		}
-		in.store = store
-		in.inputs = append(in.inputs, Input{Role: "embeddings", Path: "npm:" + paths.Package, SHA256: paths.SHA256})
+		in.store = restrictVocabulary(store, e)
+		in.inputs = append(in.inputs, npmInput("embeddings", "glove-wink-100d"))
 	} else {
 		path := cfg.resolve(e.Path)
-		store, err := embeddings.Load(path, e.Format, e.TopK)
+		topK := e.TopK
+		if e.Vocabulary == VocabularyWords {
+			topK = 0 // filter first, then keep the K most frequent of the remaining words
+		}
+		store, err := embeddings.Load(path, e.Format, topK)
 		if err != nil {
 			return nil, err
 		}
-		in.store = store
+		in.store = restrictVocabulary(store, e)
 		sum, n, err := hashPath(path)
 		if err != nil {
 			return nil, err
@@ -107,6 +104,26 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 	}
 	logf("embeddings: %d words × %d dimensions (%s)", in.store.Len(), in.store.Dim(), time.Since(start).Round(time.Millisecond))
 	return in, nil
+}
+
+// npmInput names a default dataset in the manifest by its pinned package and tarball hash.
+func npmInput(role, name string) Input {
+	d, _ := datasets.Lookup(name)
+	return Input{Role: role, Path: "npm:" + d.Package + "@" + d.Version, SHA256: d.SHA256}
+}
+
+// restrictVocabulary applies the vocabulary filter and top_k. With vocabulary = "words" only
+// rows that are one normalised word survive (no punctuation such as "," — the GloVe vectors
+// have them —, no stopwords, no upper case), since the mechanisms' inputs are normalised words
+// and their outputs should be too.
+func restrictVocabulary(s *embeddings.Store, e EmbeddingsConfig) *embeddings.Store {
+	if e.Vocabulary == VocabularyWords {
+		s = s.Filter(func(w string) bool {
+			toks := text.Normalize(text.Words(w))
+			return len(toks) == 1 && toks[0] == w
+		})
+	}
+	return s.TopK(e.TopK)
 }
 
 func logSkipped(logf func(string, ...any), what string, s corpus.Skipped) {

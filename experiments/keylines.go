@@ -26,8 +26,12 @@ func locateKeys(src string) keyLines {
 			name := strings.ReplaceAll(m[2], " ", "")
 			indexed := indexPath(name, current)
 			if m[1] == "[[" {
-				idx := counts[name]
-				counts[name]++
+				indexed = name
+				if i := strings.LastIndex(name, "."); i >= 0 {
+					indexed = indexPath(name[:i], current) + name[i:]
+				}
+				idx := counts[indexed]
+				counts[indexed]++
 				indexed += "[" + strconv.Itoa(idx) + "]"
 				current[name] = indexed
 			}

@@ -76,6 +76,10 @@ func tomlKeys(v any) []string {
 	var keys []string
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			keys = append(keys, tomlKeys(reflect.New(f.Type).Interface())...)
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}

@@ -9,16 +9,16 @@ import (
 
 // progress reports finished cells: a live status line on a terminal, or one log line per cell.
 type progress struct {
-	mu          sync.Mutex
+	mu              sync.Mutex
 	total, finished int
-	resumed     int
-	start       time.Time
-	live        io.Writer
-	logf        func(string, ...any)
+	resumed         int
+	start           time.Time
+	live            io.Writer
+	logf            func(string, ...any)
 }
 
 func newProgress(total, finished int, live io.Writer, logf func(string, ...any)) *progress {
-	return &progress{total: total, finished: done, resumed: done, start: time.Now(), live: live, logf: logf}
+	return &progress{total: total, finished: finished, resumed: finished, start: time.Now(), live: live, logf: logf}
 }
 
 func (p *progress) done(name string) {

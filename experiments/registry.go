@@ -1,9 +1,14 @@
 package experiments
 
 import (
+	"fmt"
+	"sync"
+
+	"dptext/classifiers"
 	"dptext/embeddings"
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/ngram"
 )
 
 // Scorer tasks: what a scorer's labels are, which fixes its chance level and its training data.
@@ -27,6 +32,29 @@ type Env struct {
 	// Corpus holds normalised documents disjoint from the evaluation authors (the topic training
 	// documents), for components that learn from text, such as a language model.
 	Corpus [][]string
+	// RawTexts are the raw texts of every corpus document (for heuristics such as learning
+	// which words are names).
+	RawTexts []string
+
+	memoMu sync.Mutex
+	memo   map[string]*lazy[any]
+}
+
+// Memo returns the value build makes for key, building it once per Env: builders use it to
+// share expensive state (a language model) between the mechanisms built at each ε.
+func (e *Env) Memo(key string, build func() (any, error)) (any, error) {
+	e.memoMu.Lock()
+	if e.memo == nil {
+		e.memo = map[string]*lazy[any]{}
+	}
+	l := e.memo[key]
+	if l == nil {
+		l = &lazy[any]{}
+		e.memo[key] = l
+	}
+	e.memoMu.Unlock()
+	l.once.Do(func() { l.val, l.err = build() })
+	return l.val, l.err
 }
 
 // A PairMetric measures how much of an original document a private one keeps.
@@ -60,14 +88,123 @@ type ScorerEntry struct {
 
 type noOptions struct{}
 
+// expMechOptions adds the context rating's language model to the token sampler's options.
+type expMechOptions struct {
+	mechanisms.ExpMechOptions
+	// LanguageModel configures the n-gram model of the context rating, trained on Env.Corpus.
+	LanguageModel ngram.Options `toml:"language_model"`
+}
+
 // Mechanisms is the registry of mechanism names.
 var Mechanisms = map[string]MechanismEntry{
 	"none": {
 		Version: "1", Description: "identity: the original text, the baseline row of every table",
 		Options: func() any { return &noOptions{} },
-		Build: func(*Env, float64, any) (mechanisms.Mechanism, error) { return mechanisms.None{}, nil },
+		Build:   func(*Env, float64, any) (mechanisms.Mechanism, error) { return mechanisms.None{}, nil },
+	},
+	"random": {
+		Version: "1", Description: "Random-R baseline: every word replaced by a uniformly drawn vocabulary word (ε = 0)",
+		Options: func() any { return &noOptions{} },
+		Build: func(env *Env, _ float64, _ any) (mechanisms.Mechanism, error) {
+			return mechanisms.NewRandom(env.Embeddings.Words())
+		},
+	},
+	"scrub": {
+		Version: "1", Description: "PII scrubber baseline: names learned from the corpus and numbers replaced or removed (no DP guarantee)",
+		Options: func() any { o := mechanisms.DefaultScrubOptions(); return &o },
+		Build: func(env *Env, _ float64, o any) (mechanisms.Mechanism, error) {
+			return mechanisms.NewScrub(env.RawTexts, *o.(*mechanisms.ScrubOptions))
+		},
+	},
+	"expmech": {
+		Version: "1", UsesEpsilon: true,
+		Description: "order-preserving exponential-mechanism token sampling (ER-AE line), rating embedding | context | random; ε per token",
+		Options: func() any {
+			return &expMechOptions{ExpMechOptions: mechanisms.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}
+		},
+		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
+			opts := *o.(*expMechOptions)
+			if opts.Rating == mechanisms.ExpMechRatingContext {
+				lm, err := env.Memo(fmt.Sprintf("ngram/%+v", opts.LanguageModel), func() (any, error) {
+					return ngram.TrainBidirectional(env.Embeddings.Words(), env.Corpus, opts.LanguageModel)
+				})
+				if err != nil {
+					return nil, fmt.Errorf("language_model: %w", err)
+				}
+				opts.Context = lm.(*ngram.Bidirectional)
+			}
+			return mechanisms.NewExpMech(env.Embeddings, eps, opts.ExpMechOptions)
+		},
 	},
 }
 
+// fastTextOptions adds the choice of pretrained input vectors to the classifier's options.
+type fastTextOptions struct {
+	classifiers.FastTextOptions
+	// Pretrained initialises the word rows from the run's embeddings (their dimension must
+	// equal dim).
+	Pretrained bool `toml:"pretrained"`
+}
+
 // Scorers is the registry of attacker, classifier and utility-measure names.
-var Scorers = map[string]ScorerEntry{}
+var Scorers = map[string]ScorerEntry{
+	"sr-nn": {
+		Version: "1", Task: TaskAuthor,
+		Description: "SRauth: 1-nearest neighbour of mean word embeddings (Fernandes et al. 2019, Sect. 5)",
+		Options:     func() any { o := classifiers.DefaultKNNOptions(); o.K = 1; return &o },
+		Classifier: func(env *Env, o any) (learn.Classifier, error) {
+			return classifiers.NewMeanEmbeddingKNN(env.Embeddings, *o.(*classifiers.KNNOptions))
+		},
+	},
+	"sr-knn-topic": {
+		Version: "1", Task: TaskTopic,
+		Description: "SRtopic: 5-nearest-neighbour vote on mean word embeddings (Fernandes et al. 2019, Sect. 5)",
+		Options:     func() any { o := classifiers.DefaultKNNOptions(); o.K = 5; return &o },
+		Classifier: func(env *Env, o any) (learn.Classifier, error) {
+			return classifiers.NewMeanEmbeddingKNN(env.Embeddings, *o.(*classifiers.KNNOptions))
+		},
+	},
+	"fasttext": {
+		Version: "1", Task: TaskTopic,
+		Description: "DRtopic: fastText-style supervised classifier (averaged hashed word/n-gram rows, linear softmax, SGD)",
+		Options:     func() any { return &fastTextOptions{FastTextOptions: classifiers.DefaultFastTextOptions()} },
+		Classifier: func(env *Env, o any) (learn.Classifier, error) {
+			opts := o.(*fastTextOptions)
+			var pre *embeddings.Store
+			if opts.Pretrained {
+				pre = env.Embeddings
+			}
+			return classifiers.NewFastText(opts.FastTextOptions, pre)
+		},
+	},
+	"nb": {
+		Version: "1", Task: TaskTopic,
+		Description: "multinomial naive Bayes on word tf-idf (α = 0.01; SynTF's analyst)",
+		Options:     func() any { o := classifiers.DefaultTfidfNBOptions(); return &o },
+		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
+			return classifiers.NewTfidfNB(*o.(*classifiers.TfidfNBOptions))
+		},
+	},
+	"svm": {
+		Version: "1", Task: TaskTopic,
+		Description: "linear SVM (one-vs-rest, C = 1) on word tf-idf (SynTF's analyst)",
+		Options:     func() any { o := classifiers.DefaultTfidfSVMOptions(); return &o },
+		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
+			return classifiers.NewTfidfSVM(*o.(*classifiers.TfidfSVMOptions))
+		},
+	},
+	"cosine": {
+		Version: "1", Task: TaskUtility,
+		Description: "cosine similarity of the mean word embeddings of original and private snippet",
+		Options:     func() any { return &noOptions{} },
+		Metric:      func(env *Env, _ any) (PairMetric, error) { return classifiers.NewMeanCosine(env.Embeddings) },
+	},
+	"wmd": {
+		Version: "1", Task: TaskUtility,
+		Description: "Word Mover's distance between original and private snippet (exact transport, raw vectors)",
+		Options:     func() any { return &noOptions{} },
+		Metric: func(env *Env, _ any) (PairMetric, error) {
+			return classifiers.NewWordMoversDistance(env.Embeddings)
+		},
+	},
+}

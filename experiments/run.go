@@ -203,6 +203,7 @@ type runner struct {
 	mechs  map[string]*lazy[mechanisms.Mechanism]
 	models map[string]*lazy[*fitted]
 	metric map[string]*lazy[PairMetric]
+	envs   map[string]*Env
 }
 
 type lazy[T any] struct {
@@ -227,7 +228,7 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 func newRunner(cfg *Config, sets []*SetData, in *inputs, dir string, jobs int) *runner {
 	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
-		metric: map[string]*lazy[PairMetric]{}}
+		metric: map[string]*lazy[PairMetric]{}, envs: map[string]*Env{}}
 }
 
 func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {
@@ -242,8 +243,18 @@ func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (
 	return l.val, l.err
 }
 
+// env returns the set's Env, made once so that builders can share state through Env.Memo.
 func (r *runner) env(set *SetData) *Env {
-	return &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.envs[set.Name] == nil {
+		raw := make([]string, len(r.in.docs))
+		for i, d := range r.in.docs {
+			raw[i] = d.Text
+		}
+		r.envs[set.Name] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw}
+	}
+	return r.envs[set.Name]
 }
 
 // runCells runs cells on r.jobs workers. The first error cancels the rest.

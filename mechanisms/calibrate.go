@@ -61,9 +61,6 @@ func CalibrateEMD(store *embeddings.Store, eps []float64, sampleWords int, rng *
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 { // share one packed vocabulary
-			m.decoder = mechs[0].decoder
-		}
 		mechs[i] = m
 	}
 	vocab := mechs[0].store

@@ -21,14 +21,14 @@ import (
 // the same as a naive float64 scan, at any number of workers. A Decoder is safe for concurrent
 // use.
 type Decoder struct {
-	store    *embeddings.Store
-	dim      int
-	npanels  int
-	panels   []float32 // npanels panels of panelRows×dim, dimension-major within a panel
-	sqNorms  []float32 // ‖v‖² rounded to float32; +Inf for the padding rows of the last panel
-	maxNorm  float64   // max ‖v‖ over the vocabulary
-	workers  int
-	scratchs sync.Pool // *decodeScratch
+	store   *embeddings.Store
+	dim     int
+	npanels int
+	panels  []float32 // npanels panels of panelRows×dim, dimension-major within a panel
+	sqNorms []float32 // ‖v‖² rounded to float32; +Inf for the padding rows of the last panel
+	maxNorm float64   // max ‖v‖ over the vocabulary
+	workers int
+	scratch sync.Pool // *decodeScratch
 }
 
 // blockPanels is the number of vocabulary panels scored per kernel call: 64 panels of 16 words
@@ -69,7 +69,7 @@ func NewDecoder(store *embeddings.Store, workers int) (*Decoder, error) {
 		d.sqNorms[w] = float32(sq)
 		d.maxNorm = math.Max(d.maxNorm, math.Sqrt(sq))
 	}
-	d.scratchs.New = func() any { return d.newScratch() }
+	d.scratch.New = func() any { return d.newScratch() }
 	return d, nil
 }
 
@@ -101,7 +101,7 @@ func (d *Decoder) Decode(queries []float64, dst []int) {
 }
 
 // decodeScratch is one worker's memory: packed query tiles, the kernel's output block, per-query
-// search state and the decodeCandidate lists.
+// search state and the candidate lists.
 type decodeScratch struct {
 	packed     []float32 // tiles × dim × tileQueries
 	scores     []float32 // tileQueries × blockPanels·panelRows
@@ -125,8 +125,9 @@ func (d *Decoder) newScratch() any {
 	}
 }
 
-// margin returns a bound on |f̃(v) − f̃(v*)| − |f(v) − f(v*)| sufficient for exactness: every
-// word whose float32 score f̃ is within margin of the smallest float32 score must be re-decided.
+// margin returns how far the float32 score f̃ of the float64 winner can lie above the smallest
+// float32 score of all words, for a query of norm zNorm: every word within that margin of the
+// smallest score is re-decided in float64.
 //
 // Let u = 2⁻²⁴ (float32 unit roundoff), n the dimension, M = max ‖v‖. For f(v) = ‖v‖² − 2 z·v in
 // exact arithmetic, the kernel's value f̃(v) errs by at most E = 1.01·(n+4)·u·(2‖z‖M + M²):
@@ -146,8 +147,8 @@ func (d *Decoder) margin(zNorm float64) float32 {
 
 // decodeTiles decodes the queries of tiles [lo, hi) with one scratch from the pool.
 func (d *Decoder) decodeTiles(queries []float64, dst []int, lo, hi int) {
-	s := d.scratchs.Get().(*decodeScratch)
-	defer d.scratchs.Put(s)
+	s := d.scratch.Get().(*decodeScratch)
+	defer d.scratch.Put(s)
 	first, last := lo*tileQueries, min(hi*tileQueries, len(dst))
 	nq := last - first
 	if nq <= 0 {

@@ -170,3 +170,20 @@ func BenchmarkDecoder(b *testing.B) {
 		})
 	}
 }
+
+func TestBenchmarkDecodeReportsARate(t *testing.T) {
+	wps, err := BenchmarkDecode(nil, 500, 450, 2, 1)
+	if err != nil || !(wps > 0) || math.IsInf(wps, 1) {
+		t.Errorf("random vocabulary: %v words/s, error %v", wps, err)
+	}
+	store := randomStore(t, rand.New(rand.NewPCG(1, 1)), 300, 8, 1)
+	if wps, err := BenchmarkDecode(store, 100, 10, 1, 1); err != nil || !(wps > 0) {
+		t.Errorf("store: %v words/s, error %v", wps, err)
+	}
+	if _, err := BenchmarkDecode(nil, 0, 10, 1, 1); err == nil {
+		t.Error("random vocabulary of size 0 accepted")
+	}
+	if _, err := BenchmarkDecode(store, 0, 0, 1, 1); err == nil {
+		t.Error("0 queries accepted")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"dptext/embeddings"
 )
@@ -83,16 +84,47 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("emd: workers = %d: want 0 (all cores) or a positive count", opts.Workers)
 	}
-	store = store.TopK(opts.TopK)
-	decoder, err := NewDecoder(store, opts.Workers)
+	decoder, err := sharedDecoder(store, opts.TopK, opts.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("emd: %w", err)
 	}
+	store = decoder.Store()
 	m := &EMD{store: store, epsilon: epsilon, opts: opts, decoder: decoder}
 	if opts.OOV == OOVNearestKnown {
 		m.oov = newNearestKnown(store)
 	}
 	return m, nil
+}
+
+// decoders holds one Decoder per (store, top_k, workers), so that the mechanisms of an ε grid
+// share one packed copy of the vocabulary (40 MB for 100,000 × 100) instead of one each.
+var decoders struct {
+	sync.Mutex
+	byKey map[decoderKey]*Decoder
+}
+
+type decoderKey struct {
+	store         *embeddings.Store
+	topK, workers int
+}
+
+// sharedDecoder returns the decoder of store's topK most frequent words, packing it on first use.
+func sharedDecoder(store *embeddings.Store, topK, workers int) (*Decoder, error) {
+	decoders.Lock()
+	defer decoders.Unlock()
+	key := decoderKey{store, topK, workers}
+	if d, ok := decoders.byKey[key]; ok {
+		return d, nil
+	}
+	d, err := NewDecoder(store.TopK(topK), workers)
+	if err != nil {
+		return nil, err
+	}
+	if decoders.byKey == nil {
+		decoders.byKey = map[decoderKey]*Decoder{}
+	}
+	decoders.byKey[key] = d
+	return d, nil
 }
 
 // Epsilon is the per-word ε.

@@ -57,30 +57,33 @@ func (s *tokenSampler) sample(rng *rand.Rand, doc []string, i int, row []float64
 // ratings fills s.rating with ρ_i(v) for every vocabulary row v.
 func (s *tokenSampler) ratings(doc []string, i int, row []float64, inVocab bool) []float64 {
 	m := s.m
-	embedding := func(v int) float64 {
-		if inVocab && row != nil {
-			return row[v]
-		}
-		return 0.5 // no vector: every candidate equally similar
+	if !inVocab || row == nil {
+		row = nil // no vector: every candidate equally similar, rating 1/2
 	}
 	if m.opts.Rating == ExpMechRatingEmbedding {
-		for v := range s.rating {
-			s.rating[v] = embedding(v)
+		if row == nil {
+			for v := range s.rating {
+				s.rating[v] = 0.5
+			}
+			return s.rating
 		}
-		return s.rating
+		return row
 	}
 	m.opts.Context.Distribution(s.context, doc, i)
 	peak := 0.0
 	for _, p := range s.context {
-		peak = math.Max(peak, p)
+		peak = max(peak, p)
 	}
 	w := m.opts.ContextWeight
+	if peak > 0 {
+		w /= peak // P/max P, folded into the weight
+	}
 	for v, p := range s.context {
-		r := 0.0
-		if w < 1 {
-			r = (1 - w) * embedding(v)
+		e := 0.5
+		if row != nil {
+			e = row[v]
 		}
-		s.rating[v] = min(w*p/peak+r, 1)
+		s.rating[v] = min(w*p+(1-m.opts.ContextWeight)*e, 1)
 	}
 	return s.rating
 }
@@ -91,7 +94,7 @@ func (s *tokenSampler) ratings(doc []string, i int, row []float64, inVocab bool)
 func sampleExponential(rng *rand.Rand, ratings []float64, scale float64, cum []float64) int {
 	peak := math.Inf(-1)
 	for _, r := range ratings {
-		peak = math.Max(peak, r)
+		peak = max(peak, r)
 	}
 	cum = cum[:len(ratings)]
 	total := 0.0

@@ -189,24 +189,6 @@ func (s *Summary) Sets() []string {
 	return s.distinct(func(c Cell) string { return c.Set }, func(Cell) bool { return true })
 }
 
-// Rows lists the (mechanism, ε) pairs of a set that carry results, in report order, leaving out
-// the set facts (mechanism "").
-func (s *Summary) Rows(set string) []Key {
-	var out []Key
-	seen := map[id]bool{}
-	for _, c := range s.Cells {
-		if c.Set != set || c.Mechanism == "" {
-			continue
-		}
-		k := Key{Set: set, Mechanism: c.Mechanism, Epsilon: c.Epsilon}
-		if !seen[k.id()] {
-			seen[k.id()] = true
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // Metrics lists the metrics that scorer reports in set, in report order.
 func (s *Summary) Metrics(set, scorer string) []string {
 	return s.distinct(func(c Cell) string { return c.Metric },

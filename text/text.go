@@ -59,13 +59,13 @@ func Words(s string) []string {
 	return out
 }
 
-// Normalize lowercases words and drops stopwords (see Stopwords). Tokenize already dropped
-// punctuation. The result is the word sequence every mechanism, attacker and classifier of the
+// Normalize lowercases words, writes typographic apostrophes (’) as ASCII ones, and drops
+// stopwords (see Stopwords). Tokenize already dropped punctuation. The result is the word sequence every mechanism, attacker and classifier of the
 // Fernandes protocol sees (SPEC §3).
 func Normalize(words []string) []string {
 	out := make([]string, 0, len(words))
 	for _, w := range words {
-		lw := strings.ToLower(w)
+		lw := strings.ReplaceAll(strings.ToLower(w), "’", "'")
 		if IsStopword(lw) {
 			continue
 		}

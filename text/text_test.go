@@ -22,8 +22,8 @@ func TestTokenizeKeepsOffsetsAndInnerApostrophes(t *testing.T) {
 }
 
 func TestNormalizeDropsStopwordsAndLowercases(t *testing.T) {
-	got := NormalizeText("The Senate and the House of Representatives MET today; they didn't.")
-	want := []string{"senate", "house", "representatives", "met", "today"}
+	got := NormalizeText("The Senate and the House of Representatives MET today; they didn't, it’s late.")
+	want := []string{"senate", "house", "representatives", "met", "today", "late"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}

@@ -136,10 +136,12 @@ func (g *network) solve() float64 {
 
 // shortestPaths runs a dense Dijkstra search from every source with supply left over reduced
 // costs, filling dist and parent (−1 for roots and unreached nodes), and returns the nearest sink
-// with demand left, or −1 when no mass is left to ship.
+// with demand left, or −1 when no mass is left to ship. Reduced costs are non-negative in exact
+// arithmetic; rounding can make them slightly negative, so they are clamped at zero.
 func (g *network) shortestPaths(dist []float64, parent []int, done []bool) int {
+	inf := math.Inf(1)
 	for v := range dist {
-		dist[v] = math.Inf(1)
+		dist[v] = inf
 		parent[v] = -1
 		done[v] = false
 	}
@@ -149,10 +151,10 @@ func (g *network) shortestPaths(dist []float64, parent []int, done []bool) int {
 		}
 	}
 	for {
-		node := -1
+		node, best := -1, inf
 		for v, d := range dist {
-			if !done[v] && !math.IsInf(d, 1) && (node < 0 || d < dist[node]) {
-				node = v
+			if d < best && !done[v] {
+				node, best = v, d
 			}
 		}
 		if node < 0 {
@@ -162,32 +164,40 @@ func (g *network) shortestPaths(dist []float64, parent []int, done []bool) int {
 		if node >= g.na && g.demand[node-g.na] > g.tolerance {
 			return node
 		}
-		if node < g.na {
+		if node < g.na { // forward arcs to every sink
+			base := best + g.potential[node]
 			row := g.cost[node*g.nb : (node+1)*g.nb]
+			sinkPotential := g.potential[g.na:]
+			sinkDist, sinkDone, sinkParent := dist[g.na:], done[g.na:], parent[g.na:]
 			for j, c := range row {
-				g.relax(node, g.na+j, c, dist, parent, done)
+				if sinkDone[j] {
+					continue
+				}
+				d := base + c - sinkPotential[j] // best + reduced cost of the arc
+				if d < best {
+					d = best
+				}
+				if d < sinkDist[j] {
+					sinkDist[j] = d
+					sinkParent[j] = node
+				}
 			}
 			continue
 		}
-		j := node - g.na
+		j := node - g.na // backward arcs to the sources that ship to this sink
+		base := best + g.potential[node]
 		for i := 0; i < g.na; i++ {
-			if g.flow[i*g.nb+j] > g.tolerance {
-				g.relax(node, i, -g.cost[i*g.nb+j], dist, parent, done)
+			if done[i] || g.flow[i*g.nb+j] <= g.tolerance {
+				continue
+			}
+			d := base - g.cost[i*g.nb+j] - g.potential[i]
+			if d < best {
+				d = best
+			}
+			if d < dist[i] {
+				dist[i] = d
+				parent[i] = node
 			}
 		}
-	}
-}
-
-// relax offers the arc from → to of cost c to the Dijkstra search. Reduced costs are
-// non-negative in exact arithmetic; rounding can make them slightly negative, so they are
-// clamped at zero.
-func (g *network) relax(from, to int, c float64, dist []float64, parent []int, done []bool) {
-	if done[to] {
-		return
-	}
-	reduced := math.Max(0, c+g.potential[from]-g.potential[to])
-	if d := dist[from] + reduced; d < dist[to] {
-		dist[to] = d
-		parent[to] = from
 	}
 }

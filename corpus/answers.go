@@ -1,0 +1,90 @@
+package corpus
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Answer is an attacker's attribution of one unknown text of a PAN problem.
+type Answer struct {
+	UnknownText string  // file name of the unknown text
+	Author      string  // predicted candidate; "" for no attribution
+	Score       float64 // confidence in [0, 1] (written by the older layout only)
+}
+
+// WriteAnswers writes answers in the problem's own layout into outDir (created if needed):
+//   - LayoutCDAA: answers-<problem>.json = [{"unknown-text": …, "predicted-author": …}], with
+//     "<UNK>" for no attribution, as the PAN 2018/2019 evaluator expects;
+//   - LayoutMetaFile: answers.json = {"answers": [{"unknown_text": …, "author": …, "score": …}]}.
+//
+// Every answer must name an unknown text of the problem, at most once, and a candidate or "".
+// The file is written under a temporary name and renamed into place.
+func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
+	candidates := map[string]bool{}
+	for _, c := range problem.Candidates {
+		candidates[c.Name] = true
+	}
+	unknown := map[string]bool{}
+	for _, u := range problem.Unknown {
+		unknown[u.File] = true
+	}
+	seen := map[string]bool{}
+	for _, a := range answers {
+		switch {
+		case !unknown[a.UnknownText]:
+			return fmt.Errorf("corpus: answers for %s: %q is not an unknown text of the problem", problem.Name, a.UnknownText)
+		case seen[a.UnknownText]:
+			return fmt.Errorf("corpus: answers for %s: %q answered twice", problem.Name, a.UnknownText)
+		case a.Author != "" && !candidates[a.Author]:
+			return fmt.Errorf("corpus: answers for %s: %q is not a candidate author", problem.Name, a.Author)
+		}
+		seen[a.UnknownText] = true
+	}
+	var name string
+	var doc any
+	switch problem.Layout {
+	case LayoutCDAA:
+		type entry struct {
+			Unknown   string `json:"unknown-text"`
+			Predicted string `json:"predicted-author"`
+		}
+		list := make([]entry, len(answers))
+		for i, a := range answers {
+			list[i] = entry{a.UnknownText, a.Author}
+			if a.Author == "" {
+				list[i].Predicted = UnknownAuthor
+			}
+		}
+		name, doc = "answers-"+problem.Name+".json", list
+	case LayoutMetaFile:
+		type entry struct {
+			Unknown string  `json:"unknown_text"`
+			Author  string  `json:"author"`
+			Score   float64 `json:"score"`
+		}
+		list := make([]entry, len(answers))
+		for i, a := range answers {
+			list[i] = entry{a.UnknownText, a.Author, a.Score}
+		}
+		name, doc = "answers.json", map[string]any{"answers": list}
+	default:
+		return fmt.Errorf("corpus: answers for %s: layout %q: want %q or %q", problem.Name, problem.Layout, LayoutCDAA, LayoutMetaFile)
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	path := filepath.Join(outDir, name)
+	if err := os.WriteFile(path+".tmp", append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	return nil
+}

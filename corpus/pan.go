@@ -1,0 +1,373 @@
+package corpus
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// PAN layouts recognised by ReadPANProblems.
+const (
+	// LayoutCDAA is the PAN 2018/2019 cross-domain authorship attribution layout:
+	// collection-info.json, and per problem problem-info.json, candidateNNNNN/knownNNNNN.txt,
+	// the unknown folder, ground-truth.json (key "ground_truth") and, in 2019, fandom-info.json.
+	LayoutCDAA = "pan-cdaa"
+	// LayoutMetaFile is the older layout read by the PAN reproducibility code of Koppel et al.'s
+	// method: meta-file.json ("folder", "candidate-authors", "unknown-texts"), one folder per
+	// candidate, the unknown folder and ground-truth.json (key "ground-truth").
+	LayoutMetaFile = "pan-meta-file"
+)
+
+// UnknownAuthor is the true author PAN gives open-set unknown texts written by none of the
+// candidates; such texts are skipped and counted.
+const UnknownAuthor = "<UNK>"
+
+// PANText is one text of a PAN problem.
+type PANText struct {
+	File   string // file name inside its folder, e.g. "known00001.txt"
+	Text   string
+	Author string // candidate of a known text; true author of an unknown one ("" if no ground truth)
+	Topic  string // fandom from fandom-info.json, "" if not given
+}
+
+// PANCandidate is one candidate author with the texts known to be theirs.
+type PANCandidate struct {
+	Name  string
+	Known []PANText
+}
+
+// PANProblem is one attribution problem: candidates with known texts and the unknown texts.
+type PANProblem struct {
+	Name       string // problem folder name (e.g. "problem00001")
+	Layout     string // LayoutCDAA or LayoutMetaFile
+	Dir        string
+	Language   string // from collection-info.json or meta-file.json, "" if not given
+	Candidates []PANCandidate
+	Unknown    []PANText
+	// UnknownFolder is the folder of the unknown texts, relative to Dir.
+	UnknownFolder string
+	// Skipped counts the unknown texts left out (open-set "<UNK>" authors) and stray files.
+	Skipped Skipped
+}
+
+// ReadPANProblems reads a PAN collection (a folder with collection-info.json), a single
+// 2018/2019 problem folder (problem-info.json) or a folder of the older layout (meta-file.json).
+// Candidates keep the order of the problem's metadata, known texts are in file-name order, and
+// unknown texts are in file-name order (2018/2019) or the order of meta-file.json (older layout).
+// Texts must be non-empty UTF-8; ground truth and fandom entries must name existing texts.
+func ReadPANProblems(path string) ([]PANProblem, error) {
+	switch {
+	case exists(filepath.Join(path, "collection-info.json")):
+		var collection []struct {
+			Name     string `json:"problem-name"`
+			Language string `json:"language"`
+		}
+		if err := readJSON(filepath.Join(path, "collection-info.json"), &collection); err != nil {
+			return nil, err
+		}
+		problems := make([]PANProblem, 0, len(collection))
+		for i, entry := range collection {
+			if entry.Name == "" || strings.ContainsAny(entry.Name, `/\`) || entry.Name == ".." {
+				return nil, fmt.Errorf("corpus: %s: entry %d: want a problem folder name in \"problem-name\", got %q",
+					filepath.Join(path, "collection-info.json"), i, entry.Name)
+			}
+			p, err := readCDAAProblem(filepath.Join(path, entry.Name))
+			if err != nil {
+				return nil, err
+			}
+			p.Language = entry.Language
+			problems = append(problems, p)
+		}
+		return problems, nil
+	case exists(filepath.Join(path, "problem-info.json")):
+		p, err := readCDAAProblem(path)
+		if err != nil {
+			return nil, err
+		}
+		return []PANProblem{p}, nil
+	case exists(filepath.Join(path, "meta-file.json")):
+		p, err := readMetaFileProblem(path)
+		if err != nil {
+			return nil, err
+		}
+		return []PANProblem{p}, nil
+	}
+	return nil, fmt.Errorf("corpus: %s: unknown PAN layout: want collection-info.json, problem-info.json or meta-file.json in this folder", path)
+}
+
+func readCDAAProblem(dir string) (PANProblem, error) {
+	var info struct {
+		UnknownFolder string `json:"unknown-folder"`
+		Candidates    []struct {
+			Name string `json:"author-name"`
+		} `json:"candidate-authors"`
+	}
+	infoPath := filepath.Join(dir, "problem-info.json")
+	if err := readJSON(infoPath, &info); err != nil {
+		return PANProblem{}, err
+	}
+	if err := checkFolderName(infoPath, "unknown-folder", info.UnknownFolder); err != nil {
+		return PANProblem{}, err
+	}
+	p := PANProblem{Name: filepath.Base(dir), Layout: LayoutCDAA, Dir: dir, UnknownFolder: info.UnknownFolder, Skipped: Skipped{}}
+	fandoms, err := readFandoms(filepath.Join(dir, "fandom-info.json"))
+	if err != nil {
+		return PANProblem{}, err
+	}
+	for _, c := range info.Candidates {
+		if err := checkFolderName(infoPath, "author-name", c.Name); err != nil {
+			return PANProblem{}, err
+		}
+		known, err := readTextFolder(filepath.Join(dir, c.Name), p.Skipped)
+		if err != nil {
+			return PANProblem{}, err
+		}
+		for i := range known {
+			known[i].Author = c.Name
+			known[i].Topic = fandoms.take("known", c.Name, known[i].File)
+		}
+		p.Candidates = append(p.Candidates, PANCandidate{Name: c.Name, Known: known})
+	}
+	unknown, err := readTextFolder(filepath.Join(dir, info.UnknownFolder), p.Skipped)
+	if err != nil {
+		return PANProblem{}, err
+	}
+	truth, hasTruth, err := readTruth(filepath.Join(dir, "ground-truth.json"), "ground_truth")
+	if err != nil {
+		return PANProblem{}, err
+	}
+	for _, u := range unknown {
+		u.Topic = fandoms.take("unknown", "", u.File)
+		if hasTruth {
+			author, ok := truth[u.File]
+			if !ok {
+				return PANProblem{}, fmt.Errorf("corpus: %s: no ground truth for unknown text %q", filepath.Join(dir, "ground-truth.json"), u.File)
+			}
+			delete(truth, u.File)
+			if author == UnknownAuthor {
+				p.Skipped.add("open-set unknown text (true author <UNK>)")
+				continue
+			}
+			u.Author = author
+		}
+		p.Unknown = append(p.Unknown, u)
+	}
+	if err := unmatched(filepath.Join(dir, "ground-truth.json"), truth); err != nil {
+		return PANProblem{}, err
+	}
+	if err := unmatched(filepath.Join(dir, "fandom-info.json"), fandoms); err != nil {
+		return PANProblem{}, err
+	}
+	return p, nil
+}
+
+func readMetaFileProblem(dir string) (PANProblem, error) {
+	var meta struct {
+		Folder     string `json:"folder"`
+		Language   string `json:"language"`
+		Candidates []struct {
+			Name string `json:"author-name"`
+		} `json:"candidate-authors"`
+		Unknown []struct {
+			File string `json:"unknown-text"`
+		} `json:"unknown-texts"`
+	}
+	metaPath := filepath.Join(dir, "meta-file.json")
+	if err := readJSON(metaPath, &meta); err != nil {
+		return PANProblem{}, err
+	}
+	if err := checkFolderName(metaPath, "folder", meta.Folder); err != nil {
+		return PANProblem{}, err
+	}
+	p := PANProblem{Name: filepath.Base(dir), Layout: LayoutMetaFile, Dir: dir, Language: meta.Language,
+		UnknownFolder: meta.Folder, Skipped: Skipped{}}
+	for _, c := range meta.Candidates {
+		if err := checkFolderName(metaPath, "author-name", c.Name); err != nil {
+			return PANProblem{}, err
+		}
+		known, err := readTextFolder(filepath.Join(dir, c.Name), p.Skipped)
+		if err != nil {
+			return PANProblem{}, err
+		}
+		for i := range known {
+			known[i].Author = c.Name
+		}
+		p.Candidates = append(p.Candidates, PANCandidate{Name: c.Name, Known: known})
+	}
+	truth, hasTruth, err := readTruth(filepath.Join(dir, "ground-truth.json"), "ground-truth")
+	if err != nil {
+		return PANProblem{}, err
+	}
+	for _, u := range meta.Unknown {
+		if err := checkFolderName(metaPath, "unknown-text", u.File); err != nil {
+			return PANProblem{}, err
+		}
+		text, err := readText(filepath.Join(dir, meta.Folder, u.File))
+		if err != nil {
+			return PANProblem{}, err
+		}
+		item := PANText{File: u.File, Text: text}
+		if hasTruth {
+			author, ok := truth[u.File]
+			if !ok {
+				return PANProblem{}, fmt.Errorf("corpus: %s: no ground truth for unknown text %q", filepath.Join(dir, "ground-truth.json"), u.File)
+			}
+			delete(truth, u.File)
+			if author == UnknownAuthor {
+				p.Skipped.add("open-set unknown text (true author <UNK>)")
+				continue
+			}
+			item.Author = author
+		}
+		p.Unknown = append(p.Unknown, item)
+	}
+	if err := unmatched(filepath.Join(dir, "ground-truth.json"), truth); err != nil {
+		return PANProblem{}, err
+	}
+	return p, nil
+}
+
+// fandomIndex maps "known/<candidate>/<file>" and "unknown//<file>" to a fandom; entries are
+// removed as texts claim them, so that leftovers (naming no text) can be reported.
+type fandomIndex map[string]string
+
+func fandomKey(role, candidate, file string) string {
+	return role + "/" + candidate + "/" + strings.TrimSuffix(file, ".txt")
+}
+
+func (f fandomIndex) take(role, candidate, file string) string {
+	key := fandomKey(role, candidate, file)
+	topic := f[key]
+	delete(f, key)
+	return topic
+}
+
+// readFandoms reads fandom-info.json: a list of {"known-text", "true-author", "fandom"} and
+// {"unknown-text", "fandom"} entries, text names with or without ".txt". A missing file gives
+// no fandoms.
+func readFandoms(path string) (fandomIndex, error) {
+	index := fandomIndex{}
+	if !exists(path) {
+		return index, nil
+	}
+	var entries []struct {
+		Known   string `json:"known-text"`
+		Unknown string `json:"unknown-text"`
+		Author  string `json:"true-author"`
+		Fandom  string `json:"fandom"`
+	}
+	if err := readJSON(path, &entries); err != nil {
+		return nil, err
+	}
+	for i, e := range entries {
+		switch {
+		case e.Known != "" && e.Author != "":
+			index[fandomKey("known", e.Author, e.Known)] = e.Fandom
+		case e.Unknown != "":
+			index[fandomKey("unknown", "", e.Unknown)] = e.Fandom
+		default:
+			return nil, fmt.Errorf(`corpus: %s: entry %d: want "known-text" with "true-author", or "unknown-text"`, path, i)
+		}
+	}
+	return index, nil
+}
+
+// readTruth reads ground-truth.json: {key: [{"unknown-text", "true-author"}, …]} as a map from
+// file name to author. A missing file is not an error (hasTruth = false).
+func readTruth(path, key string) (truth map[string]string, hasTruth bool, err error) {
+	if !exists(path) {
+		return nil, false, nil
+	}
+	var doc map[string][]struct {
+		File   string `json:"unknown-text"`
+		Author string `json:"true-author"`
+	}
+	if err := readJSON(path, &doc); err != nil {
+		return nil, false, err
+	}
+	entries, ok := doc[key]
+	if !ok {
+		return nil, false, fmt.Errorf("corpus: %s: no %q list", path, key)
+	}
+	truth = make(map[string]string, len(entries))
+	for i, e := range entries {
+		if e.File == "" || e.Author == "" {
+			return nil, false, fmt.Errorf(`corpus: %s: entry %d: want "unknown-text" and "true-author"`, path, i)
+		}
+		truth[e.File] = e.Author
+	}
+	return truth, true, nil
+}
+
+// unmatched reports metadata entries that named no text.
+func unmatched[V any](path string, left map[string]V) error {
+	if len(left) == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(left))
+	return fmt.Errorf("corpus: %s: %d entries name no text of the problem, e.g. %q", path, len(left), keys[0])
+}
+
+// readTextFolder reads the .txt files of dir in name order; other files are counted in skipped.
+func readTextFolder(dir string, skipped Skipped) ([]PANText, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	var texts []PANText
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".txt") {
+			skipped.add("file or folder without .txt extension in a text folder")
+			continue
+		}
+		text, err := readText(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		texts = append(texts, PANText{File: e.Name(), Text: text})
+	}
+	return texts, nil
+}
+
+func readText(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("corpus: %w", err)
+	}
+	text := strings.TrimPrefix(string(data), "\ufeff") // some PAN files start with a byte-order mark
+	return text, checkText(path, text)
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	data = []byte(strings.TrimPrefix(string(data), "\ufeff"))
+	if err := json.Unmarshal(data, v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("corpus: %s: invalid JSON at byte offset %d: %v", path, se.Offset, err)
+		}
+		return fmt.Errorf("corpus: %s: unexpected JSON structure: %v", path, err)
+	}
+	return nil
+}
+
+// checkFolderName rejects names that would leave the problem folder.
+func checkFolderName(metaPath, key, name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return fmt.Errorf("corpus: %s: %q is %q: want a plain file or folder name", metaPath, key, name)
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,178 @@
+package corpus
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func cdaaCollection(t *testing.T) string {
+	return writeTree(t, map[string]string{
+		"collection-info.json": `[{"problem-name":"problem00001","language":"en","encoding":"UTF-8"}]`,
+		"problem00001/problem-info.json": `{"unknown-folder":"unknown","candidate-authors":[` +
+			`{"author-name":"candidate00002"},{"author-name":"candidate00001"}]}`,
+		"problem00001/candidate00001/known00002.txt": "c1 k2",
+		"problem00001/candidate00001/known00001.txt": "c1 k1",
+		"problem00001/candidate00002/known00001.txt": "c2 k1",
+		"problem00001/unknown/unknown00001.txt":      "u1",
+		"problem00001/unknown/unknown00002.txt":      "u2",
+		"problem00001/unknown/unknown00003.txt":      "u3",
+		"problem00001/ground-truth.json": `{"ground_truth":[{"unknown-text":"unknown00002.txt","true-author":"<UNK>"},` +
+			`{"unknown-text":"unknown00001.txt","true-author":"candidate00002"},` +
+			`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"}]}`,
+		"problem00001/fandom-info.json": `[{"known-text":"known00001","true-author":"candidate00001","fandom":"Harry Potter"},` +
+			`{"known-text":"known00002.txt","true-author":"candidate00001","fandom":"Naruto"},` +
+			`{"unknown-text":"unknown00003","fandom":"Sherlock"}]`,
+	})
+}
+
+func TestReadPANProblemsCDAA(t *testing.T) {
+	problems, err := ReadPANProblems(cdaaCollection(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 {
+		t.Fatalf("got %d problems", len(problems))
+	}
+	p := problems[0]
+	if p.Name != "problem00001" || p.Layout != LayoutCDAA || p.Language != "en" || p.UnknownFolder != "unknown" {
+		t.Errorf("problem header %+v", p)
+	}
+	wantCandidates := []PANCandidate{
+		{Name: "candidate00002", Known: []PANText{{File: "known00001.txt", Text: "c2 k1", Author: "candidate00002"}}},
+		{Name: "candidate00001", Known: []PANText{
+			{File: "known00001.txt", Text: "c1 k1", Author: "candidate00001", Topic: "Harry Potter"},
+			{File: "known00002.txt", Text: "c1 k2", Author: "candidate00001", Topic: "Naruto"}}},
+	}
+	if !reflect.DeepEqual(p.Candidates, wantCandidates) {
+		t.Errorf("candidates = %+v", p.Candidates)
+	}
+	wantUnknown := []PANText{
+		{File: "unknown00001.txt", Text: "u1", Author: "candidate00002"},
+		{File: "unknown00003.txt", Text: "u3", Author: "candidate00001", Topic: "Sherlock"},
+	}
+	if !reflect.DeepEqual(p.Unknown, wantUnknown) {
+		t.Errorf("unknown = %+v", p.Unknown)
+	}
+	if p.Skipped["open-set unknown text (true author <UNK>)"] != 1 {
+		t.Errorf("skipped = %v", p.Skipped)
+	}
+	// A single problem folder reads the same problem.
+	single, err := ReadPANProblems(p.Dir)
+	if err != nil || len(single) != 1 || !reflect.DeepEqual(single[0].Unknown, wantUnknown) {
+		t.Errorf("single problem: %v %+v", err, single)
+	}
+}
+
+func TestReadPANFlattens(t *testing.T) {
+	docs, skipped, err := ReadPAN(cdaaCollection(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.ID+"|"+d.Author+"|"+d.Topic+"|"+d.Meta["role"])
+	}
+	want := []string{
+		"problem00001/candidate00002/known00001.txt|problem00001/candidate00002|problem00001|known",
+		"problem00001/candidate00001/known00001.txt|problem00001/candidate00001|Harry Potter|known",
+		"problem00001/candidate00001/known00002.txt|problem00001/candidate00001|Naruto|known",
+		"problem00001/unknown/unknown00001.txt|problem00001/candidate00002|problem00001|unknown",
+		"problem00001/unknown/unknown00003.txt|problem00001/candidate00001|Sherlock|unknown",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%v\nwant\n%v", got, want)
+	}
+	if skipped.Total() != 1 {
+		t.Errorf("skipped = %v", skipped)
+	}
+}
+
+func metaFileCorpus(t *testing.T) string {
+	return writeTree(t, map[string]string{
+		"meta-file.json": `{"folder":"unknown","language":"EN","encoding":"UTF8",` +
+			`"candidate-authors":[{"author-name":"Austen"},{"author-name":"Blake"}],` +
+			`"unknown-texts":[{"unknown-text":"u2.txt"},{"unknown-text":"u1.txt"}]}`,
+		"Austen/a.txt":   "emma",
+		"Blake/b.txt":    "tyger",
+		"unknown/u1.txt": "one",
+		"unknown/u2.txt": "two",
+		"ground-truth.json": `{"ground-truth":[{"unknown-text":"u1.txt","true-author":"Blake"},` +
+			`{"unknown-text":"u2.txt","true-author":"Austen"}]}`,
+	})
+}
+
+func TestReadPANProblemsMetaFile(t *testing.T) {
+	problems, err := ReadPANProblems(metaFileCorpus(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := problems[0]
+	if p.Layout != LayoutMetaFile || p.Language != "EN" || len(p.Candidates) != 2 || p.Candidates[1].Known[0].Text != "tyger" {
+		t.Errorf("problem %+v", p)
+	}
+	want := []PANText{{File: "u2.txt", Text: "two", Author: "Austen"}, {File: "u1.txt", Text: "one", Author: "Blake"}}
+	if !reflect.DeepEqual(p.Unknown, want) {
+		t.Errorf("unknown = %+v, want %+v (meta-file order)", p.Unknown, want)
+	}
+}
+
+func TestReadPANErrors(t *testing.T) {
+	_, err := ReadPANProblems(t.TempDir())
+	wantErr(t, err, "unknown PAN layout")
+	root := cdaaCollection(t)
+	os.WriteFile(filepath.Join(root, "problem00001/ground-truth.json"), []byte(`{"ground_truth":[]}`), 0o644)
+	_, err = ReadPANProblems(root)
+	wantErr(t, err, "ground-truth.json", `no ground truth for unknown text "unknown00001.txt"`)
+	root = cdaaCollection(t)
+	os.WriteFile(filepath.Join(root, "problem00001/problem-info.json"), []byte(`{"unknown-folder":"../x","candidate-authors":[]}`), 0o644)
+	_, err = ReadPANProblems(root)
+	wantErr(t, err, "problem-info.json", `"unknown-folder" is "../x"`)
+	root = cdaaCollection(t)
+	os.WriteFile(filepath.Join(root, "problem00001/fandom-info.json"), []byte(`[{"unknown-text":"unknown00009","fandom":"X"}]`), 0o644)
+	_, err = ReadPANProblems(root)
+	wantErr(t, err, "fandom-info.json", "name no text", "unknown//unknown00009")
+}
+
+func TestWriteAnswers(t *testing.T) {
+	problems, _ := ReadPANProblems(cdaaCollection(t))
+	out := t.TempDir()
+	answers := []Answer{{UnknownText: "unknown00001.txt", Author: "candidate00002", Score: 0.7}, {UnknownText: "unknown00003.txt"}}
+	if err := WriteAnswers(problems[0], out, answers); err != nil {
+		t.Fatal(err)
+	}
+	var cdaa []map[string]string
+	readBack(t, filepath.Join(out, "answers-problem00001.json"), &cdaa)
+	want := []map[string]string{
+		{"unknown-text": "unknown00001.txt", "predicted-author": "candidate00002"},
+		{"unknown-text": "unknown00003.txt", "predicted-author": "<UNK>"},
+	}
+	if !reflect.DeepEqual(cdaa, want) {
+		t.Errorf("2018/2019 answers = %v", cdaa)
+	}
+	wantErr(t, WriteAnswers(problems[0], out, []Answer{{UnknownText: "unknown00002.txt"}}), "not an unknown text")
+	wantErr(t, WriteAnswers(problems[0], out, []Answer{{UnknownText: "unknown00001.txt", Author: "candidate00009"}}), "not a candidate")
+
+	old, _ := ReadPANProblems(metaFileCorpus(t))
+	if err := WriteAnswers(old[0], out, []Answer{{UnknownText: "u1.txt", Author: "Blake", Score: 0.25}}); err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string][]map[string]any
+	readBack(t, filepath.Join(out, "answers.json"), &meta)
+	if wantOld := map[string][]map[string]any{"answers": {{"unknown_text": "u1.txt", "author": "Blake", "score": 0.25}}}; !reflect.DeepEqual(meta, wantOld) {
+		t.Errorf("older-layout answers = %v", meta)
+	}
+}
+
+func readBack(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
+	}
+}

