@@ -235,14 +235,25 @@ func newKoppelScratch(features int) *koppelScratch {
 	}
 }
 
-// nextStamp advances a stamp, clearing every slot's stamps when it wraps around.
-func (sc *koppelScratch) nextStamp(stamp *uint32) {
-	*stamp++
-	if *stamp == 0 {
+// nextRep starts a repetition, clearing the subset marks when the stamp wraps around.
+func (sc *koppelScratch) nextRep() {
+	sc.rep++
+	if sc.rep == 0 {
 		for i := range sc.slots {
-			sc.slots[i].chosen, sc.slots[i].seen = 0, 0
+			sc.slots[i].chosen = 0
 		}
-		sc.rep, sc.window = 1, 1
+		sc.rep = 1
+	}
+}
+
+// nextWindow starts a candidate window, clearing the count marks when the stamp wraps around.
+func (sc *koppelScratch) nextWindow() {
+	sc.window++
+	if sc.window == 0 {
+		for i := range sc.slots {
+			sc.slots[i].seen = 0
+		}
+		sc.window = 1
 	}
 }
 
@@ -274,7 +285,7 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 	cosine := k.opts.Mode == "paper"
 	wins := make([]int, len(k.candidates))
 	for range k.opts.Repetitions {
-		sc.nextStamp(&sc.rep)
+		sc.nextRep()
 		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
 			j := i + rng.IntN(F-i)
 			sc.perm[i], sc.perm[j] = sc.perm[j], sc.perm[i]
@@ -291,7 +302,7 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 		bestSim, bestCand := math.Inf(-1), 0
 		for c, fs := range k.streams {
 			start := rng.IntN(fs.words() - L + 1)
-			sc.nextStamp(&sc.window)
+			sc.nextWindow()
 			sim := sc.similarity(fs.window(start, L, sc.buf), sumB, sumB2, cosine)
 			if sim > bestSim {
 				bestSim, bestCand = sim, c

@@ -102,6 +102,14 @@ var Mechanisms = map[string]MechanismEntry{
 		Options: func() any { return &noOptions{} },
 		Build:   func(*Env, float64, any) (mechanisms.Mechanism, error) { return mechanisms.None{}, nil },
 	},
+	"emd": {
+		Version: "1", UsesEpsilon: true,
+		Description: "EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; εN·EMD per document",
+		Options:     func() any { o := mechanisms.DefaultEMDOptions(); return &o },
+		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
+			return mechanisms.NewEMD(env.Embeddings, eps, *o.(*mechanisms.EMDOptions))
+		},
+	},
 	"random": {
 		Version: "1", Description: "Random-R baseline: every word replaced by a uniformly drawn vocabulary word (ε = 0)",
 		Options: func() any { return &noOptions{} },

@@ -131,6 +131,11 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Man
 	if err != nil {
 		return err
 	}
+	for _, s := range sets {
+		if err := s.measureBagDistances(in.store); err != nil {
+			return err
+		}
+	}
 	var cells []cell
 	for si := range sets {
 		for mi, m := range cfg.Mechanisms {
@@ -528,7 +533,7 @@ func splitRows(s *SetData) []report.Row {
 		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval))),
 		row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation)))}
 	if !math.IsNaN(s.EMDMean) {
-		rows = append(rows, row("emd_mean", s.EMDMean), row("emd_min", s.EMDMin))
+		rows = append(rows, row("emd_mean_in_vocab", s.EMDMean), row("emd_min_in_vocab", s.EMDMin))
 	}
 	return rows
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"dptext/corpus"
+	"dptext/embeddings"
+	"dptext/mechanisms"
 	"dptext/rngs"
 	"dptext/text"
 )
@@ -220,6 +222,44 @@ func topicTraining(cfg *Config, s *SetData, inSet map[string]bool, docs []corpus
 			s.TopicTrain = append(s.TopicTrain, it.doc)
 			s.TopicTrainLabels = append(s.TopicTrainLabels, it.topic)
 		}
+	}
+	return nil
+}
+
+// measureBagDistances sets EMDMean and EMDMin: the Earth Mover's distance between the snippets
+// of consecutive evaluation documents (i, i+1), over their in-vocabulary words (an
+// out-of-vocabulary word that differs between two documents leaves them without a finite
+// metric guarantee), both bags truncated to the shorter one.
+func (s *SetData) measureBagDistances(store *embeddings.Store) error {
+	if len(s.Eval) < 2 {
+		return nil
+	}
+	inVocab := func(doc []string) []string {
+		var out []string
+		for _, w := range doc {
+			if _, ok := store.Lookup(w); ok {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	sum, minD, n := 0.0, math.Inf(1), 0
+	for i := range s.Eval {
+		a, b := inVocab(s.Eval[i]), inVocab(s.Eval[(i+1)%len(s.Eval)])
+		m := min(len(a), len(b))
+		if m == 0 {
+			continue
+		}
+		d, err := mechanisms.BagDistance(store, a[:m], b[:m])
+		if err != nil {
+			return fmt.Errorf("set %q: %w", s.Name, err)
+		}
+		sum += d
+		minD = math.Min(minD, d)
+		n++
+	}
+	if n > 0 {
+		s.EMDMean, s.EMDMin = sum/float64(n), minD
 	}
 	return nil
 }

@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"text/tabwriter"
 
 	"dptext/embeddings"
 )
@@ -321,4 +323,41 @@ func writeSynTFEllCache(path string, res EllResult) error {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
 	}
 	return os.Rename(tmp, path)
+}
+
+// SynTFLosses returns the per-word losses of SynTF at each ε of epsilons over the vocabulary of
+// store (ℓ by ComputeEllGrid, so one pass over the ratings serves every ε), with the words
+// attaining ℓ.
+func SynTFLosses(store *embeddings.Store, epsilons []float64, opts SynTFOptions, workers int) ([]SynTFLoss, []EllResult, error) {
+	ells, err := ComputeEllGrid(store, epsilons, opts, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	losses := make([]SynTFLoss, len(epsilons))
+	for i, eps := range epsilons {
+		losses[i] = SynTFLoss{Epsilon: eps, EpsilonLnEta: eps + SynTFEta(eps, store.Len()), Ell: ells[i].Ell}
+	}
+	return losses, ells, nil
+}
+
+// PrintSynTFPrivacy writes a table of SynTF's document-level privacy bounds for n output words
+// at each ε of epsilons over the vocabulary of store: εn (Theorem 3.3), (ε + ln η)n (Cor. 3.5)
+// and ℓn (Sect. 3.4.2), with ℓ/ε and the words attaining ℓ (ℓ = ln P(w|v_max) − ln P(w|v_min)).
+func PrintSynTFPrivacy(out io.Writer, store *embeddings.Store, epsilons []float64, n int, opts SynTFOptions, workers int) error {
+	if n <= 0 {
+		return fmt.Errorf("syntf: n = %d: want > 0", n)
+	}
+	losses, ells, err := SynTFLosses(store, epsilons, opts, workers)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "eps\tn\t|V|\ts\tclip\teps_n\teps_ln_eta_n\tell_n\tell/eps\tw\tv_max\tv_min\t\n")
+	for i, l := range losses {
+		b := l.Bounds(n)
+		fmt.Fprintf(tw, "%g\t%d\t%d\t%g\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%s\t%s\t\n", l.Epsilon, n, store.Len(),
+			opts.BigramFactor, opts.Clip, b["eps_n"], b["eps_ln_eta_n"], b["ell_n"], l.Ell/l.Epsilon,
+			ells[i].W, ells[i].VMax, ells[i].VMin)
+	}
+	return tw.Flush()
 }

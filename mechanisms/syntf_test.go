@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -198,6 +199,30 @@ func synTFProbabilitiesOf(store *embeddings.Store, eps float64, o SynTFOptions, 
 	}
 	p, _ := m.Probabilities(store.Word(v))
 	return p, nil
+}
+
+// One pass for several ε gives what separate passes give, and the printed table has them.
+func TestComputeEllGridAndPrint(t *testing.T) {
+	store := randomSynTFStore(t, 10, 45, 5)
+	o := synTFTestOptions()
+	eps := []float64{2, 30, 9}
+	grid, err := ComputeEllGrid(store, eps, o, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := PrintSynTFPrivacy(&buf, store, eps, 150, o, 2); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range eps {
+		one, _ := ComputeEll(store, e, o, 1)
+		if one != grid[i] {
+			t.Fatalf("ε=%g: grid %+v, alone %+v", e, grid[i], one)
+		}
+		if ellN := fmt.Sprintf("%.4f", one.Ell*150); !strings.Contains(buf.String(), ellN) {
+			t.Fatalf("table lacks ℓn = %s:\n%s", ellN, buf.String())
+		}
+	}
 }
 
 func TestSynTFBoundsOrdered(t *testing.T) {

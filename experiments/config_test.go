@@ -1,0 +1,144 @@
+package experiments
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const validConfig = `name = "t"
+seed = 1
+
+[corpus]
+format = "sotu"
+
+[[sets]]
+name = "4"
+authors = 4
+
+[[mechanisms]]
+name = "none"
+
+[[mechanisms]]
+name = "expmech"
+epsilons = [30, 10]
+[mechanisms.params]
+rating = "embedding"
+
+[[scorers]]
+name = "sr-nn"
+`
+
+func TestValidConfigParses(t *testing.T) {
+	cfg, err := ParseConfig("ok.toml", validConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckComponents(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := Describe(cfg); !strings.Contains(got, "3 cells") {
+		t.Errorf("Describe = %q", got)
+	}
+	// Without [report] columns, every scorer becomes a column.
+	if len(cfg.Report.Columns) != 1 || cfg.Report.Columns[0].Scorer != "sr-nn" || cfg.Report.Columns[0].Task != TaskAuthor {
+		t.Errorf("default columns %+v", cfg.Report.Columns)
+	}
+}
+
+// Each bad config must give an error naming the file, the line and the key, and saying what
+// would be valid.
+func TestBadConfigsNameFileLineAndKey(t *testing.T) {
+	cases := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"misspelt key", "seed = 1", "sed = 1", []string{"bad.toml:2:", "sed", "unknown key", "seed"}},
+		{"misspelt table key", `format = "sotu"`, `fromat = "sotu"`, []string{"bad.toml:5:", "corpus.fromat", "format"}},
+		{"unknown mechanism", `name = "expmech"`, `name = "emdd"`, []string{"bad.toml:15:", "mechanisms[1].name", `unknown mechanism "emdd"`, "none"}},
+		{"zero epsilon", "epsilons = [30, 10]", "epsilons = [30, 0]", []string{"bad.toml:16:", "epsilons", "finite number > 0"}},
+		{"nan epsilon", "epsilons = [30, 10]", "epsilons = [nan, 10]", []string{"bad.toml:16:", "NaN", "finite number > 0"}},
+		{"negative epsilon", "epsilons = [30, 10]", "epsilons = [-1]", []string{"bad.toml:16:", "finite number > 0"}},
+		{"epsilon for none", `name = "none"`, "name = \"none\"\nepsilons = [1]", []string{"bad.toml:13:", "takes no ε"}},
+		{"unknown parameter", `rating = "embedding"`, `ratting = "embedding"`, []string{"bad.toml:18:", "mechanisms[1].params.ratting", "unknown parameter", "rating"}},
+		{"bad parameter value", `rating = "embedding"`, `rating = "embeddings"`, []string{"mechanisms[1].params", "embeddings", "context"}},
+		{"bad parameter type", `rating = "embedding"`, `rating = 3`, []string{"bad.toml:18:", "mechanisms[1].params.rating"}},
+		{"missing corpus path", `format = "sotu"`, `format = "jsonl"`, []string{"corpus.path", "missing"}},
+		{"corpus path not there", `format = "sotu"`, "format = \"jsonl\"\npath = \"nowhere.jsonl\"", []string{"bad.toml:6:", "corpus.path", "nowhere.jsonl"}},
+		{"malformed toml", `name = "4"`, `name = "4`, []string{"bad.toml:8:"}},
+		{"too few authors", "authors = 4", "authors = 1", []string{"bad.toml:9:", "sets[0].authors", "at least 2"}},
+		{"unknown scorer", `name = "sr-nn"`, `name = "koppel"`, []string{"bad.toml:21:", "unknown scorer", "sr-nn"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(validConfig, c.old, c.new, 1)
+			if src == validConfig {
+				t.Fatalf("replacement %q not found", c.old)
+			}
+			cfg, err := ParseConfig("bad.toml", src)
+			if err == nil {
+				err = CheckComponents(cfg)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if n := strings.Count(err.Error(), "\n"); n > 20 {
+				t.Errorf("error is %d lines long", n)
+			}
+		})
+	}
+}
+
+// Bad data files fail the run with an error naming the file (and line or offset).
+func TestBadDataNamesTheFile(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	good, err := os.ReadFile(corpusPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, err := os.ReadFile(vecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	cases := []struct {
+		name, corpus, vectors string
+		want                  []string
+	}{
+		{"invalid json", write("badjson.jsonl", []byte(lines[0]+"{not json\n")), vecPath, []string{"badjson.jsonl:2"}},
+		{"missing author", write("noauthor.jsonl", []byte(lines[0]+`{"topic":"sea","text":"words here"}`+"\n")), vecPath, []string{"noauthor.jsonl:2", "author"}},
+		{"invalid utf-8", write("utf8.jsonl", []byte(lines[0]+"{\"author\":\"a\",\"topic\":\"sea\",\"text\":\"bad \xff byte\"}\n")), vecPath, []string{"utf8.jsonl:2", "UTF-8"}},
+		{"empty document", write("empty.jsonl", []byte(lines[0]+`{"author":"a","topic":"sea","text":"  "}`+"\n")), vecPath, []string{"empty.jsonl:2", "text"}},
+		{"truncated vectors", corpusPath, write("trunc.txt", vecs[:len(vecs)/2]), []string{"trunc.txt"}},
+		{"inconsistent dimensions", corpusPath, write("dims.txt", []byte(string(vecs)+"extra 1 2 3\n")), []string{"dims.txt", "line 137", "want 8"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := fixtureConfig(t, c.corpus, c.vectors)
+			err := runFixture(t, cfg, t.TempDir(), 1, context.Background(), nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,207 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
+// mechanisms, an attacker, two topic classifiers and a utility measure.
+func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
+	t.Helper()
+	src := fmt.Sprintf(`name = "fixture"
+seed = 7
+repeats = 2
+[corpus]
+format = "jsonl"
+path = %q
+[embeddings]
+format = "text"
+path = %q
+vocabulary = "all"
+[protocol]
+known_words = 200
+unknown_words = 100
+topic_train_words = 100
+[[sets]]
+name = "6"
+authors = 6
+[[mechanisms]]
+name = "none"
+[[mechanisms]]
+name = "expmech"
+epsilons = [8, 2]
+[[scorers]]
+name = "sr-nn"
+[[scorers]]
+name = "sr-knn-topic"
+[[scorers]]
+name = "fasttext"
+[scorers.params]
+epoch = 5
+dim = 8
+[[scorers]]
+name = "cosine"
+`, corpusPath, vecPath)
+	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "fixture.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func runFixture(t *testing.T, cfg *Config, dir string, jobs int, ctx context.Context, log *bytes.Buffer) error {
+	t.Helper()
+	if log == nil {
+		log = &bytes.Buffer{}
+	}
+	_, err := Run(ctx, cfg, RunOptions{OutDir: dir, Jobs: jobs, Log: log, DataDir: t.TempDir()})
+	return err
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRunIsDeterministicAcrossJobsAndWritesEverything(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	d1, d2 := t.TempDir(), t.TempDir()
+	if err := runFixture(t, cfg, d1, 1, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFixture(t, cfg, d2, 3, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := readFile(t, filepath.Join(d1, "results.csv")), readFile(t, filepath.Join(d2, "results.csv"))
+	if r1 != r2 {
+		t.Fatal("results.csv differs between --jobs 1 and --jobs 3")
+	}
+	if !strings.HasPrefix(r1, "set,mechanism,epsilon,repeat,scorer,metric,value\n") {
+		t.Fatalf("bad header: %q", r1[:60])
+	}
+	for _, want := range []string{"6,,,0,split,n_words,", "6,none,,0,sr-nn,correct,", "6,expmech,2,1,fasttext,macro_f1,",
+		"6,expmech,8,0,privacy,epsilon_doc,", "6,,,1,fasttext,validation_accuracy,", "6,none,,1,cosine,mean,1\n"} {
+		if !strings.Contains(r1, want) {
+			t.Errorf("results.csv lacks a row starting %q", want)
+		}
+	}
+	for _, f := range []string{"manifest.json", "table.md", "table.csv", "accuracy-6.png", "accuracy-6.pdf"} {
+		if info, err := os.Stat(filepath.Join(d1, f)); err != nil || info.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	man, err := ReadManifest(d1)
+	if err != nil || man.Status != StatusComplete || man.Cells != 6 || man.CellsDone != 6 || len(man.Inputs) != 2 {
+		t.Fatalf("manifest %+v, %v", man, err)
+	}
+	// The none mechanism keeps everything, so the author attacker cannot do worse than on
+	// ε = 2 by much; the topic classifiers learned their generated topics.
+	if !strings.Contains(readFile(t, filepath.Join(d1, "table.md")), "| none") {
+		t.Error("table.md has no none row")
+	}
+	// Rereport regenerates the same table from results.csv alone.
+	before := readFile(t, filepath.Join(d1, "table.md"))
+	os.Remove(filepath.Join(d1, "table.md"))
+	if err := Rereport(d1); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, filepath.Join(d1, "table.md")) != before {
+		t.Error("report regenerated from results.csv differs")
+	}
+}
+
+// cancelAfter cancels a run once n cells have finished, like a user pressing Ctrl-C.
+type cancelAfter struct {
+	mu     sync.Mutex
+	n      int
+	cancel context.CancelFunc
+	buf    bytes.Buffer
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if bytes.Contains(p, []byte("done (set=")) {
+		c.n--
+		if c.n == 0 {
+			c.cancel()
+		}
+	}
+	return c.buf.Write(p)
+}
+
+func TestInterruptedRunResumesToTheSameResults(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	full := t.TempDir()
+	if err := runFixture(t, cfg, full, 2, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cancelAfter{n: 3, cancel: cancel}
+	_, err := Run(ctx, cfg, RunOptions{OutDir: dir, Jobs: 1, Log: w})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run returned %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results.csv")); !os.IsNotExist(err) {
+		t.Fatal("an interrupted run left a results.csv that looks complete")
+	}
+	man, _ := ReadManifest(dir)
+	if man.Status != StatusInterrupted || man.CellsDone != 3 {
+		t.Fatalf("manifest after interrupt: status %s, %d cells done", man.Status, man.CellsDone)
+	}
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 2, context.Background(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "3 of 6 cells already finished; running 3") {
+		t.Errorf("resume did not skip the finished cells:\n%s", log.String())
+	}
+	if readFile(t, filepath.Join(dir, "results.csv")) != readFile(t, filepath.Join(full, "results.csv")) {
+		t.Fatal("resumed run's results.csv differs from an uninterrupted run's")
+	}
+}
+
+func TestRunRefusesAnotherConfigsDirectory(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	other := *cfg
+	other.Hash = strings.Repeat("f", 64)
+	err := runFixture(t, &other, dir, 2, context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "holds a run of another config") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestFailedRunSaysSoInItsManifest(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 2, 1, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	cfg.Sets[0].Authors = 9 // only 4 authors exist
+	dir := t.TempDir()
+	err := runFixture(t, cfg, dir, 1, context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), `set "6": asks for 9 authors`) {
+		t.Fatalf("got %v", err)
+	}
+	man, _ := ReadManifest(dir)
+	if man.Status != StatusFailed || !strings.Contains(man.Error, "asks for 9 authors") {
+		t.Fatalf("manifest: %+v", man)
+	}
+}
