@@ -23,6 +23,8 @@ type KoppelOptions struct {
 	Features int `toml:"features"`
 	// MinTrainWords drops candidates whose known text has fewer words (≥ 0; reference 500,
 	// the paper used 400). Dropped candidates are never answered and are listed by Dropped.
+	// The Fernandes protocol truncates known texts to N ≈ 400 words, below 500: set it to 0
+	// there or every candidate is dropped.
 	MinTrainWords int `toml:"min_train_words"`
 	// Repetitions is the number k of random feature subsets per unknown text (≥ 1; 100).
 	Repetitions int `toml:"repetitions"`
@@ -60,6 +62,10 @@ func DefaultKoppelOptions() KoppelOptions {
 // its score wins/k; a score below Threshold answers learn.NoAnswer. An empty unknown text
 // scores 0 against everyone, so the first candidate wins every repetition, as in the
 // reference.
+//
+// Unlike the reference code, a candidate's several known texts are joined as word lists (the
+// reference concatenated raw files, which can fuse the last word of one with the first of the
+// next), and Features may exceed the number of distinct features (the reference refused).
 //
 // Fit is deterministic. Predict draws one child stream per unknown text from rng (rngs.Child,
 // in input order) before attributing them in parallel, so predictions do not depend on

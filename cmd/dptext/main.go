@@ -31,6 +31,9 @@ func init() {
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck},
 		"list":      {"", "every name a config may use, with version and description", cmdList},
 		"report":    {"RUN_DIR", "rewrite a run's tables and plots from its results.csv", cmdReport},
+		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate},
+		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate},
+		"bench":     {"decode [--top-k K] [--queries Q] [--workers W] [--glove]", "measure the emd decoder's throughput (words_per_second)", cmdBench},
 		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare},
 	}
 }

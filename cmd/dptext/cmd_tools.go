@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+
+	"dptext/datasets"
+	"dptext/embeddings"
+	"dptext/experiments"
+	"dptext/mechanisms"
+	"dptext/rngs"
+	"dptext/text"
+)
+
+// embeddingFlags are the flags of commands that load word vectors outside a config.
+type embeddingFlags struct {
+	path, format, vocabulary string
+	topK                     int
+}
+
+func addEmbeddingFlags(fs *flag.FlagSet, defaultTopK int) *embeddingFlags {
+	e := &embeddingFlags{}
+	fs.StringVar(&e.path, "embeddings", "", "word vectors file (default: the GloVe-100d default data)")
+	fs.StringVar(&e.format, "format", "auto", "format of --embeddings: auto, word2vec-bin, text, wink or cache")
+	fs.StringVar(&e.vocabulary, "vocabulary", experiments.VocabularyWords, `"words" (single normalised words only) or "all"`)
+	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the K most frequent words (0: all)")
+	return e
+}
+
+func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.Store, error) {
+	if e.vocabulary != experiments.VocabularyWords && e.vocabulary != experiments.VocabularyAll {
+		return nil, usagef("--vocabulary %q: want words or all", e.vocabulary)
+	}
+	if e.topK < 0 {
+		return nil, usagef("--top-k %d: want 0 or more", e.topK)
+	}
+	dataDir, err := datasets.DefaultCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg := experiments.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
+	store, _, err := experiments.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
+	return store, err
+}
+
+// paramFlag collects repeated --param key=value flags; values are TOML values (strings may
+// be given without quotes).
+type paramFlag map[string]any
+
+func (p paramFlag) String() string { return fmt.Sprint(map[string]any(p)) }
+
+func (p paramFlag) Set(s string) error {
+	key, val, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(key) == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	key = strings.TrimSpace(key)
+	var doc map[string]any
+	if _, err := toml.Decode("v = "+val, &doc); err == nil {
+		p[key] = doc["v"]
+	} else {
+		p[key] = strings.TrimSpace(val)
+	}
+	return nil
+}
+
+func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("calibrate", stderr)
+	emb := addEmbeddingFlags(fs, 100000)
+	epsList := fs.String("epsilons", "5,7.5,10,12.5,15,20,25,30", "comma-separated ε grid")
+	words := fs.Int("words", 2000, "vocabulary words sampled uniformly by rank")
+	seed := fs.Uint64("seed", 1, "random seed")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("takes no arguments, got %q", pos)
+	}
+	eps, err := parseFloats(*epsList)
+	if err != nil {
+		return usagef("--epsilons: %v", err)
+	}
+	store, err := emb.load(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "calibrating the emd mechanism on %d words × %d dimensions, %d sampled words per ε\n", store.Len(), store.Dim(), *words)
+	rows, err := mechanisms.CalibrateEMD(store, eps, *words, rngs.New(*seed, "calibrate"), mechanisms.DefaultEMDOptions())
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
+	head := []string{"ε", "unchanged", "mean cos"}
+	for _, b := range mechanisms.EMDRankBuckets {
+		head = append(head, "rank "+b.Label)
+	}
+	head = append(head, "mean radius")
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, r := range rows {
+		cells := []string{strconv.FormatFloat(r.Epsilon, 'g', -1, 64), fmt.Sprintf("%.3f", r.UnchangedShare), fmt.Sprintf("%.3f", r.MeanCosine)}
+		for _, s := range r.RankShares {
+			cells = append(cells, fmt.Sprintf("%.3f", s))
+		}
+		cells = append(cells, fmt.Sprintf("%.2f", r.MeanNoiseRadius))
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "unchanged: share of sampled words decoded to themselves; rank k: share whose output is the input's k-th nearest neighbour (0 = itself).")
+	fmt.Fprintln(stdout, "Choose a grid whose top ε leaves almost every word unchanged and whose bottom ε changes most of them.")
+	return nil
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+			return nil, fmt.Errorf("%q is not a finite number > 0", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("obfuscate", stderr)
+	emb := addEmbeddingFlags(fs, 100000)
+	mech := fs.String("mechanism", "emd", "mechanism name (see dptext list)")
+	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same output)")
+	params := paramFlag{}
+	fs.Var(params, "param", "mechanism parameter key=value (repeatable), as in a config's params table")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("want at most one FILE (default: standard input)")
+	}
+	name := "standard input"
+	in := io.Reader(os.Stdin)
+	if len(pos) == 1 {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in, name = f, pos[0]
+	}
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%s: not valid UTF-8 text", name)
+	}
+	if len(text.NormalizeText(string(data))) == 0 {
+		return fmt.Errorf("%s: no words to privatise (empty, or only stopwords and punctuation)", name)
+	}
+	store, err := emb.load(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}}
+	m, err := experiments.BuildMechanism(*mech, *eps, params, env)
+	if err != nil {
+		return err
+	}
+	rng := rngs.New(*seed, "obfuscate")
+	var words []string
+	out, err := text.RewriteWords(string(data), func(w []string) []string {
+		words = w
+		return m.Apply(rng, w)
+	})
+	if err != nil {
+		// Not order-preserving (e.g. SynTF's sampled bag, or dropped words): print the words.
+		out = strings.Join(m.Apply(rngs.New(*seed, "obfuscate"), words), " ") + "\n"
+		fmt.Fprintf(stderr, "note: %s does not keep word positions; printing its output words only\n", *mech)
+	}
+	fmt.Fprint(stdout, out)
+	g := m.Guarantee(words)
+	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), describeGuarantee(g))
+	return nil
+}
+
+func describeGuarantee(g mechanisms.Guarantee) string {
+	switch g.Kind {
+	case mechanisms.KindMetric:
+		return fmt.Sprintf("ε·N = %.4g per unit of %s (multiplier e^{%.4g·d} between two documents at %s distance d)", g.Epsilon, g.Metric, g.Epsilon, g.Metric)
+	case mechanisms.KindPure:
+		s := fmt.Sprintf("%.4g-differential privacy between any two documents of this length", g.Epsilon)
+		for k, v := range g.Bounds {
+			s += fmt.Sprintf("; %s = %.4g", k, v)
+		}
+		return s
+	}
+	return "none (no formal privacy)"
+}
+
+func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "decode" {
+		return usagef("want `bench decode`")
+	}
+	fs := newFlags("bench", stderr)
+	topK := fs.Int("top-k", 100000, "vocabulary size")
+	queries := fs.Int("queries", 2000, "noisy vectors to decode")
+	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
+	real := fs.Bool("glove", false, "use the default GloVe vectors instead of a random 100-d vocabulary")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected arguments %q", pos)
+	}
+	var store *embeddings.Store
+	if *real {
+		e := &embeddingFlags{format: "auto", vocabulary: experiments.VocabularyAll, topK: *topK}
+		if store, err = e.load(ctx, stderr); err != nil {
+			return err
+		}
+	}
+	wps, err := mechanisms.BenchmarkDecode(store, *topK, *queries, *workers, 1)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "bench decode top_k=%d queries=%d workers=%d words_per_second=%.0f\n", *topK, *queries, *workers, wps)
+	return nil
+}
