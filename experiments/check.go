@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"dptext/embeddings"
+	"dptext/learn"
 	"dptext/mechanisms"
 )
 
@@ -95,4 +96,25 @@ func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (
 		return nil, err
 	}
 	return entry.Build(env, eps, o)
+}
+
+// BuildClassifier makes the registered attacker or topic classifier name with params as a
+// config's params table would give them.
+func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classifier, error) {
+	entry, ok := Scorers[name]
+	if !ok || entry.Classifier == nil {
+		var names []string
+		for _, n := range ScorerNames() {
+			if Scorers[n].Classifier != nil {
+				names = append(names, n)
+			}
+		}
+		return nil, fmt.Errorf("unknown attacker or classifier %q; valid: %s", name, strings.Join(names, ", "))
+	}
+	o := entry.Options()
+	p := Params{File: "command line", Table: "params", Component: name, Values: params}
+	if err := p.decodeInto(o); err != nil {
+		return nil, err
+	}
+	return entry.Classifier(env, o)
 }

@@ -18,6 +18,8 @@ type inputs struct {
 	docs   []corpus.Document
 	store  *embeddings.Store
 	inputs []Input
+	// cacheDir holds data derived from the inputs that outlives a run (e.g. SynTF's ℓ).
+	cacheDir string
 }
 
 func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(string, ...any)) (*inputs, error) {
@@ -30,6 +32,7 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 		}
 		dataDir = d
 	}
+	in.cacheDir = filepath.Join(dataDir, "derived")
 	logw := logWriter(logf)
 	start := time.Now()
 	c := cfg.Corpus

@@ -19,8 +19,10 @@ type Params struct {
 	lines                  keyLines
 }
 
-// decodeInto decodes the parameters into opts, a pointer to an options struct with toml tags
-// whose fields hold the defaults.
+// Decode decodes the parameters into opts, a pointer to an options struct with toml tags whose
+// fields hold the defaults.
+func (p Params) Decode(opts any) error { return p.decodeInto(opts) }
+
 func (p Params) decodeInto(opts any) error {
 	if len(p.Values) == 0 {
 		return nil

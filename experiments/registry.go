@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"dptext/attackers"
 	"dptext/classifiers"
 	"dptext/embeddings"
 	"dptext/learn"
@@ -32,6 +33,9 @@ type Env struct {
 	// Corpus holds normalised documents disjoint from the evaluation authors (the topic training
 	// documents), for components that learn from text, such as a language model.
 	Corpus [][]string
+	// CacheDir is a folder where components may cache derived data between runs (SynTF's ℓ);
+	// empty: no cache.
+	CacheDir string
 	// RawTexts are the raw texts of every corpus document (for heuristics such as learning
 	// which words are names).
 	RawTexts []string
@@ -110,6 +114,31 @@ var Mechanisms = map[string]MechanismEntry{
 			return mechanisms.NewEMD(env.Embeddings, eps, *o.(*mechanisms.EMDOptions))
 		},
 	},
+	"syntf": {
+		Version: "1", UsesEpsilon: true,
+		Description: "SynTF (Weggenmann, Kerschbaum 2018): n words sampled by the exponential mechanism from the document's term distribution; bounds εn, (ε+ln η)n, ℓn",
+		Options:     func() any { o := mechanisms.DefaultSynTFOptions(); return &o },
+		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
+			opts := *o.(*mechanisms.SynTFOptions)
+			if opts.EllCacheDir == "" {
+				opts.EllCacheDir = env.CacheDir
+			}
+			if opts.EllWorkers == 0 {
+				opts.EllWorkers = env.Workers
+			}
+			if opts.Weighting == "tfidf" {
+				// Document frequencies come from the corpus outside the evaluation authors.
+				tf := opts
+				tf.Weighting, tf.TightBound = "tf", false
+				m, err := mechanisms.NewSynTF(env.Embeddings, eps, tf)
+				if err != nil {
+					return nil, err
+				}
+				opts.IDF = m.FitIDF(env.Corpus)
+			}
+			return mechanisms.NewSynTF(env.Embeddings, eps, opts)
+		},
+	},
 	"random": {
 		Version: "1", Description: "Random-R baseline: every word replaced by a uniformly drawn vocabulary word (ε = 0)",
 		Options: func() any { return &noOptions{} },
@@ -164,6 +193,40 @@ var Scorers = map[string]ScorerEntry{
 			return classifiers.NewMeanEmbeddingKNN(env.Embeddings, *o.(*classifiers.KNNOptions))
 		},
 	},
+	"koppel11": {
+		Version: "1", Task: TaskAuthor,
+		Description: "DRauth: Koppel, Schler, Argamon 2011 impostors-style character 4-gram method as reproduced for PAN (modes default | compat | paper)",
+		Options: func() any {
+			o := attackers.DefaultKoppelOptions()
+			// The protocol already cuts every text to the common length N (about 420 words),
+			// below the reference code's 500-word minimum, which would drop every candidate.
+			o.MinTrainWords = 0
+			return &o
+		},
+		Classifier: func(env *Env, o any) (learn.Classifier, error) {
+			opts := *o.(*attackers.KoppelOptions)
+			if opts.Workers == 0 {
+				opts.Workers = env.Workers
+			}
+			return attackers.NewKoppel(opts)
+		},
+	},
+	"char-ngram-svm": {
+		Version: "1", Task: TaskAuthor,
+		Description: "tf-idf character n-grams (2-5) with a one-vs-rest linear SVM (the PAN baseline)",
+		Options:     func() any { o := attackers.DefaultCharNgramOptions(); return &o },
+		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
+			return attackers.NewCharNgram(*o.(*attackers.CharNgramOptions))
+		},
+	},
+	"writeprints": {
+		Version: "1", Task: TaskAuthor,
+		Description: "WritePrints-limited stylometric features (no POS tags) with a linear SVM or multinomial NB",
+		Options:     func() any { o := attackers.DefaultWritePrintsOptions(); return &o },
+		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
+			return attackers.NewWritePrints(*o.(*attackers.WritePrintsOptions))
+		},
+	},
 	"sr-knn-topic": {
 		Version: "1", Task: TaskTopic,
 		Description: "SRtopic: 5-nearest-neighbour vote on mean word embeddings (Fernandes et al. 2019, Sect. 5)",
@@ -206,6 +269,12 @@ var Scorers = map[string]ScorerEntry{
 		Description: "cosine similarity of the mean word embeddings of original and private snippet",
 		Options:     func() any { return &noOptions{} },
 		Metric:      func(env *Env, _ any) (PairMetric, error) { return classifiers.NewMeanCosine(env.Embeddings) },
+	},
+	"style_l2": {
+		Version: "1", Task: TaskUtility,
+		Description: "L2 change of the stylometric feature vector (WritePrints-limited rates) between original and private snippet",
+		Options:     func() any { return &noOptions{} },
+		Metric:      func(*Env, any) (PairMetric, error) { return classifiers.NewStyleL2(attackers.StyleVector) },
 	},
 	"wmd": {
 		Version: "1", Task: TaskUtility,

@@ -257,7 +257,8 @@ func (r *runner) env(set *SetData) *Env {
 		for i, d := range r.in.docs {
 			raw[i] = d.Text
 		}
-		r.envs[set.Name] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw}
+		r.envs[set.Name] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
+			CacheDir: r.in.cacheDir}
 	}
 	return r.envs[set.Name]
 }

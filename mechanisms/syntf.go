@@ -95,7 +95,10 @@ func (o SynTFOptions) validateRating() error {
 //
 //	P(w | v) = exp(ε·ρ(v,w)/(2Δ)) / Σ_w' exp(ε·ρ(v,w')/(2Δ)),
 //
-// with ρ the rating of syntf_rating.go (cos − s·bigram overlap). The output is the n words w
+// with the rating ρ(v,w) = cos(Vec v, Vec w) − s·B(v,w), B the letter-bigram overlap, clipped
+// as SynTFOptions.Clip says (see SynTFClipUnit for the exact definitions). Each source word's
+// cumulative row is computed when first needed (never all |V|² at once) and kept in a bounded
+// LRU cache shared by concurrent Apply calls. The output is the n words w
 // (a bag: their order carries nothing) and its counts (TF). Privacy unit: the whole document,
 // every pair of documents adjacent; n output words cost εn, (ε + ln η)n or ℓn (Sect. 3.4, see
 // SynTFLoss). Tokens that are not in V after preprocessing are dropped from t; a document

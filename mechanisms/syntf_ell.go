@@ -22,9 +22,13 @@ import (
 // documents is adjacent; each of the n output words costs at most
 //
 //	ε            (Theorem 3.3: exponential mechanism with sensitivity Δ),
-//	ε + ln η     (Theorem 3.4 / Cor. 3.5, with ε̄ = ε because ρ is symmetric and spans at
-//	             most Δ for every source word), where
-//	             η(ε, L) = (e^{−ε/2} + L − 1) / (e^{ε/2} + L − 1) < 1 for a vocabulary of size L,
+//	ε + ln η     (Theorem 3.4 / Cor. 3.5), where
+//	             η(ε, L) = (e^{−ε/2} + L − 1) / (e^{ε/2} + L − 1) < 1 for a vocabulary of size L.
+//	             Theorem 3.4 bounds the loss by ε̄ + ln η(ε̄, L) with ε̄ = ε·Δ̄/Δ, Δ̄ the widest
+//	             spread of one source word's ratings. Here Δ̄ ≤ Δ (ρ lies in an interval of
+//	             width Δ), and ε̄ + ln η(ε̄, L) is non-decreasing in ε̄ (its derivative is
+//	             1 − ½·a/(a+L−1) − ½·b/(b+L−1) ≥ 0 with a = e^{−ε̄/2}, b = e^{ε̄/2}), so
+//	             ε + ln η(ε, L) bounds it,
 //	ℓ            (Sect. 3.4.2, eq. (1): the exact loss of one exponential-mechanism draw),
 //	             ℓ = max_w max_{v,v'} ln(P(w|v) / P(w|v')),
 //

@@ -17,6 +17,7 @@ import (
 	"dptext/datasets"
 	"dptext/embeddings"
 	"dptext/experiments"
+	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/rngs"
 	"dptext/text"
@@ -239,4 +240,83 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "bench decode top_k=%d queries=%d workers=%d words_per_second=%.0f\n", *topK, *queries, *workers, wps)
 	return nil
+}
+
+func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("attribute", stderr)
+	emb := addEmbeddingFlags(fs, 100000)
+	attacker := fs.String("attacker", "koppel11", "attacker name (see dptext list)")
+	input := fs.String("input", "", "PAN collection, problem folder, or older meta-file.json folder")
+	output := fs.String("output", "", "folder for the answers")
+	mech := fs.String("mechanism", "", "privatise the unknown texts with this mechanism first")
+	eps := fs.Float64("epsilon", math.NaN(), "ε of --mechanism")
+	seed := fs.Uint64("seed", 1, "random seed")
+	params := paramFlag{}
+	fs.Var(params, "param", "attacker parameter key=value (repeatable)")
+	mparams := paramFlag{}
+	fs.Var(mparams, "mechanism-param", "mechanism parameter key=value (repeatable)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || *input == "" || *output == "" {
+		return usagef("--input and --output are required; no other arguments")
+	}
+	var env experiments.Env
+	env.Workers = 2
+	needVectors := *mech != "" || *attacker == "sr-nn"
+	if needVectors {
+		if env.Embeddings, err = emb.load(ctx, stderr); err != nil {
+			return err
+		}
+	}
+	opts := experiments.AttributeOptions{Input: *input, Output: *output, Seed: *seed,
+		NewAttacker: func() (learn.Classifier, error) { return experiments.BuildClassifier(*attacker, params, &env) }}
+	if *mech != "" {
+		if opts.Mechanism, err = experiments.BuildMechanism(*mech, *eps, mparams, &env); err != nil {
+			return err
+		}
+	}
+	res, err := experiments.Attribute(opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, experiments.FormatResults(res))
+	fmt.Fprintf(stdout, "answers written to %s\n", *output)
+	return nil
+}
+
+func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("privacy", stderr)
+	emb := addEmbeddingFlags(fs, 30000)
+	mech := fs.String("mechanism", "syntf", "mechanism (syntf)")
+	epsList := fs.String("epsilons", "47.5", "comma-separated ε grid")
+	n := fs.Int("n", 150, "output length n of SynTF")
+	params := paramFlag{}
+	fs.Var(params, "param", "mechanism parameter key=value (repeatable), e.g. s=0.3")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("takes no arguments, got %q", pos)
+	}
+	if *mech != "syntf" {
+		return usagef("--mechanism %q: only syntf has a vocabulary-wide bound to compute (emd: ε·N·EMD, expmech: ε·l)", *mech)
+	}
+	eps, err := parseFloats(*epsList)
+	if err != nil {
+		return usagef("--epsilons: %v", err)
+	}
+	store, err := emb.load(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	opts := mechanisms.DefaultSynTFOptions()
+	p := experiments.Params{File: "command line", Table: "params", Component: "syntf", Values: params}
+	if err := p.Decode(&opts); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
+	return mechanisms.PrintSynTFPrivacy(stdout, store, eps, *n, opts, 0)
 }
