@@ -188,11 +188,10 @@ func (m *EMD) Guarantee(doc []string) Guarantee {
 }
 
 // Diagnose reports, for one document:
-//   - "words": tokens of the original;
-//   - "oov_tokens": original tokens outside the vocabulary, and how the policy treated them:
-//     "oov_kept", "oov_dropped", "oov_replaced" (the two unused ones are 0);
-//   - "in_vocab_words" and "unchanged_words": in-vocabulary tokens, and those whose output is
-//     the word itself; "unchanged_share" is their ratio (absent when there are none).
+//   - "oov_tokens": original tokens outside the vocabulary, and under the name of the active
+//     policy ("oov_kept", "oov_dropped" or "oov_replaced") how many it treated;
+//   - "unchanged_share": the share of in-vocabulary tokens whose output is the word itself
+//     (absent when there are none).
 //
 // private must be Apply's output for original.
 func (m *EMD) Diagnose(original, private []string) map[string]float64 {
@@ -213,15 +212,7 @@ func (m *EMD) Diagnose(original, private []string) map[string]float64 {
 		}
 		j++
 	}
-	d := map[string]float64{
-		"words":           float64(len(original)),
-		"oov_tokens":      float64(oov),
-		"oov_kept":        0,
-		"oov_dropped":     0,
-		"oov_replaced":    0,
-		"in_vocab_words":  float64(inVocab),
-		"unchanged_words": float64(unchanged),
-	}
+	d := map[string]float64{"oov_tokens": float64(oov)}
 	if inVocab > 0 {
 		d["unchanged_share"] = float64(unchanged) / float64(inVocab)
 	}

@@ -227,13 +227,13 @@ func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
 		diag map[string]float64
 	}{
 		{OOVKeep, []string{"w1", "snape", "w2", "w12x", "w3"},
-			map[string]float64{"oov_tokens": 2, "oov_kept": 2, "oov_dropped": 0, "oov_replaced": 0}},
+			map[string]float64{"oov_tokens": 2, "oov_kept": 2}},
 		{OOVDrop, []string{"w1", "w2", "w3"},
-			map[string]float64{"oov_tokens": 2, "oov_kept": 0, "oov_dropped": 2, "oov_replaced": 0}},
+			map[string]float64{"oov_tokens": 2, "oov_dropped": 2}},
 		// "snape" is 4 edits from every 2–3 character word; the first such row is w0. "w12x" is
 		// one substitution from w12 (row 12) and from w120…w129: the lowest row wins.
 		{OOVNearestKnown, []string{"w1", "w0", "w2", "w12", "w3"},
-			map[string]float64{"oov_tokens": 2, "oov_kept": 0, "oov_dropped": 0, "oov_replaced": 2}},
+			map[string]float64{"oov_tokens": 2, "oov_replaced": 2}},
 	} {
 		m, err := NewEMD(store, 1e9, EMDOptions{OOV: c.oov, Workers: 1}) // ε so large nothing moves
 		if err != nil {
@@ -244,7 +244,10 @@ func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
 			t.Errorf("oov = %q: output %v, want %v", c.oov, got, c.want)
 		}
 		diag := m.Diagnose(doc, got)
-		c.diag["words"], c.diag["in_vocab_words"], c.diag["unchanged_words"], c.diag["unchanged_share"] = 5, 3, 3, 1
+		c.diag["unchanged_share"] = 1
+		if len(diag) != len(c.diag) {
+			t.Errorf("oov = %q: Diagnose = %v, want the keys of %v", c.oov, diag, c.diag)
+		}
 		for k, v := range c.diag {
 			if diag[k] != v {
 				t.Errorf("oov = %q: Diagnose[%q] = %v, want %v", c.oov, k, diag[k], v)
