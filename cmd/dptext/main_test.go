@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dptext/experiments"
+)
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = runMain(context.Background(), args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	code, out, _ := run(t, "help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for name := range commands {
+		if !strings.Contains(out, "  "+name+" ") {
+			t.Errorf("help lacks %q", name)
+		}
+	}
+	if code, _, errOut := run(t, "frobnicate"); code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: exit %d, %q", code, errOut)
+	}
+}
+
+func TestListShowsEveryRegisteredName(t *testing.T) {
+	_, out, _ := run(t, "list")
+	for _, n := range append(experiments.MechanismNames(), experiments.ScorerNames()...) {
+		if !strings.Contains(out, " "+n+" ") {
+			t.Errorf("list lacks %q", n)
+		}
+	}
+}
+
+func TestCheckReportsEveryBadConfigAndExitsNonZero(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.toml")
+	bad := filepath.Join(dir, "bad.toml")
+	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
+	os.WriteFile(good, []byte(cfg), 0o644)
+	os.WriteFile(bad, []byte(strings.Replace(cfg, "authors", "authers", 1)), 0o644)
+	code, out, errOut := run(t, "check", good, bad)
+	if code != 1 || !strings.Contains(out, "good.toml: ok") || !strings.Contains(errOut, "bad.toml:4: sets.authers: unknown key") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "run"); code != 2 || !strings.Contains(errOut, "usage: dptext run") {
+		t.Errorf("run without config: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "run", good, "--jobs", "0"); code != 2 || !strings.Contains(errOut, "--jobs 0") {
+		t.Errorf("--jobs 0: exit %d, %q", code, errOut)
+	}
+}
+
+// vectorsFile writes a small text-format embedding file for the words of a sample text.
+func vectorsFile(t *testing.T, words []string) string {
+	t.Helper()
+	var b strings.Builder
+	for i, w := range words {
+		fmt.Fprintf(&b, "%s %d %d %d\n", w, i%3, (i/3)%3, i%2)
+	}
+	p := filepath.Join(t.TempDir(), "v.txt")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestObfuscateKeepsLayoutAndIsSeeded(t *testing.T) {
+	vec := vectorsFile(t, strings.Fields("sailor harbour ship storm captain anchor wave rope deck mast"))
+	in := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(in, []byte("The Captain saw the STORM, and the ship's mast broke!\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"obfuscate", "--mechanism", "emd", "--epsilon", "0.5", "--seed", "3", "--embeddings", vec, "--format", "text", in}
+	code, out1, errOut := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, out2, _ := run(t, args...)
+	if out1 != out2 {
+		t.Fatalf("same seed, different output:\n%s\n%s", out1, out2)
+	}
+	if !strings.HasPrefix(out1, "The ") || !strings.Contains(out1, " saw the ") || !strings.HasSuffix(out1, "!\n") {
+		t.Errorf("stopwords and punctuation not kept: %q", out1)
+	}
+	if !strings.Contains(errOut, "guarantee: ε·N = ") {
+		t.Errorf("no guarantee on stderr: %q", errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(bad, []byte("bad \xff"), 0o644)
+	if code, _, errOut := run(t, "obfuscate", "--epsilon", "1", "--embeddings", vec, bad); code != 1 || !strings.Contains(errOut, "bad.txt: not valid UTF-8") {
+		t.Errorf("invalid UTF-8: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "obfuscate", "--embeddings", vec, in); code != 1 || !strings.Contains(errOut, "needs --epsilon") {
+		t.Errorf("missing ε: exit %d, %q", code, errOut)
+	}
+}
