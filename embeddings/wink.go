@@ -2,11 +2,10 @@ package embeddings
 
 import (
 	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"math"
+	"slices"
 	"strconv"
 )
 
@@ -14,212 +13,242 @@ import (
 //
 //	{"dimensions": D, "words": [w0, w1, …], "vectors": {"w": [v1 … vD, l2norm, rank], …}, …}
 //
-// Each vector array holds at least D numbers; the first D are the vector, the rest (the l2 norm
-// and the rank) are ignored. Rows follow the order of "words" restricted to the words that have a
-// vector (the words list is frequency-ranked). Other keys are skipped. "dimensions" must come
-// before "vectors"; "words" may come anywhere. The file is read token by token, so memory holds
-// the vectors and the word list, never the whole document.
+// Each vector array holds at least D numbers; the first D are the vector, each the float32 that
+// strconv.ParseFloat(text, 32) gives, and the rest (the l2 norm and the rank) are ignored. Rows
+// follow the order of "words" restricted to the words that have a vector (the words list is
+// frequency-ranked). The three keys may come in any order and each only once; other keys are
+// skipped (but must be valid JSON). The file must be UTF-8 and hold nothing after the object.
+// It is read by a streaming scanner, so memory holds the vectors and the word list, never the
+// whole document.
 func readWink(r *bufio.Reader, path string, topK int) (*Store, error) {
-	p := &winkParser{path: path, dec: json.NewDecoder(&utf8Reader{r: r})}
-	p.dec.UseNumber()
-	if err := p.expectDelim('{', "a JSON object"); err != nil {
+	s := newJSONScanner(&utf8Reader{r: r}, path)
+	var f winkFile
+	if err := f.read(s); err != nil {
 		return nil, err
 	}
-	for p.dec.More() {
-		key, err := p.key()
+	return f.store(path, topK)
+}
+
+// winkFile is the content of a wink file as read, before ordering and validation.
+type winkFile struct {
+	dim    int       // "dimensions"; 0 until read
+	words  []string  // the "words" array
+	rows   []winkRow // the members of "vectors", in file order
+	values []float32 // the stored values of all rows
+	seen   map[string]bool
+}
+
+// winkRow is one member of "vectors": its values are values[start:start+min(count, stored)],
+// where stored is the dimension if it was known when the row was read and count otherwise.
+type winkRow struct {
+	word   string
+	offset int64 // of the key, for error messages
+	start  int
+	count  int // numbers in the array
+}
+
+// read parses the top-level object.
+func (f *winkFile) read(s *jsonScanner) error {
+	if !s.consume('{') {
+		return s.unexpected("a JSON object")
+	}
+	f.seen = map[string]bool{}
+	for first := true; ; first = false {
+		more, err := s.next('}', first, func() string { return "',' or '}' in the top-level object" })
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if !more {
+			break
+		}
+		if _, ok := s.peek(); !ok || s.buf[s.pos] != '"' {
+			return s.unexpected("a key of the top-level object")
+		}
+		at := s.offset()
+		key, err := s.readString("a key of the top-level object")
+		if err != nil {
+			return err
+		}
+		if !s.consume(':') {
+			return s.unexpected(fmt.Sprintf("':' after key %q", key))
+		}
+		switch key {
+		case "dimensions", "words", "vectors":
+			if f.seen[key] {
+				return s.errorAt(at, fmt.Sprintf("duplicate key %q: want it once", key))
+			}
+			f.seen[key] = true
 		}
 		switch key {
 		case "dimensions":
-			err = p.readDimensions()
+			err = f.readDimensions(s)
 		case "words":
-			err = p.readWords()
+			err = f.readWords(s)
 		case "vectors":
-			err = p.readVectors()
+			err = f.readVectors(s)
 		default:
-			var skip json.RawMessage
-			if err = p.dec.Decode(&skip); err != nil {
-				err = p.syntax(err, fmt.Sprintf("the value of %q", key))
-			}
+			err = s.skipValue(fmt.Sprintf("the value of %q", key), 0)
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := p.expectDelim('}', "the end of the top-level object"); err != nil {
-		return nil, err
-	}
-	return p.store(topK)
-}
-
-type winkParser struct {
-	path     string
-	dec      *json.Decoder
-	dim      int
-	wordList []string // the "words" array
-	keys     []string // the keys of "vectors", in file order
-	vectors  []float32
-	offsets  []int64 // byte offset of each vector key, for error messages
-}
-
-func (p *winkParser) where() string { return fmt.Sprintf("byte offset %d", p.dec.InputOffset()) }
-
-// syntax wraps a decoder error: truncation or invalid JSON, with what was expected.
-func (p *winkParser) syntax(err error, expected string) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &FormatError{Path: p.path, Where: p.where(), Msg: "file ends early: want " + expected}
-	}
-	var ue *utf8Error
-	if errors.As(err, &ue) {
-		return &FormatError{Path: p.path, Where: fmt.Sprintf("byte offset %d", ue.offset), Msg: "invalid UTF-8: want UTF-8 JSON"}
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return &FormatError{Path: p.path, Where: fmt.Sprintf("byte offset %d", se.Offset), Msg: fmt.Sprintf("invalid JSON (%v): want %s", err, expected)}
-	}
-	return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf("%v: want %s", err, expected)}
-}
-
-func (p *winkParser) token(expected string) (json.Token, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		if err == io.EOF && p.dec.InputOffset() == 0 {
-			return nil, &FormatError{Path: p.path, Msg: "empty file"}
-		}
-		return nil, p.syntax(err, expected)
-	}
-	return tok, nil
-}
-
-func (p *winkParser) expectDelim(d json.Delim, expected string) error {
-	tok, err := p.token(expected)
-	if err != nil {
-		return err
-	}
-	if tok != d {
-		return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf("found %v, want %s", tok, expected)}
-	}
-	return nil
-}
-
-func (p *winkParser) key() (string, error) {
-	tok, err := p.token("an object key")
-	if err != nil {
-		return "", err
-	}
-	return tok.(string), nil // the decoder only yields strings in key position
-}
-
-func (p *winkParser) readDimensions() error {
-	tok, err := p.token(`the number of "dimensions"`)
-	if err != nil {
-		return err
-	}
-	num, ok := tok.(json.Number)
-	d, perr := strconv.Atoi(string(num))
-	if !ok || perr != nil || d <= 0 {
-		return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf(`"dimensions" is %v, want a positive integer`, tok)}
-	}
-	p.dim = d
-	return nil
-}
-
-func (p *winkParser) readWords() error {
-	if err := p.expectDelim('[', `the "words" array`); err != nil {
-		return err
-	}
-	for p.dec.More() {
-		tok, err := p.token(`a word of the "words" array`)
 		if err != nil {
 			return err
 		}
-		w, ok := tok.(string)
+	}
+	if _, ok := s.peek(); ok {
+		return s.unexpected("nothing after the top-level object")
+	}
+	if s.err != io.EOF {
+		return s.endErr("the end of the file")
+	}
+	for _, key := range []string{"words", "dimensions", "vectors"} {
+		if !f.seen[key] {
+			return &FormatError{Path: s.path, Msg: fmt.Sprintf("no %q key in the top-level object", key)}
+		}
+	}
+	return nil
+}
+
+func (f *winkFile) readDimensions(s *jsonScanner) error {
+	const want = `a positive integer (the value of "dimensions")`
+	if _, ok := s.peek(); !ok {
+		return s.endErr(want)
+	}
+	at := s.offset()
+	text, ok := s.number()
+	if !ok {
+		return s.unexpected(want)
+	}
+	d, err := strconv.Atoi(string(text))
+	if err != nil || d <= 0 {
+		return s.errorAt(at, fmt.Sprintf(`"dimensions" is %s, want a positive integer`, text))
+	}
+	f.dim = d
+	return nil
+}
+
+func (f *winkFile) readWords(s *jsonScanner) error {
+	if !s.consume('[') {
+		return s.unexpected(`the "words" array`)
+	}
+	f.words = make([]string, 0, 1024)
+	for first := true; ; first = false {
+		more, err := s.next(']', first, func() string {
+			return fmt.Sprintf(`',' or ']' after "words" item %d`, len(f.words)-1)
+		})
+		if err != nil || !more {
+			return err
+		}
+		if c, ok := s.peek(); !ok || c != '"' {
+			return s.unexpected(fmt.Sprintf(`a string ("words" item %d)`, len(f.words)))
+		}
+		w, err := s.readString(`a string of the "words" array`)
+		if err != nil {
+			return err
+		}
+		f.words = append(f.words, w)
+	}
+}
+
+func (f *winkFile) readVectors(s *jsonScanner) error {
+	if !s.consume('{') {
+		return s.unexpected(`the "vectors" object`)
+	}
+	if len(f.words) > 0 { // "words" came first, as usual: reserve a row per word (values bounded against a corrupt "dimensions")
+		f.rows = make([]winkRow, 0, len(f.words))
+		f.values = make([]float32, 0, min(len(f.words)*max(f.dim, 1), 1<<26))
+	}
+	for first := true; ; first = false {
+		more, err := s.next('}', first, func() string {
+			return fmt.Sprintf(`',' or '}' after the array of word %q`, f.rows[len(f.rows)-1].word)
+		})
+		if err != nil || !more {
+			return err
+		}
+		if c, ok := s.peek(); !ok || c != '"' {
+			return s.unexpected(`a word (a key of the "vectors" object)`)
+		}
+		at := s.offset()
+		word, err := s.readString(`a word (a key of the "vectors" object)`)
+		if err != nil {
+			return err
+		}
+		if !s.consume(':') {
+			return s.unexpected(fmt.Sprintf("':' after word %q", word))
+		}
+		if !s.consume('[') {
+			return s.unexpected(fmt.Sprintf("the array of word %q", word))
+		}
+		start := len(f.values)
+		count, err := f.readVector(s, word)
+		if err != nil {
+			return err
+		}
+		f.rows = append(f.rows, winkRow{word: word, offset: at, start: start, count: count})
+	}
+}
+
+// readVector reads the numbers of one array after its '[' and returns how many there were. It
+// stores the first f.dim of them, or all while the dimension is unknown.
+func (f *winkFile) readVector(s *jsonScanner, word string) (int, error) {
+	stored := f.dim
+	if stored == 0 {
+		stored = math.MaxInt
+	}
+	n := 0
+	for first := true; ; first = false {
+		more, err := s.next(']', first, func() string {
+			return fmt.Sprintf("',' or ']' after value %d of word %q", n-1, word)
+		})
+		if err != nil || !more {
+			return n, err
+		}
+		text, ok := s.number()
 		if !ok {
-			return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf(`"words" item %d is %v, want a string`, len(p.wordList), tok)}
+			return n, s.unexpected(fmt.Sprintf("a number (value %d of word %q)", n, word))
 		}
-		p.wordList = append(p.wordList, w)
+		if n < stored {
+			v, err := strconv.ParseFloat(unsafeString(text), 32)
+			if err != nil && f.dim > 0 { // out of float32 range; with the dimension unknown, the builder rejects the ±Inf
+				return n, s.errorAt(s.offset()-int64(len(text)),
+					fmt.Sprintf("word %q value %d is %s, want a finite float32", word, n, text))
+			}
+			f.values = append(f.values, float32(v))
+		}
+		n++
 	}
-	return p.expectDelim(']', `the end of the "words" array`)
 }
 
-func (p *winkParser) readVectors() error {
-	if p.dim == 0 {
-		return &FormatError{Path: p.path, Where: p.where(), Msg: `"vectors" comes before "dimensions": want "dimensions" first`}
-	}
-	if err := p.expectDelim('{', `the "vectors" object`); err != nil {
-		return err
-	}
-	for p.dec.More() {
-		offset := p.dec.InputOffset()
-		word, err := p.key()
-		if err != nil {
-			return err
-		}
-		if err := p.expectDelim('[', fmt.Sprintf("the array of word %q", word)); err != nil {
-			return err
-		}
-		n := 0
-		for p.dec.More() {
-			tok, err := p.token(fmt.Sprintf("value %d of word %q", n, word))
-			if err != nil {
-				return err
-			}
-			num, ok := tok.(json.Number)
-			if !ok {
-				return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf("word %q value %d is %v, want a number", word, n, tok)}
-			}
-			if n < p.dim {
-				v, err := strconv.ParseFloat(string(num), 32)
-				if err != nil { // out of float32 range
-					return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf("word %q value %d is %s, want a finite float32", word, n, num)}
-				}
-				p.vectors = append(p.vectors, float32(v))
-			}
-			n++
-		}
-		if n < p.dim {
-			return &FormatError{Path: p.path, Where: p.where(), Msg: fmt.Sprintf("word %q has %d values, want at least %d", word, n, p.dim)}
-		}
-		if err := p.expectDelim(']', fmt.Sprintf("the end of the array of word %q", word)); err != nil {
-			return err
-		}
-		p.keys = append(p.keys, word)
-		p.offsets = append(p.offsets, offset)
-	}
-	return p.expectDelim('}', `the end of the "vectors" object`)
-}
-
-// store orders the vectors by the position of their word in "words" and validates every row.
-func (p *winkParser) store(topK int) (*Store, error) {
-	if p.wordList == nil {
-		return nil, &FormatError{Path: p.path, Msg: `no "words" array`}
-	}
-	position := make(map[string]int, len(p.wordList))
-	for i, w := range p.wordList {
+// store orders the vectors by the position of their word in "words", keeps the first topK
+// (all if topK ≤ 0) and validates them.
+func (f *winkFile) store(path string, topK int) (*Store, error) {
+	position := make(map[string]int, len(f.words))
+	for i, w := range f.words {
 		if first, dup := position[w]; dup {
-			return nil, &FormatError{Path: p.path, Where: fmt.Sprintf(`"words" item %d`, i), Msg: fmt.Sprintf("duplicate word %q (first at item %d)", w, first)}
+			return nil, &FormatError{Path: path, Where: fmt.Sprintf(`"words" item %d`, i), Msg: fmt.Sprintf("duplicate word %q (first at item %d)", w, first)}
 		}
 		position[w] = i
 	}
-	order := make([]int, len(p.keys)) // order[r] = index into keys of row r
-	keyPos := make([]int, len(p.keys))
-	for i, w := range p.keys {
-		pos, ok := position[w]
-		if !ok {
-			return nil, &FormatError{Path: p.path, Where: fmt.Sprintf("byte offset %d", p.offsets[i]), Msg: fmt.Sprintf(`vector for word %q, which is not in the "words" array`, w)}
+	order := make([]int, len(f.rows)) // order[r] = index into rows of store row r
+	rank := make([]int, len(f.rows))  // rank[i] = position of rows[i].word in "words"
+	for i, row := range f.rows {
+		where := func() string { return fmt.Sprintf("byte offset %d", row.offset) }
+		if row.count < f.dim {
+			return nil, &FormatError{Path: path, Where: where(), Msg: fmt.Sprintf("word %q has %d values, want at least %d", row.word, row.count, f.dim)}
 		}
-		order[i], keyPos[i] = i, pos
+		pos, ok := position[row.word]
+		if !ok {
+			return nil, &FormatError{Path: path, Where: where(), Msg: fmt.Sprintf(`vector for word %q, which is not in the "words" array`, row.word)}
+		}
+		order[i], rank[i] = i, pos
 	}
-	sort.SliceStable(order, func(a, b int) bool { return keyPos[order[a]] < keyPos[order[b]] })
+	slices.SortStableFunc(order, func(a, b int) int { return rank[a] - rank[b] })
 	rows := len(order)
 	if topK > 0 && topK < rows {
 		rows = topK
 	}
-	b := newBuilder(p.path, p.dim, rows)
+	b := newBuilder(path, f.dim, rows)
 	for _, i := range order[:rows] {
-		where := fmt.Sprintf("byte offset %d", p.offsets[i])
-		if err := b.add(p.keys[i], p.vectors[i*p.dim:(i+1)*p.dim], where); err != nil {
+		row := f.rows[i]
+		if err := b.add(row.word, f.values[row.start:row.start+f.dim], fmt.Sprintf("byte offset %d", row.offset)); err != nil {
 			return nil, err
 		}
 	}

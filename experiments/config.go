@@ -32,6 +32,7 @@ type Config struct {
 	Sets       []SetConfig       `toml:"sets"`
 	Mechanisms []ComponentConfig `toml:"mechanisms"`
 	Scorers    []ComponentConfig `toml:"scorers"`
+	Gains      []GainConfig      `toml:"gains"`
 	Report     report.Layout     `toml:"report"`
 
 	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
@@ -75,17 +76,42 @@ const (
 	VocabularyAll   = "all"
 )
 
-// ProtocolConfig is the Fernandes et al. split (SPEC §3).
+// Protocol kinds.
+const (
+	// ProtocolAuthorship is the Fernandes et al. split (SPEC §3): known texts and unknown
+	// snippets of each author, truncated to a common length; topic classifiers trained on
+	// other authors.
+	ProtocolAuthorship = "authorship"
+	// ProtocolClassification is the SynTF evaluation (Weggenmann and Kerschbaum 2018, §4.2):
+	// the documents of the top-k authors by document count are split into training and test
+	// documents; the whole corpus is privatised and both the analyst (topic) and the attacker
+	// (author) train and test on the private documents.
+	ProtocolClassification = "classification"
+)
+
+// ProtocolConfig chooses and parameterises the evaluation protocol.
 type ProtocolConfig struct {
-	KnownWords       int `toml:"known_words"`
-	UnknownWords     int `toml:"unknown_words"`
-	StoriesPerAuthor int `toml:"stories_per_author"`
+	// Kind is "authorship" (default) or "classification".
+	Kind             string `toml:"kind"`
+	KnownWords       int    `toml:"known_words"`
+	UnknownWords     int    `toml:"unknown_words"`
+	StoriesPerAuthor int    `toml:"stories_per_author"`
 	// TopicTrainWords is the length in words of each training chunk of the topic classifiers.
 	TopicTrainWords int `toml:"topic_train_words"`
 	// TopicTrainMax caps the number of topic training chunks per topic (0: no cap).
 	TopicTrainMax int `toml:"topic_train_max"`
 	// ValidationShare of the topic training chunks is held out to report validation accuracy.
 	ValidationShare float64 `toml:"validation_share"`
+
+	// The classification protocol's keys:
+	// ChunkWords cuts documents into units of that many words (0: whole documents).
+	ChunkWords int `toml:"chunk_words"`
+	// MinTopicsPerAuthor is 1 for the SynTF paper's "any" scenario, 2 for "multi".
+	MinTopicsPerAuthor int `toml:"min_topics_per_author"`
+	// TestShare of each suspect's documents is held out for testing.
+	TestShare float64 `toml:"test_share"`
+	// MaxDocsPerAuthor caps each suspect's documents (0: no cap).
+	MaxDocsPerAuthor int `toml:"max_docs_per_author"`
 }
 
 // SetConfig is one author set of the table (the paper's 20- and 50-author sets).
@@ -106,6 +132,16 @@ type ComponentConfig struct {
 	Params   map[string]any `toml:"params"`
 }
 
+// GainConfig names a derived scorer: the analyst's advantage over the attacker (the "gain ΔF1"
+// of Weggenmann and Kerschbaum 2018, Table 3), written as scorer Name with metrics `delta_f1`
+// (utility macro F1 − attack macro F1) and `delta_relative_f1` (the same for F1 relative to
+// the none mechanism).
+type GainConfig struct {
+	Name    string `toml:"name"`
+	Utility string `toml:"utility"`
+	Attack  string `toml:"attack"`
+}
+
 // ID is the label if given, else the name.
 func (c ComponentConfig) ID() string {
 	if c.Label != "" {
@@ -116,8 +152,8 @@ func (c ComponentConfig) ID() string {
 
 // DefaultProtocol is the paper's protocol: known = first 2000 words, unknown = last 1000.
 func DefaultProtocol() ProtocolConfig {
-	return ProtocolConfig{KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1, TopicTrainWords: 2000,
-		ValidationShare: 0.2}
+	return ProtocolConfig{Kind: ProtocolAuthorship, KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1,
+		TopicTrainWords: 2000, ValidationShare: 0.2, MinTopicsPerAuthor: 1, TestShare: 0.4}
 }
 
 // ConfigError is an error in a config file, naming the file, line (when known) and key.
@@ -193,6 +229,8 @@ func validKeys(cfg *Config, table string) []string {
 		v = &SetConfig{}
 	case "mechanisms", "scorers":
 		v = &ComponentConfig{}
+	case "gains":
+		v = &GainConfig{}
 	case "report":
 		v = &cfg.Report
 	default:
@@ -258,6 +296,16 @@ func (c *Config) validate() error {
 	}
 	p := c.Protocol
 	switch {
+	case p.Kind != ProtocolAuthorship && p.Kind != ProtocolClassification:
+		return c.errAt("protocol", "kind", "%q: want \"authorship\" (Fernandes et al.) or \"classification\" (SynTF)", p.Kind)
+	case p.ChunkWords < 0:
+		return c.errAt("protocol", "chunk_words", "%d: want 0 (whole documents) or a positive word count", p.ChunkWords)
+	case p.MinTopicsPerAuthor < 1:
+		return c.errAt("protocol", "min_topics_per_author", "%d: want 1 (\"any\") or more (2: \"multi\")", p.MinTopicsPerAuthor)
+	case !(p.TestShare > 0 && p.TestShare < 1):
+		return c.errAt("protocol", "test_share", "%v: want a share in (0, 1)", p.TestShare)
+	case p.MaxDocsPerAuthor < 0:
+		return c.errAt("protocol", "max_docs_per_author", "%d: want 0 (no cap) or a positive count", p.MaxDocsPerAuthor)
 	case p.KnownWords < 1:
 		return c.errAt("protocol", "known_words", "%d: want a positive word count", p.KnownWords)
 	case p.UnknownWords < 1:
@@ -298,6 +346,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateScorers(); err != nil {
+		return err
+	}
+	if err := c.validateGains(); err != nil {
 		return err
 	}
 	return c.validateReport()
@@ -359,8 +410,8 @@ func (c *Config) validateScorers() error {
 		switch s.Protocol {
 		case "", "static":
 		case "adaptive":
-			if entry.Task != TaskAuthor {
-				return c.errAt(path, "protocol", "\"adaptive\" applies to authorship attackers only; %q is a %s scorer", s.Name, entry.Task)
+			if entry.Task == TaskUtility || (entry.Task == TaskTopic && c.Protocol.Kind == ProtocolAuthorship) {
+				return c.errAt(path, "protocol", "\"adaptive\" applies to authorship attackers (and, in the classification protocol, topic classifiers); %q is a %s scorer", s.Name, entry.Task)
 			}
 		default:
 			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
@@ -372,10 +423,37 @@ func (c *Config) validateScorers() error {
 	return nil
 }
 
+func (c *Config) validateGains() error {
+	ids := map[string]string{}
+	for _, s := range c.Scorers {
+		ids[s.ID()] = Scorers[s.Name].Task
+	}
+	for i, g := range c.Gains {
+		path := fmt.Sprintf("gains[%d]", i)
+		switch {
+		case g.Name == "":
+			return c.errAt(path, "name", "missing: the scorer name of the gain rows")
+		case ids[g.Name] != "":
+			return c.errAt(path, "name", "%q is already a scorer", g.Name)
+		case ids[g.Utility] != TaskTopic:
+			return c.errAt(path, "utility", "%q is not a topic classifier of this config", g.Utility)
+		case ids[g.Attack] != TaskAuthor:
+			return c.errAt(path, "attack", "%q is not an authorship attacker of this config", g.Attack)
+		}
+	}
+	return nil
+}
+
+// scorerIDs maps every scorer of the config (gains included, as utility scorers) to its task.
 func (c *Config) scorerIDs() map[string]string {
 	ids := map[string]string{}
 	for _, s := range c.Scorers {
 		ids[s.ID()] = Scorers[s.Name].Task
+	}
+	for _, g := range c.Gains {
+		if _, taken := ids[g.Name]; !taken {
+			ids[g.Name] = TaskUtility
+		}
 	}
 	return ids
 }
@@ -430,4 +508,14 @@ func (c *Config) validateReport() error {
 		return &ConfigError{File: c.Path, Key: "report", Msg: err.Error()}
 	}
 	return nil
+}
+
+// adaptive reports whether scorer s trains on privatised texts: when it says so, and by
+// default in the classification protocol (where the released corpus is all the analyst and
+// the attacker get).
+func (c *Config) adaptive(s ComponentConfig) bool {
+	if s.Protocol == "" {
+		return c.Protocol.Kind == ProtocolClassification
+	}
+	return s.Protocol == "adaptive"
 }

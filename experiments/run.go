@@ -324,9 +324,9 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	})
 }
 
-// scorer returns the classifier of scorer si fitted on docs (nil docs: its static training
-// data for the set), and writes its fit rows (validation accuracy) once.
-func (r *runner) fit(c cell, si int, docs [][]string, key string) (*fitted, error) {
+// fit returns scorer si of the cell's set fitted on docs with labels, once per key, and
+// writes its fit rows (a topic classifier's validation accuracy) once.
+func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key string) (*fitted, error) {
 	set, sc := r.sets[c.set], r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := Scorers[sc.Name]
@@ -337,15 +337,6 @@ func (r *runner) fit(c cell, si int, docs [][]string, key string) (*fitted, erro
 		clf, err := entry.Classifier(r.env(set), o)
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
-		}
-		var labels []string
-		switch {
-		case entry.Task == TaskTopic:
-			docs, labels = set.TopicTrain, set.TopicTrainLabels
-		case docs == nil:
-			docs, labels = set.Known, set.KnownAuthors
-		default:
-			labels = set.KnownAuthors
 		}
 		if err := clf.Fit(rngs.New(r.cfg.Seed, "fit/"+key), docs, labels); err != nil {
 			return nil, fmt.Errorf("scorer %s on set %s: %w", sc.ID(), set.Name, err)
@@ -418,17 +409,22 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			rows = append(rows, row(sc.ID(), "mean", sum/float64(len(private))))
 			continue
 		}
-		var f *fitted
-		if sc.Protocol == "adaptive" {
+		docs, labels := set.Known, set.KnownAuthors
+		if entry.Task == TaskTopic {
+			docs, labels = set.TopicTrain, set.TopicTrainLabels
+		}
+		key := fmt.Sprintf("set=%s/scorer=%s/rep=%d", set.Name, sc.ID(), c.rep)
+		if r.cfg.adaptive(sc) {
+			// The training texts go through the same mechanism (in the classification
+			// protocol the topic and author training documents are the same ones).
 			if privateKnown == nil {
 				if privateKnown, err = r.privatise(ctx, m, c, "known", set.Known); err != nil {
 					return err
 				}
 			}
-			f, err = r.fit(c, si, privateKnown, r.cellPath(c)+"/scorer="+sc.ID())
-		} else {
-			f, err = r.fit(c, si, nil, fmt.Sprintf("set=%s/scorer=%s/rep=%d", set.Name, sc.ID(), c.rep))
+			docs, key = privateKnown, r.cellPath(c)+"/scorer="+sc.ID()
 		}
+		f, err := r.fit(c, si, docs, labels, key)
 		if err != nil {
 			return err
 		}
@@ -523,7 +519,7 @@ func (r *runner) collect(cells []cell) ([]report.Row, error) {
 		}
 		rows = append(rows, rs...)
 	}
-	return rows, nil
+	return append(rows, derivedRows(r.cfg, rows)...), nil
 }
 
 func splitRows(s *SetData) []report.Row {

@@ -51,6 +51,9 @@ type story struct {
 // Split applies the protocol to docs for every set of the config. log receives one line per
 // set saying what was chosen and what was left out.
 func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ...any)) ([]*SetData, error) {
+	if cfg.Protocol.Kind == ProtocolClassification {
+		return splitClassification(cfg, docs, logf)
+	}
 	p := cfg.Protocol
 	need := p.KnownWords + p.UnknownWords
 	byAuthorTopic := map[string]map[string][]story{}

@@ -119,8 +119,8 @@ func (l Layout) Validate() error {
 		switch {
 		case c.Scorer == "":
 			return fmt.Errorf("%s.scorer is empty: want a scorer name as in results.csv", key)
-		case scorers[c.Scorer]:
-			return fmt.Errorf("%s.scorer = %q appears twice", key, c.Scorer)
+		case scorers[c.Scorer+"\x00"+l.metric(c)]:
+			return fmt.Errorf("%s: scorer %q with metric %q appears twice", key, c.Scorer, l.metric(c))
 		case c.Label == "":
 			return fmt.Errorf("%s.label is empty: want a column heading such as \"SRauth\"", key)
 		case labels[c.Label]:
@@ -130,7 +130,7 @@ func (l Layout) Validate() error {
 		case l.Interval == "wilson" && c.Metric != "" && c.Metric != l.Metric:
 			return fmt.Errorf(`%s.metric = %q: interval = "wilson" needs every column to show %q`, key, c.Metric, l.Metric)
 		}
-		scorers[c.Scorer], labels[c.Label] = true, true
+		scorers[c.Scorer+"\x00"+l.metric(c)], labels[c.Label] = true, true
 	}
 	for i, r := range l.References {
 		key := fmt.Sprintf("report: references[%d]", i)
@@ -218,11 +218,15 @@ func (l Layout) labels() []string {
 	return out
 }
 
-// scorerOrder lists the column scorers, which lead the report's scorer order.
+// scorerOrder lists the column scorers (each once), which lead the report's scorer order.
 func (l Layout) scorerOrder() []string {
-	out := make([]string, len(l.Columns))
-	for i, c := range l.Columns {
-		out[i] = c.Scorer
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range l.Columns {
+		if !seen[c.Scorer] {
+			seen[c.Scorer] = true
+			out = append(out, c.Scorer)
+		}
 	}
 	return out
 }
