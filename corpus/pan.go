@@ -102,10 +102,8 @@ func ReadPANProblems(path string) ([]PANProblem, error) {
 
 func readCDAAProblem(dir string) (PANProblem, error) {
 	var info struct {
-		UnknownFolder string `json:"unknown-folder"`
-		Candidates    []struct {
-			Name string `json:"author-name"`
-		} `json:"candidate-authors"`
+		UnknownFolder string              `json:"unknown-folder"`
+		Candidates    []panCandidateEntry `json:"candidate-authors"`
 	}
 	infoPath := filepath.Join(dir, "problem-info.json")
 	if err := readJSON(infoPath, &info); err != nil {
@@ -119,45 +117,24 @@ func readCDAAProblem(dir string) (PANProblem, error) {
 	if err != nil {
 		return PANProblem{}, err
 	}
-	for _, c := range info.Candidates {
-		if err := checkFolderName(infoPath, "author-name", c.Name); err != nil {
-			return PANProblem{}, err
-		}
-		known, err := readTextFolder(filepath.Join(dir, c.Name), p.Skipped)
-		if err != nil {
-			return PANProblem{}, err
-		}
-		for i := range known {
-			known[i].Author = c.Name
-			known[i].Topic = fandoms.take("known", c.Name, known[i].File)
-		}
-		p.Candidates = append(p.Candidates, PANCandidate{Name: c.Name, Known: known})
+	if p.Candidates, err = readCandidates(dir, infoPath, info.Candidates, fandoms, p.Skipped); err != nil {
+		return PANProblem{}, err
 	}
 	unknown, err := readTextFolder(filepath.Join(dir, info.UnknownFolder), p.Skipped)
 	if err != nil {
 		return PANProblem{}, err
 	}
-	truth, hasTruth, err := readTruth(filepath.Join(dir, "ground-truth.json"), "ground_truth")
+	truth, err := readTruth(dir, "ground_truth")
 	if err != nil {
 		return PANProblem{}, err
 	}
 	for _, u := range unknown {
 		u.Topic = fandoms.take("unknown", "", u.File)
-		if hasTruth {
-			author, ok := truth[u.File]
-			if !ok {
-				return PANProblem{}, fmt.Errorf("corpus: %s: no ground truth for unknown text %q", filepath.Join(dir, "ground-truth.json"), u.File)
-			}
-			delete(truth, u.File)
-			if author == UnknownAuthor {
-				p.Skipped.add("open-set unknown text (true author <UNK>)")
-				continue
-			}
-			u.Author = author
+		if err := p.addUnknown(u, truth); err != nil {
+			return PANProblem{}, err
 		}
-		p.Unknown = append(p.Unknown, u)
 	}
-	if err := unmatched(filepath.Join(dir, "ground-truth.json"), truth); err != nil {
+	if err := unmatched(truth.path, truth.authors); err != nil {
 		return PANProblem{}, err
 	}
 	if err := unmatched(filepath.Join(dir, "fandom-info.json"), fandoms); err != nil {
@@ -168,12 +145,10 @@ func readCDAAProblem(dir string) (PANProblem, error) {
 
 func readMetaFileProblem(dir string) (PANProblem, error) {
 	var meta struct {
-		Folder     string `json:"folder"`
-		Language   string `json:"language"`
-		Candidates []struct {
-			Name string `json:"author-name"`
-		} `json:"candidate-authors"`
-		Unknown []struct {
+		Folder     string              `json:"folder"`
+		Language   string              `json:"language"`
+		Candidates []panCandidateEntry `json:"candidate-authors"`
+		Unknown    []struct {
 			File string `json:"unknown-text"`
 		} `json:"unknown-texts"`
 	}
@@ -186,20 +161,12 @@ func readMetaFileProblem(dir string) (PANProblem, error) {
 	}
 	p := PANProblem{Name: filepath.Base(dir), Layout: LayoutMetaFile, Dir: dir, Language: meta.Language,
 		UnknownFolder: meta.Folder, Skipped: Skipped{}}
-	for _, c := range meta.Candidates {
-		if err := checkFolderName(metaPath, "author-name", c.Name); err != nil {
-			return PANProblem{}, err
-		}
-		known, err := readTextFolder(filepath.Join(dir, c.Name), p.Skipped)
-		if err != nil {
-			return PANProblem{}, err
-		}
-		for i := range known {
-			known[i].Author = c.Name
-		}
-		p.Candidates = append(p.Candidates, PANCandidate{Name: c.Name, Known: known})
+	candidates, err := readCandidates(dir, metaPath, meta.Candidates, nil, p.Skipped)
+	if err != nil {
+		return PANProblem{}, err
 	}
-	truth, hasTruth, err := readTruth(filepath.Join(dir, "ground-truth.json"), "ground-truth")
+	p.Candidates = candidates
+	truth, err := readTruth(dir, "ground-truth")
 	if err != nil {
 		return PANProblem{}, err
 	}
@@ -211,25 +178,59 @@ func readMetaFileProblem(dir string) (PANProblem, error) {
 		if err != nil {
 			return PANProblem{}, err
 		}
-		item := PANText{File: u.File, Text: text}
-		if hasTruth {
-			author, ok := truth[u.File]
-			if !ok {
-				return PANProblem{}, fmt.Errorf("corpus: %s: no ground truth for unknown text %q", filepath.Join(dir, "ground-truth.json"), u.File)
-			}
-			delete(truth, u.File)
-			if author == UnknownAuthor {
-				p.Skipped.add("open-set unknown text (true author <UNK>)")
-				continue
-			}
-			item.Author = author
+		if err := p.addUnknown(PANText{File: u.File, Text: text}, truth); err != nil {
+			return PANProblem{}, err
 		}
-		p.Unknown = append(p.Unknown, item)
 	}
-	if err := unmatched(filepath.Join(dir, "ground-truth.json"), truth); err != nil {
+	if err := unmatched(truth.path, truth.authors); err != nil {
 		return PANProblem{}, err
 	}
 	return p, nil
+}
+
+// panCandidateEntry is a candidate of problem-info.json or meta-file.json.
+type panCandidateEntry struct {
+	Name string `json:"author-name"`
+}
+
+// readCandidates reads each candidate's folder of known texts under dir, in the order of
+// entries (from the metadata file metaPath). fandoms gives the known texts' topics (nil: none).
+func readCandidates(dir, metaPath string, entries []panCandidateEntry, fandoms fandomIndex, skipped Skipped) ([]PANCandidate, error) {
+	var candidates []PANCandidate
+	for _, c := range entries {
+		if err := checkFolderName(metaPath, "author-name", c.Name); err != nil {
+			return nil, err
+		}
+		known, err := readTextFolder(filepath.Join(dir, c.Name), skipped)
+		if err != nil {
+			return nil, err
+		}
+		for i := range known {
+			known[i].Author = c.Name
+			known[i].Topic = fandoms.take("known", c.Name, known[i].File)
+		}
+		candidates = append(candidates, PANCandidate{Name: c.Name, Known: known})
+	}
+	return candidates, nil
+}
+
+// addUnknown adds unknown text u to the problem with its true author from truth, if the problem
+// has ground truth; an open-set text ("<UNK>" author) is counted as skipped instead.
+func (p *PANProblem) addUnknown(u PANText, truth groundTruth) error {
+	if truth.authors != nil {
+		author, ok := truth.authors[u.File]
+		if !ok {
+			return fmt.Errorf("corpus: %s: no ground truth for unknown text %q", truth.path, u.File)
+		}
+		delete(truth.authors, u.File)
+		if author == UnknownAuthor {
+			p.Skipped.add("open-set unknown text (true author <UNK>)")
+			return nil
+		}
+		u.Author = author
+	}
+	p.Unknown = append(p.Unknown, u)
+	return nil
 }
 
 // fandomIndex maps "known/<candidate>/<file>" and "unknown//<file>" to a fandom; entries are
@@ -277,31 +278,39 @@ func readFandoms(path string) (fandomIndex, error) {
 	return index, nil
 }
 
-// readTruth reads ground-truth.json: {key: [{"unknown-text", "true-author"}, …]} as a map from
-// file name to author. A missing file is not an error (hasTruth = false).
-func readTruth(path, key string) (truth map[string]string, hasTruth bool, err error) {
-	if !exists(path) {
-		return nil, false, nil
+// groundTruth is the true author of each unknown text of a problem, from its ground-truth.json;
+// entries are removed as texts claim them, so that leftovers can be reported.
+type groundTruth struct {
+	path    string
+	authors map[string]string // file name → author; nil if the problem has no ground truth
+}
+
+// readTruth reads dir/ground-truth.json: {key: [{"unknown-text", "true-author"}, …]}. A missing
+// file is not an error (authors = nil).
+func readTruth(dir, key string) (groundTruth, error) {
+	truth := groundTruth{path: filepath.Join(dir, "ground-truth.json")}
+	if !exists(truth.path) {
+		return truth, nil
 	}
 	var doc map[string][]struct {
 		File   string `json:"unknown-text"`
 		Author string `json:"true-author"`
 	}
-	if err := readJSON(path, &doc); err != nil {
-		return nil, false, err
+	if err := readJSON(truth.path, &doc); err != nil {
+		return truth, err
 	}
 	entries, ok := doc[key]
 	if !ok {
-		return nil, false, fmt.Errorf("corpus: %s: no %q list", path, key)
+		return truth, fmt.Errorf("corpus: %s: no %q list", truth.path, key)
 	}
-	truth = make(map[string]string, len(entries))
+	truth.authors = make(map[string]string, len(entries))
 	for i, e := range entries {
 		if e.File == "" || e.Author == "" {
-			return nil, false, fmt.Errorf(`corpus: %s: entry %d: want "unknown-text" and "true-author"`, path, i)
+			return truth, fmt.Errorf(`corpus: %s: entry %d: want "unknown-text" and "true-author"`, truth.path, i)
 		}
-		truth[e.File] = e.Author
+		truth.authors[e.File] = e.Author
 	}
-	return truth, true, nil
+	return truth, nil
 }
 
 // unmatched reports metadata entries that named no text.

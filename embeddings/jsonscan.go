@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -27,8 +28,10 @@ type jsonScanner struct {
 // maxJSONDepth bounds the nesting of skipped values, as encoding/json does.
 const maxJSONDepth = 10000
 
-func newJSONScanner(r io.Reader, path string) *jsonScanner {
-	return &jsonScanner{r: r, path: path, buf: make([]byte, 0, 1<<18)}
+// newJSONScanner reads r (named path in errors) through a buffer of bufSize bytes, which grows
+// when a single token is longer.
+func newJSONScanner(r io.Reader, path string, bufSize int) *jsonScanner {
+	return &jsonScanner{r: r, path: path, buf: make([]byte, 0, max(bufSize, 1))}
 }
 
 // offset is the stream offset of the next unconsumed byte.
@@ -130,7 +133,8 @@ func (s *jsonScanner) endErr(expected string) error {
 	if s.err == io.EOF && s.offset() == 0 {
 		return &FormatError{Path: s.path, Msg: "empty file"}
 	}
-	return readErr(s.path, fmt.Sprintf("byte offset %d", s.offset()), expected, s.err)
+	end := s.base + int64(len(s.buf)) // everything the stream gave is buffered
+	return readErr(s.path, fmt.Sprintf("byte offset %d", end), expected, s.err)
 }
 
 // describe names the token at the scanner position for an error message, consuming it.
@@ -144,7 +148,10 @@ func (s *jsonScanner) describe() string {
 		return "a broken string"
 	case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 		word := s.bareWord()
-		if c == '-' || c == '.' || c >= '0' && c <= '9' {
+		switch {
+		case validNumber([]byte(word)):
+			return "the number " + word
+		case c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9':
 			return "the malformed number " + word
 		}
 		return word
@@ -447,4 +454,75 @@ func (s *jsonScanner) literal(expected string) error {
 // outlive the next change of b.
 func unsafeString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// parseFloat32 converts a valid JSON number to the float32 that strconv.ParseFloat(text, 32)
+// returns, with the same error for values beyond the float32 range. Most numbers take the exact
+// shortcut of exactFloat32, which is several times faster.
+func parseFloat32(text []byte) (float32, error) {
+	if v, ok := exactFloat32(text); ok {
+		return v, nil
+	}
+	v, err := strconv.ParseFloat(unsafeString(text), 32)
+	return float32(v), err
+}
+
+// float32Pow10 holds the powers of ten that float32 represents exactly (5¹⁰ < 2²⁴).
+var float32Pow10 = [...]float32{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+
+// exactFloat32 converts a valid JSON number m·10^e whose decimal mantissa m is below 2²⁴ and
+// whose exponent satisfies |e| ≤ 10. Then m and 10^|e| are exact float32 values and one IEEE
+// multiplication or division rounds their product or quotient correctly, so the result equals
+// strconv's correctly rounded one (this is Clinger's fast path, which strconv also takes). It
+// reports false for every other number.
+func exactFloat32(b []byte) (float32, bool) {
+	i, neg := 0, false
+	if b[0] == '-' {
+		neg, i = true, 1
+	}
+	var m uint32
+	exp := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if m = m*10 + uint32(b[i]-'0'); m >= 1<<24 {
+			return 0, false
+		}
+	}
+	if i < len(b) && b[i] == '.' {
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			if m = m*10 + uint32(b[i]-'0'); m >= 1<<24 {
+				return 0, false
+			}
+			exp--
+		}
+	}
+	if i < len(b) { // the exponent [eE][+-]?digits
+		i++
+		expNeg := b[i] == '-'
+		if b[i] == '-' || b[i] == '+' {
+			i++
+		}
+		e := 0
+		for ; i < len(b); i++ {
+			if e = e*10 + int(b[i]-'0'); e > 100 {
+				return 0, false
+			}
+		}
+		if expNeg {
+			e = -e
+		}
+		exp += e
+	}
+	v := float32(m)
+	switch {
+	case exp < -10 || exp > 10:
+		return 0, false
+	case exp < 0:
+		v /= float32Pow10[-exp]
+	default:
+		v *= float32Pow10[exp]
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }

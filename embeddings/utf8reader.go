@@ -6,9 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// utf8Reader passes bytes through and fails at the first invalid UTF-8 sequence. encoding/json
-// silently replaces invalid bytes in strings with U+FFFD, which would rename words; checking the
-// stream before the decoder sees it turns that into an error with the byte offset.
+// utf8Reader passes bytes through and fails at the first invalid UTF-8 sequence: the read that
+// meets it returns the valid bytes before it together with a *utf8Error. A JSON parser that
+// accepted invalid bytes in strings would rename words (encoding/json silently replaces them
+// with U+FFFD); checking the stream before the parser sees it turns that into an error with the
+// byte offset, and the parser itself need not check UTF-8.
 type utf8Reader struct {
 	r       io.Reader
 	offset  int64  // bytes passed through before the current chunk
@@ -42,16 +44,17 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 		for k := i; k < end; {
 			r, size := utf8.DecodeRune(data[k:end])
 			if r == utf8.RuneError && size == 1 {
-				return 0, u.invalid(int64(k))
+				return k, u.invalid(int64(k))
 			}
 			k += size
 		}
 	}
 	u.pending = append(u.pending, data[end:]...)
-	u.offset += int64(n)
-	if err == io.EOF && len(u.pending) > 0 {
-		return 0, u.invalid(int64(n - len(u.pending)))
+	if err == io.EOF && len(u.pending) > 0 { // the stream ends inside a rune
+		valid := n - len(u.pending)
+		return max(valid, 0), u.invalid(int64(valid))
 	}
+	u.offset += int64(n)
 	return n, err
 }
 

@@ -21,12 +21,16 @@ import (
 // It is read by a streaming scanner, so memory holds the vectors and the word list, never the
 // whole document.
 func readWink(r *bufio.Reader, path string, topK int) (*Store, error) {
-	s := newJSONScanner(&utf8Reader{r: r}, path)
+	return readWinkFrom(newJSONScanner(&utf8Reader{r: r}, path, 1<<18), topK)
+}
+
+// readWinkFrom reads a wink file from s (see readWink).
+func readWinkFrom(s *jsonScanner, topK int) (*Store, error) {
 	var f winkFile
 	if err := f.read(s); err != nil {
 		return nil, err
 	}
-	return f.store(path, topK)
+	return f.store(s.path, topK)
 }
 
 // winkFile is the content of a wink file as read, before ordering and validation.
@@ -206,12 +210,12 @@ func (f *winkFile) readVector(s *jsonScanner, word string) (int, error) {
 			return n, s.unexpected(fmt.Sprintf("a number (value %d of word %q)", n, word))
 		}
 		if n < stored {
-			v, err := strconv.ParseFloat(unsafeString(text), 32)
+			v, err := parseFloat32(text)
 			if err != nil && f.dim > 0 { // out of float32 range; with the dimension unknown, the builder rejects the ±Inf
 				return n, s.errorAt(s.offset()-int64(len(text)),
 					fmt.Sprintf("word %q value %d is %s, want a finite float32", word, n, text))
 			}
-			f.values = append(f.values, float32(v))
+			f.values = append(f.values, v)
 		}
 		n++
 	}

@@ -102,3 +102,48 @@ func TestAttributeAnswersInThePANFormat(t *testing.T) {
 		}
 	}
 }
+
+// The older layout of the PAN reproducibility code gets answers.json with scores.
+func TestAttributeAnswersInTheOlderLayout(t *testing.T) {
+	root := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var cands, unknown, truth []map[string]string
+	for a := 0; a < 3; a++ {
+		name := fmt.Sprintf("candidate%05d", a+1)
+		cands = append(cands, map[string]string{"author-name": name})
+		writeText(t, filepath.Join(root, name, "known00001.txt"), authorText(rng, a, 600))
+		file := fmt.Sprintf("unknown%05d.txt", a+1)
+		writeText(t, filepath.Join(root, "unknown", file), authorText(rng, a, 300))
+		unknown = append(unknown, map[string]string{"unknown-text": file})
+		truth = append(truth, map[string]string{"unknown-text": file, "true-author": name})
+	}
+	writeJSON(t, filepath.Join(root, "meta-file.json"), map[string]any{"folder": "unknown", "language": "EN",
+		"encoding": "UTF8", "candidate-authors": cands, "unknown-texts": unknown})
+	writeJSON(t, filepath.Join(root, "ground-truth.json"), map[string]any{"ground-truth": truth})
+	out := t.TempDir()
+	res, err := Attribute(AttributeOptions{Input: root, Output: out, Seed: 1,
+		NewAttacker: func() (learn.Classifier, error) { return BuildClassifier("koppel11", nil, &Env{Workers: 1}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Labelled != 3 || res[0].Correct != 3 {
+		t.Fatalf("%+v", res)
+	}
+	var answers struct {
+		Answers []struct {
+			UnknownText string  `json:"unknown_text"`
+			Author      string  `json:"author"`
+			Score       float64 `json:"score"`
+		} `json:"answers"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "answers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &answers); err != nil {
+		t.Fatal(err)
+	}
+	if len(answers.Answers) != 3 || answers.Answers[0].Score <= 0 || answers.Answers[0].Score > 1 {
+		t.Fatalf("answers %+v; koppel11's score is its share of wins in (0, 1]", answers)
+	}
+}

@@ -15,9 +15,11 @@ var relativeMetrics = []string{"accuracy", "macro_f1", "macro_precision", "macro
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
 // cell rows they derive from, in the same order, so they are as deterministic as those.
 func derivedRows(cfg *Config, rows []report.Row) []report.Row {
-	hasNone := false
+	noneLabel := "" // the label of the identity mechanism, if the config has it
 	for _, m := range cfg.Mechanisms {
-		hasNone = hasNone || m.Name == "none"
+		if m.Name == "none" {
+			noneLabel = m.ID()
+		}
 	}
 	type key struct {
 		set            string
@@ -25,9 +27,9 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 		scorer, metric string
 	}
 	base := map[key]float64{}
-	if hasNone {
+	if noneLabel != "" {
 		for _, r := range rows {
-			if r.Mechanism == "none" {
+			if r.Mechanism == noneLabel {
 				base[key{r.Set, r.Repeat, r.Scorer, r.Metric}] = r.Value
 			}
 		}

@@ -43,6 +43,9 @@ type Manifest struct {
 	Cells      int               `json:"cells"`
 	CellsDone  int               `json:"cells_done"`
 	Rows       int               `json:"rows,omitempty"`
+	// PhaseSeconds is the wall time spent in each phase (mechanisms, fit, predict, utility,
+	// building mechanisms) summed over workers, in this invocation (not in resumed cells).
+	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
 }
 
 // Input is a file or folder a run read, with its content hash.

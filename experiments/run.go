@@ -176,6 +176,8 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Man
 		return err
 	}
 	prog.finish()
+	man.PhaseSeconds = r.spent.seconds()
+	logf("time spent (summed over workers): %s", &r.spent)
 	rows, err := r.collect(cells)
 	if err != nil {
 		return err
@@ -209,6 +211,9 @@ type runner struct {
 	models map[string]*lazy[*fitted]
 	metric map[string]*lazy[PairMetric]
 	envs   map[string]*Env
+	// spent accumulates the wall time of each phase over all workers, to say where a run's
+	// time goes.
+	spent phaseTimes
 }
 
 type lazy[T any] struct {
@@ -316,6 +321,7 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 		if err := r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc).decodeInto(o); err != nil {
 			return nil, err
 		}
+		defer r.spent.add("build mechanisms", time.Now())
 		m, err := entry.Build(r.env(set), c.eps, o)
 		if err != nil {
 			return nil, fmt.Errorf("mechanism %s at ε = %v: %w", mc.ID(), c.eps, err)
@@ -338,6 +344,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
+		defer r.spent.add("fit", time.Now())
 		if err := clf.Fit(rngs.New(r.cfg.Seed, "fit/"+key), docs, labels); err != nil {
 			return nil, fmt.Errorf("scorer %s on set %s: %w", sc.ID(), set.Name, err)
 		}
@@ -365,6 +372,7 @@ func (r *runner) writeRows(path string, rows []report.Row) error {
 
 // privatise applies the mechanism of c to docs, each document with its own stream.
 func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
+	defer r.spent.add("mechanisms", time.Now())
 	out := make([][]string, len(docs))
 	base := r.cellPath(c)
 	for i, d := range docs {
@@ -402,10 +410,11 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			if err != nil {
 				return err
 			}
-			sum := 0.0
+			start, sum := time.Now(), 0.0
 			for i := range private {
 				sum += pm.Measure(set.Eval[i], private[i])
 			}
+			r.spent.add("utility", start)
 			rows = append(rows, row(sc.ID(), "mean", sum/float64(len(private))))
 			continue
 		}
@@ -428,7 +437,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		if err != nil {
 			return err
 		}
+		start := time.Now()
 		pred := f.predict(r.cfg.Seed, "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		r.spent.add("predict", start)
 		truth := set.EvalAuthors
 		if entry.Task == TaskTopic {
 			truth = set.EvalTopics

@@ -59,13 +59,7 @@ func TestMultinomialNBTopics(t *testing.T) {
 	if err := m.Fit(train, ytrain, 4); err != nil {
 		t.Fatal(err)
 	}
-	correct := 0
-	for i, x := range test {
-		if m.Predict(x) == ytest[i] {
-			correct++
-		}
-	}
-	if acc := float64(correct) / float64(len(test)); acc < 0.95 {
+	if acc := accuracy(m.Predict, test, ytest); acc < 0.95 {
 		t.Errorf("held-out accuracy %.3f, want ≥ 0.95", acc)
 	}
 }

@@ -86,14 +86,8 @@ func TestLinearSVMTopicsAndDeterminism(t *testing.T) {
 		return m
 	}
 	m := fit()
-	correct := 0
-	for i, x := range test {
-		if m.Predict(x) == ytest[i] {
-			correct++
-		}
-	}
 	// Each vector has ~16 of 40 features from its topic's block of 500: easy to separate.
-	if acc := float64(correct) / float64(len(test)); acc < 0.95 {
+	if acc := accuracy(m.Predict, test, ytest); acc < 0.95 {
 		t.Errorf("held-out accuracy %.3f, want ≥ 0.95", acc)
 	}
 	m2 := fit()
@@ -147,6 +141,17 @@ func topicSparse(rng *rand.Rand, n, dim, topics, nnz int) ([]Sparse, []int) {
 		X[i] = v.Scaled(1 / v.Norm())
 	}
 	return X, y
+}
+
+// accuracy is the share of the vectors xs whose predicted class is their label.
+func accuracy(predict func(Sparse) int, xs []Sparse, labels []int) float64 {
+	correct := 0
+	for i, x := range xs {
+		if predict(x) == labels[i] {
+			correct++
+		}
+	}
+	return float64(correct) / float64(len(xs))
 }
 
 func BenchmarkLinearSVM(b *testing.B) {

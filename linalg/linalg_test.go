@@ -71,36 +71,27 @@ func goKernel4x4(dst, a []float32, m int, bt []float32, n, k int) {
 
 const benchM, benchN, benchK = 64, 4096, 100
 
-func reportGFLOPs(b *testing.B) {
+// benchmarkProduct times product(dst, a, b) for a benchM×benchK matrix A and a B of
+// benchN·benchK values (n×k or k×n as the kernel wants; the values are random either way) and
+// reports GFLOP/s.
+func benchmarkProduct(b *testing.B, product func(dst, a, bm []float32)) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, bm := randomMatrix(rng, benchM, benchK), randomMatrix(rng, benchN, benchK)
+	dst := make([]float32, benchM*benchN)
+	for b.Loop() {
+		product(dst, a, bm)
+	}
 	b.ReportMetric(2*benchM*benchN*benchK*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func BenchmarkMulABt(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	a, bb := randomMatrix(rng, benchM, benchK), randomMatrix(rng, benchN, benchK)
-	dst := make([]float32, benchM*benchN)
-	for b.Loop() {
-		MulABt(dst, a, benchM, bb, benchN, benchK)
-	}
-	reportGFLOPs(b)
+	benchmarkProduct(b, func(dst, a, bm []float32) { MulABt(dst, a, benchM, bm, benchN, benchK) })
 }
 
 func BenchmarkVekMatMulTransposed(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	a, bt := randomMatrix(rng, benchM, benchK), randomMatrix(rng, benchK, benchN)
-	dst := make([]float32, benchM*benchN)
-	for b.Loop() {
-		vek32.MatMul_Into(dst, a, bt, benchK)
-	}
-	reportGFLOPs(b)
+	benchmarkProduct(b, func(dst, a, bt []float32) { vek32.MatMul_Into(dst, a, bt, benchK) })
 }
 
 func BenchmarkPureGoKernel4x4(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	a, bt := randomMatrix(rng, benchM, benchK), randomMatrix(rng, benchK, benchN)
-	dst := make([]float32, benchM*benchN)
-	for b.Loop() {
-		goKernel4x4(dst, a, benchM, bt, benchN, benchK)
-	}
-	reportGFLOPs(b)
+	benchmarkProduct(b, func(dst, a, bt []float32) { goKernel4x4(dst, a, benchM, bt, benchN, benchK) })
 }

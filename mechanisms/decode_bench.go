@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"dptext/embeddings"
@@ -23,16 +24,7 @@ func BenchmarkDecode(store *embeddings.Store, topK, queries, workers int, seed u
 		if topK <= 0 {
 			return 0, fmt.Errorf("bench decode: top_k = %d: a random vocabulary needs a size > 0", topK)
 		}
-		const dim = 100
-		words := make([]string, topK)
-		vecs := make([]float32, topK*dim)
-		for i := range words {
-			words[i] = fmt.Sprint("w", i)
-		}
-		for i := range vecs {
-			vecs[i] = float32(rng.NormFloat64())
-		}
-		if store, err = embeddings.New(words, dim, vecs); err != nil {
+		if store, err = normalStore(rng, numberedWords("w%d", topK), 100, 1); err != nil {
 			return 0, err
 		}
 	}
@@ -66,4 +58,23 @@ func BenchmarkDecode(store *embeddings.Store, topK, queries, workers int, seed u
 		elapsed += time.Since(start)
 	}
 	return float64(queries) / elapsed.Seconds(), nil
+}
+
+// normalStore returns a store of words whose vectors of dimension dim are standard normal
+// draws from rng (row by row) times scale.
+func normalStore(rng *rand.Rand, words []string, dim int, scale float64) (*embeddings.Store, error) {
+	vecs := make([]float32, len(words)*dim)
+	for i := range vecs {
+		vecs[i] = float32(rng.NormFloat64() * scale)
+	}
+	return embeddings.New(words, dim, vecs)
+}
+
+// numberedWords returns the n words fmt.Sprintf(format, i), i = 0…n−1.
+func numberedWords(format string, n int) []string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = fmt.Sprintf(format, i)
+	}
+	return words
 }

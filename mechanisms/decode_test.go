@@ -9,18 +9,17 @@ import (
 	"dptext/embeddings"
 )
 
-// randomStore returns a store of n words with standard normal vectors of dimension dim, scaled.
+// randomStore returns a store of n words w0, w1, … with standard normal vectors of dimension
+// dim, scaled.
 func randomStore(tb testing.TB, rng *rand.Rand, n, dim int, scale float64) *embeddings.Store {
 	tb.Helper()
-	words := make([]string, n)
-	vecs := make([]float32, n*dim)
-	for i := range words {
-		words[i] = fmt.Sprintf("w%d", i)
-	}
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64() * scale)
-	}
-	s, err := embeddings.New(words, dim, vecs)
+	return mustNormalStore(tb, rng, numberedWords("w%d", n), dim, scale)
+}
+
+// mustNormalStore is normalStore, failing tb on an error.
+func mustNormalStore(tb testing.TB, rng *rand.Rand, words []string, dim int, scale float64) *embeddings.Store {
+	tb.Helper()
+	s, err := normalStore(rng, words, dim, scale)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,12 +1,9 @@
 package mechanisms
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -17,19 +14,6 @@ import (
 	"dptext/embeddings"
 	"dptext/rngs"
 )
-
-// The golden files of this package are rewritten by `go test ./mechanisms/ -update`. Several
-// test files register the flag, whichever initialises first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-func emdUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // ksStatistic returns the Kolmogorov–Smirnov distance between the sample and a CDF.
 func ksStatistic(sample []float64, cdf func(float64) float64) float64 {
@@ -285,17 +269,7 @@ func TestEMDGolden(t *testing.T) {
 		}
 	}
 	got := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join("testdata", "emd_golden.txt")
-	if emdUpdateGolden() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
+	if want := golden(t, "emd_golden.txt", []byte(got)); got != string(want) {
 		t.Errorf("outputs changed:\n%s\nwant:\n%s", got, want)
 	}
 }

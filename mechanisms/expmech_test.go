@@ -1,12 +1,9 @@
 package mechanisms
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,19 +13,6 @@ import (
 	"dptext/ngram"
 	"dptext/rngs"
 )
-
-// The golden files of this package are rewritten by `go test ./mechanisms/ -update`. Several
-// test files register the flag, whichever initialises first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-func expMechUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // expMechFanStore has words w0…w(n−1) on the unit circle at angles of 180°/(n−1) apart, so that
 // cos(w0, wj) = cos(j·180°/(n−1)) runs from 1 to −1, and the extra word "zero" with a zero vector.
@@ -106,6 +90,22 @@ func expMechCount(store *embeddings.Store, out []string, counts []int) {
 	}
 }
 
+// expMechCheckEpsilon passes if counts fit the exponential mechanism's probabilities for the
+// ratings at eps (χ² at false-failure rate 0.001, len(counts)−1 d.o.f.) and fit neither 2·eps
+// nor eps/2, so that a mechanism mis-scaling ε by a factor 2 (e.g. ε·ρ instead of ε·ρ/2) fails.
+func expMechCheckEpsilon(t *testing.T, counts []int, ratings []float64, eps float64) {
+	t.Helper()
+	crit := chi2Critical001[len(counts)-1]
+	if chi2 := expMechChiSquare(counts, expMechExact(ratings, eps)); chi2 > crit {
+		t.Fatalf("χ² = %.2f > %.2f: counts %v, want probabilities %v", chi2, crit, counts, expMechExact(ratings, eps))
+	}
+	for _, wrong := range []float64{2 * eps, eps / 2} {
+		if chi2 := expMechChiSquare(counts, expMechExact(ratings, wrong)); chi2 <= crit {
+			t.Fatalf("counts also fit ε = %g (χ² = %.2f): the test could not detect a mis-scaled ε", wrong, chi2)
+		}
+	}
+}
+
 // The embedding rating: frequencies of 60,000 draws for the token w0 against the exact
 // probabilities (7 categories, 6 d.o.f., false-failure rate 0.001). The same counts are also
 // checked against the probabilities at 2ε and ε/2: the test must reject those, so a mechanism
@@ -120,16 +120,7 @@ func TestExpMechEmbeddingMatchesExactProbabilities(t *testing.T) {
 	doc := slices.Repeat([]string{"w0"}, 60000)
 	counts := make([]int, store.Len())
 	expMechCount(store, m.Apply(rngs.New(1, "expmech/chi2/embedding"), doc), counts)
-	ratings := expMechEmbeddingRatings(store, 0)
-	crit := chi2Critical001[store.Len()-1]
-	if chi2 := expMechChiSquare(counts, expMechExact(ratings, eps)); chi2 > crit {
-		t.Fatalf("χ² = %.2f > %.2f: counts %v, want probabilities %v", chi2, crit, counts, expMechExact(ratings, eps))
-	}
-	for _, wrong := range []float64{2 * eps, eps / 2} {
-		if chi2 := expMechChiSquare(counts, expMechExact(ratings, wrong)); chi2 <= crit {
-			t.Fatalf("counts also fit ε = %g (χ² = %.2f): the test could not detect a mis-scaled ε", wrong, chi2)
-		}
-	}
+	expMechCheckEpsilon(t, counts, expMechEmbeddingRatings(store, 0), eps)
 }
 
 // A small language model over the fan store's words for the context rating.
@@ -173,15 +164,7 @@ func TestExpMechContextMatchesExactProbabilities(t *testing.T) {
 		id, _ := store.Lookup(out[1])
 		counts[id]++
 	}
-	crit := chi2Critical001[store.Len()-1]
-	if chi2 := expMechChiSquare(counts, expMechExact(ratings, eps)); chi2 > crit {
-		t.Fatalf("χ² = %.2f > %.2f: counts %v, want %v", chi2, crit, counts, expMechExact(ratings, eps))
-	}
-	for _, wrong := range []float64{2 * eps, eps / 2} {
-		if chi2 := expMechChiSquare(counts, expMechExact(ratings, wrong)); chi2 <= crit {
-			t.Fatalf("counts also fit ε = %g (χ² = %.2f)", wrong, chi2)
-		}
-	}
+	expMechCheckEpsilon(t, counts, ratings, eps)
 }
 
 // The two-stage variant against its exact distribution: k = 2 candidates drawn without
@@ -342,20 +325,7 @@ func TestNewExpMechRejectsBadOptions(t *testing.T) {
 
 // expMechGoldenStore is a random 200-word store (seeded), with a language model on random text.
 func expMechGoldenStore(t testing.TB, n, dim int) *embeddings.Store {
-	rng := rand.New(rand.NewPCG(3, 5))
-	words := make([]string, n)
-	vecs := make([]float32, n*dim)
-	for i := range words {
-		words[i] = fmt.Sprintf("v%03d", i)
-	}
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64())
-	}
-	s, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return mustNormalStore(t, rand.New(rand.NewPCG(3, 5)), numberedWords("v%03d", n), dim, 1)
 }
 
 func expMechZipfDocs(store *embeddings.Store, seed uint64, docs, length int) [][]string {
@@ -426,18 +396,8 @@ func TestExpMechGolden(t *testing.T) {
 	if outputs["embedding"] != outputs["embedding-nocache"] {
 		t.Fatalf("the row cache changed the output")
 	}
-	path := filepath.Join("testdata", "expmech_golden.txt")
-	if expMechUpdateGolden() {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Fatalf("output differs from %s (run with -update if the change is intended):\n%s", path, b.String())
+	if want := golden(t, "expmech_golden.txt", []byte(b.String())); b.String() != string(want) {
+		t.Fatalf("output differs from testdata/expmech_golden.txt (run with -update if the change is intended):\n%s", b.String())
 	}
 }
 

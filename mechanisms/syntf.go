@@ -113,7 +113,7 @@ type SynTF struct {
 	lemmas  *lemma.Lemmatizer
 	loss    SynTFLoss
 	ell     EllResult
-	cache   *synTFRowCache
+	cache   *rowCache
 }
 
 // NewSynTF returns SynTF over the vocabulary of store (restrict it with store.TopK first) at
@@ -140,7 +140,7 @@ func NewSynTF(store *embeddings.Store, epsilon float64, opts SynTFOptions) (*Syn
 	if err := opts.validateRating(); err != nil {
 		return nil, err
 	}
-	m := &SynTF{store: store, epsilon: epsilon, opts: opts, cache: newSynTFRowCache(opts.CacheRows)}
+	m := &SynTF{store: store, epsilon: epsilon, opts: opts, cache: newRowCache(opts.CacheRows)}
 	if opts.Lemmatize {
 		l, err := lemma.Load(opts.WordNetDir)
 		if err != nil {
@@ -267,19 +267,7 @@ func (m *SynTF) Apply(rng *rand.Rand, doc []string) []string {
 // cumulativeRows returns the exponential mechanism's cumulative row of every distinct source,
 // from the cache or computed in one batch.
 func (m *SynTF) cumulativeRows(sources []int) map[int][]float64 {
-	rows := map[int][]float64{}
-	var missing []int
-	for _, v := range sources {
-		if _, done := rows[v]; done {
-			continue
-		}
-		if cum, ok := m.cache.get(v); ok {
-			rows[v] = cum
-			continue
-		}
-		rows[v] = nil
-		missing = append(missing, v)
-	}
+	rows, missing := m.cache.lookup(sources)
 	if len(missing) == 0 {
 		return rows
 	}

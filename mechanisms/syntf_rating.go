@@ -1,8 +1,6 @@
 package mechanisms
 
 import (
-	"math"
-
 	"dptext/embeddings"
 	"dptext/linalg"
 )
@@ -49,22 +47,7 @@ type synTFRater struct {
 func newSynTFRater(store *embeddings.Store, s float64, clip string) *synTFRater {
 	n, dim := store.Len(), store.Dim()
 	r := &synTFRater{size: n, dim: dim, bigramS: float32(s), clipUnit: clip == SynTFClipUnit}
-	r.unit = make([]float32, n*dim)
-	for i := 0; i < n; i++ {
-		v := store.Vector(i)
-		norm := 0.0
-		for _, x := range v {
-			norm += float64(x) * float64(x)
-		}
-		if norm == 0 {
-			continue
-		}
-		inv := 1 / math.Sqrt(norm)
-		u := r.unit[i*dim : (i+1)*dim]
-		for j, x := range v {
-			u[j] = float32(float64(x) * inv)
-		}
-	}
+	r.unit = unitRows(store)
 	type feature struct {
 		bigram     string
 		occurrence int

@@ -2,7 +2,6 @@ package mechanisms
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,19 +14,6 @@ import (
 
 	"dptext/embeddings"
 )
-
-// The -update flag rewrites golden files. It is defined here only if another test file of the
-// package has not defined it already (package-level flag variables are initialised before init).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata/")
-	}
-}
-
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // randomSynTFStore returns n distinct random lowercase words of 1–8 letters (from a small alphabet,
 // so that bigrams are shared) with standard normal vectors of dim dimensions.
@@ -46,15 +32,7 @@ func randomSynTFStore(t testing.TB, seed uint64, n, dim int) *embeddings.Store {
 			words = append(words, w)
 		}
 	}
-	vecs := make([]float32, n*dim)
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64())
-	}
-	s, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return mustNormalStore(t, rng, words, dim, 1)
 }
 
 func synTFTestOptions() SynTFOptions {
@@ -333,20 +311,11 @@ func TestSynTFGolden(t *testing.T) {
 	}{Output: m.Apply(rand.New(rand.NewChaCha8([32]byte{42})), doc)}
 	got.TF = m.TF(got.Output)
 	got.Bounds = m.Guarantee(doc).Bounds
-	path := filepath.Join("testdata", "syntf_golden.json")
-	if updateGolden() {
-		data, _ := json.MarshalIndent(got, "", " ")
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	data, err := os.ReadFile(path)
+	gotJSON, err := json.MarshalIndent(got, "", " ")
 	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
+		t.Fatal(err)
 	}
+	data := golden(t, "syntf_golden.json", append(gotJSON, '\n'))
 	want := got
 	want.Output, want.TF, want.Bounds = nil, nil, nil
 	if err := json.Unmarshal(data, &want); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
 	"dptext/experiments"
@@ -178,6 +179,11 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}}
+	if learnsFromText(*mech, params) {
+		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
+			return err
+		}
+	}
 	m, err := experiments.BuildMechanism(*mech, *eps, params, env)
 	if err != nil {
 		return err
@@ -205,8 +211,13 @@ func describeGuarantee(g mechanisms.Guarantee) string {
 		return fmt.Sprintf("ε·N = %.4g per unit of %s (multiplier e^{%.4g·d} between two documents at %s distance d)", g.Epsilon, g.Metric, g.Epsilon, g.Metric)
 	case mechanisms.KindPure:
 		s := fmt.Sprintf("%.4g-differential privacy between any two documents of this length", g.Epsilon)
-		for k, v := range g.Bounds {
-			s += fmt.Sprintf("; %s = %.4g", k, v)
+		keys := make([]string, 0, len(g.Bounds))
+		for k := range g.Bounds {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s += fmt.Sprintf("; %s = %.4g", k, g.Bounds[k])
 		}
 		return s
 	}
@@ -366,4 +377,33 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
 	return mechanisms.PrintSynTFPrivacy(stdout, store, eps, *n, opts, 0)
+}
+
+// learnsFromText reports whether a mechanism with these parameters trains on a corpus: expmech's
+// context rating (a language model) and SynTF's tf-idf weighting (document frequencies).
+func learnsFromText(mech string, params paramFlag) bool {
+	return (mech == "expmech" && params["rating"] == "context") || (mech == "syntf" && params["weighting"] == "tfidf")
+}
+
+// defaultTrainingCorpus is the normalised text of the default corpus (the State of the Union
+// addresses), which components that learn from text (expmech's context language model, SynTF's
+// idf) use when a single document is privatised outside an experiment.
+func defaultTrainingCorpus(ctx context.Context, log io.Writer) ([][]string, error) {
+	dir, err := datasets.DefaultCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := datasets.Ensure(ctx, dir, "sotu", log)
+	if err != nil {
+		return nil, err
+	}
+	docs, _, err := corpus.ReadSOTU(paths.Corpus, corpus.DefaultSOTUOptions())
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(docs))
+	for i, d := range docs {
+		out[i] = text.NormalizeText(d.Text)
+	}
+	return out, nil
 }
