@@ -391,8 +391,8 @@ func TestUTF8ReaderAcrossReadBoundaries(t *testing.T) {
 			if !errors.As(err, &ue) || ue.offset != int64(offset) {
 				t.Errorf("%q %s: error %v, want invalid UTF-8 at byte offset %d", text, name, err, offset)
 			}
-			if name != "one-byte" && string(got) != text[:offset] { // one-byte reads hand out a rune's start before it is complete
-				t.Errorf("%q %s: passed %q before the error, want the valid prefix %q", text, name, got, text[:offset])
+			if !strings.HasPrefix(text, string(got)) || len(got) < offset { // the start of a rune may pass before it is known to be cut
+				t.Errorf("%q %s: passed %q before the error, want at least the valid prefix %q", text, name, got, text[:offset])
 			}
 		}
 	}

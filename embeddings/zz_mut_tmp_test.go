@@ -32,7 +32,7 @@ func TestZZMutations(t *testing.T) {
 			t.Fatalf("%d: chunked disagrees: %v vs %v", i, err, err2)
 		}
 		if err != nil && strings.ReplaceAll(err.Error(), "m.json", "chunked.json") != err2.Error() {
-			t.Fatalf("%d: %v vs %v", i, err, err2)
+			t.Fatalf("%d: %v vs %v\n%q", i, err, err2, data[75:95])
 		}
 		jsonOK := json.Valid(data)
 		if err == nil {

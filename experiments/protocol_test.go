@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,6 +99,11 @@ name = "none"
 [[mechanisms]]
 name = "expmech"
 epsilons = [2]
+[[mechanisms]]
+name = "syntf"
+epsilons = [5]
+[mechanisms.params]
+n = 20
 [[scorers]]
 name = "nb"
 [[scorers]]
@@ -121,6 +127,27 @@ attack = "char-ngram-svm"
 		if !strings.Contains(res, want) {
 			t.Errorf("results.csv lacks %q", want)
 		}
+	}
+	// SynTF releases term-frequency vectors: one sparse line per private document.
+	tf := readFile(t, filepath.Join(dir, "tf", "set-top8__mech-syntf__eps-5__rep-0.tsv"))
+	lines := strings.Split(strings.TrimSpace(tf), "\n")
+	if !strings.HasPrefix(lines[0], "eval\t0\t") || !strings.Contains(tf, "known\t0\t") {
+		t.Fatalf("tf file starts %q", lines[0])
+	}
+	total := 0
+	for _, f := range strings.Fields(strings.SplitN(lines[0], "\t", 3)[2]) {
+		var w string
+		var n int
+		if _, err := fmt.Sscanf(strings.Replace(f, ":", " ", 1), "%s %d", &w, &n); err != nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	if total != 20 {
+		t.Errorf("a synthetic tf vector of n = 20 words sums to %d", total)
+	}
+	if !strings.Contains(res, "top8,syntf,5,0,privacy,ell_n,") {
+		t.Error("no ℓn privacy rows")
 	}
 	// Every generated author writes on one topic, so "multi" finds nobody, and says so.
 	multi := strings.Replace(src, "min_topics_per_author = 1", "min_topics_per_author = 2", 1)

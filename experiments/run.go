@@ -452,7 +452,46 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := r.writeTermVectors(m, c, private, privateKnown); err != nil {
+		return err
+	}
 	return r.writeRows(filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))), rows)
+}
+
+// termVectorer is a mechanism whose output is a synthetic term-frequency vector (SynTF).
+type termVectorer interface {
+	TF(private []string) []mechanisms.TermCount
+}
+
+// writeTermVectors writes, for a mechanism that releases term-frequency vectors, the sparse
+// vector of every private document of the cell to tf/<cell>.tsv: one line per document,
+// `role<TAB>document<TAB>word:count word:count …` (role "eval" for the evaluation snippets or
+// test documents, "known" for privatised training texts).
+func (r *runner) writeTermVectors(m mechanisms.Mechanism, c cell, private, privateKnown [][]string) error {
+	tv, ok := m.(termVectorer)
+	if !ok {
+		return nil
+	}
+	var b strings.Builder
+	write := func(role string, i int, doc []string) {
+		fmt.Fprintf(&b, "%s\t%d", role, i)
+		for j, t := range tv.TF(doc) {
+			sep := " "
+			if j == 0 {
+				sep = "\t"
+			}
+			fmt.Fprintf(&b, "%s%s:%d", sep, t.Word, t.Count)
+		}
+		b.WriteString("\n")
+	}
+	for i, d := range private {
+		write("eval", i, d)
+	}
+	for i, d := range privateKnown {
+		write("known", i, d)
+	}
+	name := strings.TrimSuffix(cellFile(r.cellPath(c)), ".csv") + ".tsv"
+	return writeFileAtomic(filepath.Join(r.dir, "tf", name), []byte(b.String()))
 }
 
 // privacyRows reports the mean per-document guarantee, its named bounds, and the mechanism's

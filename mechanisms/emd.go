@@ -190,15 +190,17 @@ func (m *EMD) Guarantee(doc []string) Guarantee {
 // Diagnose reports, for one document:
 //   - "oov_tokens": original tokens outside the vocabulary, and under the name of the active
 //     policy ("oov_kept", "oov_dropped" or "oov_replaced") how many it treated;
-//   - "unchanged_share": the share of in-vocabulary tokens whose output is the word itself
-//     (absent when there are none).
+//   - "unchanged_share": the share of in-vocabulary tokens whose output is the word itself, and
+//     "mean_cosine": the mean cosine similarity of their input and output vectors (both absent
+//     when there are none).
 //
 // private must be Apply's output for original.
 func (m *EMD) Diagnose(original, private []string) map[string]float64 {
 	oov, inVocab, unchanged := 0, 0, 0
+	cosSum := 0.0
 	j := 0 // position in private aligned with the current original token
 	for _, w := range original {
-		_, known := m.store.Lookup(w)
+		row, known := m.store.Lookup(w)
 		if !known {
 			oov++
 			if m.opts.OOV != OOVDrop {
@@ -207,14 +209,20 @@ func (m *EMD) Diagnose(original, private []string) map[string]float64 {
 			continue
 		}
 		inVocab++
-		if j < len(private) && private[j] == w {
-			unchanged++
+		if j < len(private) {
+			if private[j] == w {
+				unchanged++
+			}
+			if out, ok := m.store.Lookup(private[j]); ok {
+				cosSum += cosine(m.store.Vector(row), m.store.Vector(out))
+			}
 		}
 		j++
 	}
 	d := map[string]float64{"oov_tokens": float64(oov)}
 	if inVocab > 0 {
 		d["unchanged_share"] = float64(unchanged) / float64(inVocab)
+		d["mean_cosine"] = cosSum / float64(inVocab)
 	}
 	switch m.opts.OOV {
 	case OOVKeep:

@@ -228,7 +228,7 @@ func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
 			t.Errorf("oov = %q: output %v, want %v", c.oov, got, c.want)
 		}
 		diag := m.Diagnose(doc, got)
-		c.diag["unchanged_share"] = 1
+		c.diag["unchanged_share"], c.diag["mean_cosine"] = 1, 1
 		if len(diag) != len(c.diag) {
 			t.Errorf("oov = %q: Diagnose = %v, want the keys of %v", c.oov, diag, c.diag)
 		}
