@@ -1,7 +1,6 @@
 package embeddings
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,8 +12,10 @@ import (
 
 // jsonScanner reads JSON values one token at a time from a stream, for the wink reader. It is a
 // hand-written replacement for encoding/json's token API, whose per-token allocations made the
-// 307 MB wink file take about 30 s to read. Errors are FormatErrors with the byte offset of the
-// offending byte and what was expected there.
+// 307 MB wink file take about 30 s to read. It checks UTF-8 itself (encoding/json would silently
+// turn invalid bytes in strings into U+FFFD, renaming words). Errors are FormatErrors with the
+// byte offset of the first offending byte and what was expected there; they do not depend on how
+// the stream is split into reads.
 type jsonScanner struct {
 	r    io.Reader
 	path string
@@ -123,13 +124,8 @@ func (s *jsonScanner) unexpected(expected string) error {
 	return s.errorAt(at, fmt.Sprintf("found %s, want %s", s.describe(), expected))
 }
 
-// endErr reports why the stream ended where more was expected: truncation, invalid UTF-8 (see
-// utf8Reader) or a read error.
+// endErr reports why the stream ended where more was expected: truncation or a read error.
 func (s *jsonScanner) endErr(expected string) error {
-	var ue *utf8Error
-	if errors.As(s.err, &ue) {
-		return s.errorAt(ue.offset, "invalid UTF-8: want UTF-8 JSON")
-	}
 	if s.err == io.EOF && s.offset() == 0 {
 		return &FormatError{Path: s.path, Msg: "empty file"}
 	}
@@ -155,10 +151,34 @@ func (s *jsonScanner) describe() string {
 			return "the malformed number " + word
 		}
 		return word
-	case c < utf8.RuneSelf:
+	case c >= utf8.RuneSelf:
+		if size, ok := s.validRune(0); ok {
+			return fmt.Sprintf("%q", s.buf[s.pos:s.pos+size])
+		}
+		return fmt.Sprintf("invalid UTF-8 (the byte 0x%02x)", c)
+	}
+	return byteName(c)
+}
+
+// byteName quotes an ASCII byte and gives the value of others.
+func byteName(c byte) string {
+	if c < utf8.RuneSelf {
 		return fmt.Sprintf("%q", rune(c))
 	}
 	return fmt.Sprintf("the byte 0x%02x", c)
+}
+
+// validRune reports whether a valid UTF-8 sequence starts at buf[pos+k], and its length.
+func (s *jsonScanner) validRune(k int) (int, bool) {
+	for !utf8.FullRune(s.buf[s.pos+k:]) && s.more() {
+	}
+	r, size := utf8.DecodeRune(s.buf[s.pos+k:])
+	return size, r != utf8.RuneError || size > 1
+}
+
+// invalidUTF8 reports the invalid UTF-8 sequence at offset at.
+func (s *jsonScanner) invalidUTF8(at int64, expected string) error {
+	return s.errorAt(at, fmt.Sprintf("invalid UTF-8: want UTF-8 text (in %s)", expected))
 }
 
 // bareWord consumes and returns a run of letters, digits and number punctuation (at most 40
@@ -206,6 +226,13 @@ func (s *jsonScanner) stringBytes(expected string) ([]byte, error) {
 			s.pos += k
 			return s.escapedRest(expected)
 		}
+		if c >= utf8.RuneSelf {
+			size, ok := s.validRune(k)
+			if !ok {
+				return nil, s.invalidUTF8(s.offset()+int64(k), expected)
+			}
+			k += size - 1
+		}
 	}
 }
 
@@ -214,10 +241,21 @@ func (s *jsonScanner) stringBytes(expected string) ([]byte, error) {
 func (s *jsonScanner) escapedRest(expected string) ([]byte, error) {
 	for {
 		at := s.offset()
-		c, ok := s.readByte()
-		switch {
-		case !ok:
+		if s.pos == len(s.buf) && !s.more() {
 			return nil, s.endErr("the closing quote of " + expected)
+		}
+		if s.buf[s.pos] >= utf8.RuneSelf {
+			size, ok := s.validRune(0)
+			if !ok {
+				return nil, s.invalidUTF8(at, expected)
+			}
+			s.text = append(s.text, s.buf[s.pos:s.pos+size]...)
+			s.pos += size
+			continue
+		}
+		c := s.buf[s.pos]
+		s.pos++
+		switch {
 		case c == '"':
 			return s.text, nil
 		case c < 0x20:
@@ -250,7 +288,7 @@ func (s *jsonScanner) escapedRest(expected string) ([]byte, error) {
 			}
 			s.text = utf8.AppendRune(s.text, r)
 		default:
-			return nil, s.errorAt(at, fmt.Sprintf("invalid escape %q: want one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX (in %s)", "\\"+string(rune(e)), expected))
+			return nil, s.errorAt(at, fmt.Sprintf("invalid escape: backslash then %s, want one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX (in %s)", byteName(e), expected))
 		}
 	}
 }
@@ -262,17 +300,19 @@ func (s *jsonScanner) unicodeEscape(at int64, expected string) (rune, error) {
 	if err != nil || !utf16.IsSurrogate(r) {
 		return r, err
 	}
-	lone := s.errorAt(at, fmt.Sprintf("lone UTF-16 surrogate \\u%04x: want a high surrogate followed by \\u and a low one (in %s)", r, expected))
+	lone := func() error {
+		return s.errorAt(at, fmt.Sprintf("lone UTF-16 surrogate \\u%04x: want a high surrogate followed by \\u and a low one (in %s)", r, expected))
+	}
 	if r >= 0xdc00 { // a low surrogate first
-		return 0, lone
+		return 0, lone()
 	}
 	for _, want := range []byte{'\\', 'u'} {
 		c, ok := s.readByte()
 		if !ok {
-			return 0, s.endErr("the low surrogate after \\u" + fmt.Sprintf("%04x", r) + " in " + expected)
+			return 0, s.endErr(fmt.Sprintf("the low surrogate after \\u%04x in %s", r, expected))
 		}
 		if c != want {
-			return 0, lone
+			return 0, lone()
 		}
 	}
 	low, err := s.hex4(at, expected)
@@ -281,7 +321,7 @@ func (s *jsonScanner) unicodeEscape(at int64, expected string) (rune, error) {
 	}
 	pair := utf16.DecodeRune(r, low)
 	if pair == utf8.RuneError {
-		return 0, lone
+		return 0, lone()
 	}
 	return pair, nil
 }
@@ -303,7 +343,7 @@ func (s *jsonScanner) hex4(at int64, expected string) (rune, error) {
 		case c >= 'A' && c <= 'F':
 			d = c - 'A' + 10
 		default:
-			return 0, s.errorAt(at, fmt.Sprintf("invalid \\u escape: %q is not a hex digit (in %s)", rune(c), expected))
+			return 0, s.errorAt(at, fmt.Sprintf("invalid \\u escape: %s is not a hex digit (in %s)", byteName(c), expected))
 		}
 		r = r<<4 | rune(d)
 	}

@@ -164,6 +164,7 @@ type ConfigError struct {
 	Msg  string
 }
 
+// Error formats the error as FILE:LINE: KEY: MESSAGE.
 func (e *ConfigError) Error() string {
 	loc := e.File
 	if e.Line > 0 {
