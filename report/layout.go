@@ -26,6 +26,9 @@ type Layout struct {
 	// PlotMetrics are the metrics plotted against ε, one plot per set and metric
 	// (default ["accuracy"]; empty for none).
 	PlotMetrics []string `toml:"plot_metrics"`
+	// PrivacyMetrics selects, in order, the privacy and mechanism-diagnostic metrics of the
+	// second table (e.g. ["epsilon_doc", "log_multiplier_mean", "unchanged_share"]); empty: all.
+	PrivacyMetrics []string `toml:"privacy_metrics"`
 	// Frontier names the axes of the privacy–utility frontier plot (none when Attack is empty).
 	Frontier Frontier `toml:"frontier"`
 }

@@ -73,7 +73,7 @@ func buildTables(s *Summary, l Layout) tables {
 			t.chance = append(t.chance, t.chanceEntry(set, col))
 		}
 	}
-	t.privacy = buildPrivacy(s, t.sets)
+	t.privacy = buildPrivacy(s, t.sets, l.PrivacyMetrics)
 	return t
 }
 
@@ -170,15 +170,30 @@ func firstTotal(s *Summary, set, scorer string) (float64, bool) {
 	return 0, false
 }
 
-func buildPrivacy(s *Summary, sets []string) privacyTable {
+// buildPrivacy collects the privacy and mechanism-diagnostic cells: the metrics named in only
+// (in that order), or all of them.
+func buildPrivacy(s *Summary, sets []string, only []string) privacyTable {
 	isPrivacy := func(c Cell) bool { return c.Scorer == PrivacyScorer || c.Scorer == MechanismScorer }
 	var p privacyTable
 	for _, set := range sets {
+		var cols []Key
 		for _, scorer := range []string{PrivacyScorer, MechanismScorer} {
 			for _, m := range s.Metrics(set, scorer) {
-				p.columns = append(p.columns, Key{Set: set, Scorer: scorer, Metric: m})
+				cols = append(cols, Key{Set: set, Scorer: scorer, Metric: m})
 			}
 		}
+		if len(only) > 0 {
+			var picked []Key
+			for _, m := range only {
+				for _, c := range cols {
+					if c.Metric == m {
+						picked = append(picked, c)
+					}
+				}
+			}
+			cols = picked
+		}
+		p.columns = append(p.columns, cols...)
 	}
 	p.rows = tableRows(s, isPrivacy)
 	for _, r := range p.rows {
@@ -211,6 +226,10 @@ func metricLabel(metric string) string {
 		"ell_n":               "ℓ·n",
 		"unchanged_share":     "unchanged",
 		"oov_tokens":          "OOV tokens",
+		"oov_kept":            "OOV kept",
+		"oov_dropped":         "OOV dropped",
+		"oov_replaced":        "OOV replaced",
+		"mean_cosine":         "mean cos",
 	}
 	if l, ok := labels[metric]; ok {
 		return l

@@ -111,3 +111,31 @@ func TestPlotsWritten(t *testing.T) {
 		}
 	}
 }
+
+// privacy_metrics picks and orders the columns of the privacy table.
+func TestPrivacyMetricsSelectColumns(t *testing.T) {
+	l := fixtureLayout()
+	all := buildTables(mustAggregate(t, fixtureRows(), l), l).privacy.columns
+	if len(all) < 2 {
+		t.Fatalf("fixture has %d privacy columns; the test needs two", len(all))
+	}
+	l.PrivacyMetrics = []string{all[1].Metric}
+	got := buildTables(mustAggregate(t, fixtureRows(), l), l).privacy.columns
+	for _, c := range got {
+		if c.Metric != all[1].Metric {
+			t.Fatalf("privacy_metrics = %v kept column %+v", l.PrivacyMetrics, c)
+		}
+	}
+	if len(got) == 0 || len(got) >= len(all) {
+		t.Fatalf("%d of %d columns kept", len(got), len(all))
+	}
+}
+
+func mustAggregate(t *testing.T, rows []Row, l Layout) *Summary {
+	t.Helper()
+	s, err := Aggregate(rows, l.scorerOrder(), l.Level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
