@@ -15,26 +15,54 @@ type PairMetric interface {
 	Measure(original, private []string) float64
 }
 
-// MeanCosine is the cosine similarity of the mean raw word vectors of the two documents
-// (scorer cosine). It is NaN when either document has no in-vocabulary word.
+// MeanCosine is the cosine similarity of the mean word vectors of the two documents (scorer
+// cosine). It is NaN when either document has no in-vocabulary word.
 type MeanCosine struct {
 	store *embeddings.Store
+	// center is subtracted from both means (the vocabulary's mean vector, or zeros).
+	center []float64
 }
+
+// CosineOptions configure MeanCosine.
+type CosineOptions struct {
+	// Centered subtracts the vocabulary's mean vector from both document means before the
+	// cosine. Raw GloVe vectors share a large common component, so the raw cosine of two
+	// unrelated documents is already about 0.9; centred, it is near 0 (default true).
+	Centered bool `toml:"centered"`
+}
+
+// DefaultCosineOptions: centred.
+func DefaultCosineOptions() CosineOptions { return CosineOptions{Centered: true} }
 
 // NewMeanCosine returns the mean-embedding cosine over store's vectors.
-func NewMeanCosine(store *embeddings.Store) (*MeanCosine, error) {
-	if store == nil {
+func NewMeanCosine(store *embeddings.Store, opts CosineOptions) (*MeanCosine, error) {
+	if store == nil || store.Len() == 0 {
 		return nil, fmt.Errorf("cosine: no word vectors")
 	}
-	return &MeanCosine{store: store}, nil
+	center := make([]float64, store.Dim())
+	if opts.Centered {
+		for i := 0; i < store.Len(); i++ {
+			for j, x := range store.Vector(i) {
+				center[j] += float64(x)
+			}
+		}
+		for j := range center {
+			center[j] /= float64(store.Len())
+		}
+	}
+	return &MeanCosine{store: store, center: center}, nil
 }
 
-// Measure returns cos(mean(original), mean(private)).
+// Measure returns cos(mean(original) − c, mean(private) − c), c the centre.
 func (m *MeanCosine) Measure(original, private []string) float64 {
 	a := make([]float64, m.store.Dim())
 	b := make([]float64, m.store.Dim())
 	if !meanVector(m.store, original, a) || !meanVector(m.store, private, b) {
 		return math.NaN()
+	}
+	for j, c := range m.center {
+		a[j] -= c
+		b[j] -= c
 	}
 	var dot, na, nb float64
 	for j := range a {

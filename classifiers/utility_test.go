@@ -19,7 +19,7 @@ func plane(t *testing.T) *embeddings.Store {
 
 func TestMeanCosine(t *testing.T) {
 	var m PairMetric
-	m, err := NewMeanCosine(plane(t))
+	m, err := NewMeanCosine(plane(t), CosineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +87,25 @@ func TestStyleL2(t *testing.T) {
 	if _, err := NewStyleL2(nil); err == nil {
 		t.Error("nil style function accepted")
 	}
-	if _, err := NewMeanCosine(nil); err == nil {
+	if _, err := NewMeanCosine(nil, DefaultCosineOptions()); err == nil {
 		t.Error("nil store accepted by cosine")
 	}
 	if _, err := NewWordMoversDistance(nil); err == nil {
 		t.Error("nil store accepted by wmd")
+	}
+}
+
+// Centring subtracts the vocabulary mean: two words on opposite sides of it become opposite.
+func TestMeanCosineCentered(t *testing.T) {
+	m, err := NewMeanCosine(plane(t), DefaultCosineOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := NewMeanCosine(plane(t), CosineOptions{})
+	if got := m.Measure([]string{"a"}, []string{"a"}); math.Abs(got-1) > 1e-12 {
+		t.Errorf("centred cosine of a document with itself = %v, want 1", got)
+	}
+	if m.Measure([]string{"a"}, []string{"b"}) >= raw.Measure([]string{"a"}, []string{"b"}) {
+		t.Errorf("centring did not lower the similarity of two different words")
 	}
 }

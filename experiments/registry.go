@@ -265,10 +265,12 @@ var Scorers = map[string]ScorerEntry{
 		},
 	},
 	"cosine": {
-		Version: "1", Task: TaskUtility,
-		Description: "cosine similarity of the mean word embeddings of original and private snippet",
-		Options:     func() any { return &noOptions{} },
-		Metric:      func(env *Env, _ any) (PairMetric, error) { return classifiers.NewMeanCosine(env.Embeddings) },
+		Version: "2", Task: TaskUtility,
+		Description: "cosine similarity of the (centred) mean word embeddings of original and private snippet",
+		Options:     func() any { o := classifiers.DefaultCosineOptions(); return &o },
+		Metric: func(env *Env, o any) (PairMetric, error) {
+			return classifiers.NewMeanCosine(env.Embeddings, *o.(*classifiers.CosineOptions))
+		},
 	},
 	"style_l2": {
 		Version: "1", Task: TaskUtility,

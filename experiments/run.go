@@ -410,12 +410,16 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			if err != nil {
 				return err
 			}
-			start, sum := time.Now(), 0.0
+			// Documents the measure cannot score (NaN: no in-vocabulary word) are left out of
+			// the mean and counted.
+			start, sum, n := time.Now(), 0.0, 0
 			for i := range private {
-				sum += pm.Measure(set.Eval[i], private[i])
+				if v := pm.Measure(set.Eval[i], private[i]); !math.IsNaN(v) {
+					sum, n = sum+v, n+1
+				}
 			}
 			r.spent.add("utility", start)
-			rows = append(rows, row(sc.ID(), "mean", sum/float64(len(private))))
+			rows = append(rows, row(sc.ID(), "mean", sum/float64(n)), row(sc.ID(), "unscored", float64(len(private)-n)))
 			continue
 		}
 		docs, labels := set.Known, set.KnownAuthors

@@ -31,7 +31,7 @@ func ExponentialProbabilities(ratings []float64, scale float64) []float64 {
 func ExponentialCumulative(ratings []float64, scale float64) []float64 {
 	maxU := math.Inf(-1)
 	for _, u := range ratings {
-		maxU = math.Max(maxU, u)
+		maxU = max(maxU, u)
 	}
 	cum := make([]float64, len(ratings))
 	total := 0.0
