@@ -1,7 +1,5 @@
 package mechanisms
 
-import "dptext/linalg"
-
 // blockSize is how many positions of a document get their rating rows in one matrix product.
 const blockSize = 64
 
@@ -35,14 +33,22 @@ func (m *ExpMech) rows(block []string) map[int][]float64 {
 		copy(query[q*dim:], m.unit[id*dim:(id+1)*dim])
 	}
 	cos := make([]float32, len(missing)*n)
-	linalg.MulABt(cos, query, len(missing), m.unit, n, dim)
+	mulABt(cos, query, len(missing), m.unit, n, dim)
+	var scratch []float64 // the rating row, when only its cumulative weights are kept
+	if m.rowsCumulative() {
+		scratch = make([]float64, n)
+	}
 	for q, id := range missing {
-		row := make([]float64, n)
-		for v, c := range cos[q*n : (q+1)*n] {
-			row[v] = min(max((float64(c)+1)/2, 0), 1) // clip float rounding of |cos| ≤ 1
+		rating := scratch
+		if rating == nil {
+			rating = make([]float64, n)
 		}
+		for v, c := range cos[q*n : (q+1)*n] {
+			rating[v] = min(max((float64(c)+1)/2, 0), 1) // clip float rounding of |cos| ≤ 1
+		}
+		row := rating
 		if m.rowsCumulative() {
-			row = ExponentialCumulative(row, m.epsilon/2)
+			row = ExponentialCumulative(rating, m.epsilon/2)
 		}
 		rows[id] = row
 		m.cache.put(id, row)

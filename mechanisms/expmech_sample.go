@@ -92,16 +92,8 @@ func (s *tokenSampler) ratings(doc []string, i int, row []float64, inVocab bool)
 // sampling over cumulative weights written into cum (len(cum) ≥ len(ratings)): one pass and one
 // uniform draw. It matches ExponentialProbabilities(ratings, scale).
 func sampleExponential(rng *rand.Rand, ratings []float64, scale float64, cum []float64) int {
-	peak := math.Inf(-1)
-	for _, r := range ratings {
-		peak = max(peak, r)
-	}
 	cum = cum[:len(ratings)]
-	total := 0.0
-	for i, r := range ratings {
-		total += math.Exp(scale * (r - peak))
-		cum[i] = total
-	}
+	total := exponentialWeights(cum, ratings, scale)
 	u := rng.Float64() * total
 	return min(sort.SearchFloat64s(cum, math.Nextafter(u, math.Inf(1))), len(cum)-1)
 }

@@ -29,21 +29,29 @@ func ExponentialProbabilities(ratings []float64, scale float64) []float64 {
 // over ratings at the given scale; the last entry is exactly 1. Cache it per rating row and draw
 // with SampleCumulative: one draw then costs a binary search.
 func ExponentialCumulative(ratings []float64, scale float64) []float64 {
-	maxU := math.Inf(-1)
-	for _, u := range ratings {
-		maxU = max(maxU, u)
-	}
 	cum := make([]float64, len(ratings))
-	total := 0.0
-	for i, u := range ratings {
-		total += math.Exp(scale * (u - maxU))
-		cum[i] = total
-	}
-	for i := range cum {
-		cum[i] /= total
-	}
+	total := exponentialWeights(cum, ratings, scale)
+	divide(cum, total)
 	cum[len(cum)-1] = 1
 	return cum
+}
+
+// exponentialWeights sets cum (len(cum) ≥ len(ratings)) to the running sums of
+// exp(scale·(u_i − max u)) in order and returns the last, the normaliser.
+func exponentialWeights(cum, ratings []float64, scale float64) (total float64) {
+	maxU := math.Inf(-1)
+	for _, u := range ratings {
+		if u > maxU { // skips NaN, unlike max(), but a NaN rating makes every weight NaN anyway
+			maxU = u
+		}
+	}
+	cum = cum[:len(ratings)]
+	expShifted(cum, ratings, maxU, scale)
+	for i, w := range cum {
+		total += w
+		cum[i] = total
+	}
+	return total
 }
 
 // SampleCumulative draws an index from normalised cumulative weights (as returned by

@@ -1,9 +1,6 @@
 package mechanisms
 
-import (
-	"dptext/embeddings"
-	"dptext/linalg"
-)
+import "dptext/embeddings"
 
 // Rating clip settings (SynTFOptions.Clip), which fix the interval of width Δ the rating
 // ρ(v, w) = cos(Vec v, Vec w) − s·B(v, w) lies in. Cosines are clamped to [−1, 1] (float32
@@ -107,7 +104,7 @@ func (r *synTFRater) rows(dst []float32, src []int, sc *synTFScratch) {
 	for i, v := range src {
 		copy(q[i*dim:(i+1)*dim], r.unit[v*dim:(v+1)*dim])
 	}
-	linalg.MulABt(dst[:b*r.size], q, b, r.unit, r.size, dim)
+	mulABt(dst[:b*r.size], q, b, r.unit, r.size, dim)
 	lo, hi := r.bounds()
 	lo32, hi32 := float32(lo), float32(hi)
 	for i, v := range src {

@@ -325,7 +325,7 @@ func TestSynTFGolden(t *testing.T) {
 		t.Fatalf("output changed:\n got %v\nwant %v", got.Output, want.Output)
 	}
 	// ℓ rests on float32 cosines, whose last bits depend on the summation order of the
-	// linalg kernel; 1e-6 relative covers that and nothing else.
+	// dot-product kernel; 1e-6 relative covers that and nothing else.
 	for k, v := range want.Bounds {
 		if math.Abs(got.Bounds[k]-v) > 1e-6*math.Abs(v) {
 			t.Fatalf("bound %s = %.12g, golden %.12g", k, got.Bounds[k], v)
