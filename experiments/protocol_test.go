@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -158,5 +159,31 @@ attack = "char-ngram-svm"
 	err = runFixture(t, cfg, t.TempDir(), 1, context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "in at least 2 topic(s)") {
 		t.Fatalf("multi on single-topic authors: %v", err)
+	}
+	// A multi-topic corpus: every author's odd documents move to the other topic.
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSpace(readFile(t, corpusPath)), "\n") {
+		var d map[string]string
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 { // each author's documents are consecutive lines
+			d["topic"] = map[string]string{"sea": "land", "land": "sea"}[d["topic"]]
+		}
+		out, _ := json.Marshal(d)
+		b.Write(append(out, '\n'))
+	}
+	multiCorpus := filepath.Join(t.TempDir(), "multi.jsonl")
+	writeText(t, multiCorpus, b.String())
+	cfg, err = ParseConfig(filepath.Join(t.TempDir(), "multi2.toml"), strings.Replace(multi, corpusPath, multiCorpus, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatalf("multi on a multi-topic corpus: %v", err)
+	}
+	if res := readFile(t, filepath.Join(dir, "results.csv")); !strings.Contains(res, "top8,expmech,2,0,gain,delta_f1,") {
+		t.Error("multi run has no gain rows")
 	}
 }
