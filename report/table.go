@@ -218,7 +218,7 @@ func buildPrivacy(s *Summary, sets []string, only []string) privacyTable {
 // metricLabel is a short heading for the privacy and diagnostic metrics of results.csv.
 func metricLabel(metric string) string {
 	labels := map[string]string{
-		"epsilon_doc":         "ε·N",
+		"epsilon_doc":         "ε_doc",
 		"emd_mean":            "E",
 		"log_multiplier_mean": "ε·N·E",
 		"eps_n":               "ε·n",
