@@ -96,10 +96,10 @@ func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ..
 		sort.Strings(qualified[t])
 	}
 	var sets []*SetData
-	for _, sc := range cfg.Sets {
+	for i, sc := range cfg.Sets {
 		s, err := splitSet(cfg, sc, topics, qualified, byAuthorTopic, docs)
 		if err != nil {
-			return nil, err
+			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", i), "authors", "%v", err)
 		}
 		logf("set %s: %d authors over topics %s, N = %d words, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories)",
 			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), s.N, len(s.TopicTrain), len(s.TopicValidation), short, need)

@@ -68,9 +68,9 @@ func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, 
 		return eligible[i].author < eligible[j].author
 	})
 	var sets []*SetData
-	for _, sc := range cfg.Sets {
+	for si, sc := range cfg.Sets {
 		if len(eligible) < sc.Authors {
-			return nil, fmt.Errorf("set %q: asks for the top %d authors but only %d have at least 2 documents in at least %d topic(s); lower [[sets]] authors or [protocol] min_topics_per_author",
+			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", si), "authors", "set %q: asks for the top %d authors but only %d have at least 2 documents in at least %d topic(s); lower [[sets]] authors or [protocol] min_topics_per_author",
 				sc.Name, sc.Authors, len(eligible), p.MinTopicsPerAuthor)
 		}
 		rng := rngs.New(cfg.Seed, "split/set="+sc.Name)
