@@ -74,13 +74,20 @@ func (s *Store) TopK(k int) *Store {
 
 // Filter returns a store with the rows whose word satisfies keep, in the same order.
 func (s *Store) Filter(keep func(word string) bool) *Store {
-	var words []string
-	var vecs []float32
+	var rows []int
 	for i, w := range s.words {
 		if keep(w) {
-			words = append(words, w)
-			vecs = append(vecs, s.Vector(i)...)
+			rows = append(rows, i)
 		}
+	}
+	if len(rows) == len(s.words) {
+		return s
+	}
+	words := make([]string, len(rows))
+	vecs := make([]float32, len(rows)*s.dim)
+	for j, i := range rows {
+		words[j] = s.words[i]
+		copy(vecs[j*s.dim:], s.Vector(i))
 	}
 	t, _ := New(words, s.dim, vecs)
 	return t
