@@ -1,0 +1,195 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"dptext/learn"
+	"dptext/mechanisms"
+	"dptext/report"
+	"dptext/rngs"
+)
+
+// privatise applies the mechanism of c to docs, each document with its own stream.
+func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
+	defer r.spent.add("mechanisms", time.Now())
+	out := make([][]string, len(docs))
+	base := r.cellPath(c)
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = m.Apply(rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
+	}
+	return out, nil
+}
+
+func (r *runner) cellPath(c cell) string { return c.path(r.cfg, r.sets) }
+
+func (r *runner) runCell(ctx context.Context, c cell) error {
+	set := r.sets[c.set]
+	m, err := r.mechanism(c)
+	if err != nil {
+		return err
+	}
+	private, err := r.privatise(ctx, m, c, "doc", set.Eval)
+	if err != nil {
+		return err
+	}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps, Repeat: c.rep,
+			Scorer: scorer, Metric: metric, Value: v}
+	}
+	var rows []report.Row
+	rows = append(rows, privacyRows(m, set, private, row)...)
+	var privateKnown [][]string
+	for si, sc := range r.cfg.Scorers {
+		entry := Scorers[sc.Name]
+		if entry.Task == TaskUtility {
+			pm, err := r.pairMetric(si)
+			if err != nil {
+				return err
+			}
+			// Documents the measure cannot score (NaN: no in-vocabulary word) are left out of
+			// the mean and counted.
+			start, sum, n := time.Now(), 0.0, 0
+			for i := range private {
+				if v := pm.Measure(set.Eval[i], private[i]); !math.IsNaN(v) {
+					sum, n = sum+v, n+1
+				}
+			}
+			r.spent.add("utility", start)
+			rows = append(rows, row(sc.ID(), "mean", sum/float64(n)), row(sc.ID(), "unscored", float64(len(private)-n)))
+			continue
+		}
+		docs, labels := set.Known, set.KnownAuthors
+		if entry.Task == TaskTopic {
+			docs, labels = set.TopicTrain, set.TopicTrainLabels
+		}
+		key := fmt.Sprintf("set=%s/scorer=%s/rep=%d", set.Name, sc.ID(), c.rep)
+		if r.cfg.adaptive(sc) {
+			// The training texts go through the same mechanism (in the classification
+			// protocol the topic and author training documents are the same ones).
+			if privateKnown == nil {
+				if privateKnown, err = r.privatise(ctx, m, c, "known", set.Known); err != nil {
+					return err
+				}
+			}
+			docs, key = privateKnown, r.cellPath(c)+"/scorer="+sc.ID()
+		}
+		f, err := r.fit(c, si, docs, labels, key)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		pred := f.predict(r.cfg.Seed, "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		r.spent.add("predict", start)
+		truth := set.EvalAuthors
+		if entry.Task == TaskTopic {
+			truth = set.EvalTopics
+		}
+		s := learn.Score(truth, pred)
+		rows = append(rows, row(sc.ID(), "correct", float64(s.Correct)), row(sc.ID(), "total", float64(s.Total)),
+			row(sc.ID(), "accuracy", s.Accuracy), row(sc.ID(), "macro_precision", s.MacroPrecision),
+			row(sc.ID(), "macro_recall", s.MacroRecall), row(sc.ID(), "macro_f1", s.MacroF1))
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := r.writeTermVectors(m, c, private, privateKnown); err != nil {
+		return err
+	}
+	return r.writeRows(filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))), rows)
+}
+
+// termVectorer is a mechanism whose output is a synthetic term-frequency vector (SynTF).
+type termVectorer interface {
+	TF(private []string) []mechanisms.TermCount
+}
+
+// writeTermVectors writes, for a mechanism that releases term-frequency vectors, the sparse
+// vector of every private document of the cell to tf/<cell>.tsv: one line per document,
+// `role<TAB>document<TAB>word:count word:count …` (role "eval" for the evaluation snippets or
+// test documents, "known" for privatised training texts).
+func (r *runner) writeTermVectors(m mechanisms.Mechanism, c cell, private, privateKnown [][]string) error {
+	tv, ok := m.(termVectorer)
+	if !ok {
+		return nil
+	}
+	var b strings.Builder
+	write := func(role string, i int, doc []string) {
+		fmt.Fprintf(&b, "%s\t%d", role, i)
+		for j, t := range tv.TF(doc) {
+			sep := " "
+			if j == 0 {
+				sep = "\t"
+			}
+			fmt.Fprintf(&b, "%s%s:%d", sep, t.Word, t.Count)
+		}
+		b.WriteString("\n")
+	}
+	for i, d := range private {
+		write("eval", i, d)
+	}
+	for i, d := range privateKnown {
+		write("known", i, d)
+	}
+	name := strings.TrimSuffix(cellFile(r.cellPath(c)), ".csv") + ".tsv"
+	return writeFileAtomic(filepath.Join(r.dir, "tf", name), []byte(b.String()))
+}
+
+// privacyRows reports the mean per-document guarantee, its named bounds, and the mechanism's
+// diagnostics averaged over the set's snippets.
+func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row) []report.Row {
+	var rows []report.Row
+	n := float64(len(private))
+	epsSum := 0.0
+	bounds := map[string]float64{}
+	kind := ""
+	for _, d := range set.Eval {
+		g := m.Guarantee(d)
+		kind = g.Kind
+		epsSum += g.Epsilon
+		for k, v := range g.Bounds {
+			bounds[k] += v
+		}
+	}
+	if kind != mechanisms.KindNone {
+		rows = append(rows, row("privacy", "epsilon_doc", epsSum/n))
+		for _, k := range sortedKeys(bounds) {
+			rows = append(rows, row("privacy", k, bounds[k]/n))
+		}
+		if kind == mechanisms.KindMetric && !math.IsNaN(set.EMDMean) {
+			rows = append(rows, row("privacy", "log_multiplier_mean", epsSum/n*set.EMDMean))
+		}
+	}
+	if dg, ok := m.(mechanisms.Diagnoser); ok {
+		sums := map[string]float64{}
+		for i := range private {
+			for k, v := range dg.Diagnose(set.Eval[i], private[i]) {
+				sums[k] += v
+			}
+		}
+		for _, k := range sortedKeys(sums) {
+			rows = append(rows, row("mechanism", k, sums[k]/n))
+		}
+	}
+	return rows
+}
+
+func (r *runner) pairMetric(si int) (PairMetric, error) {
+	sc := r.cfg.Scorers[si]
+	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
+		entry := Scorers[sc.Name]
+		o := entry.Options()
+		if err := r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc).decodeInto(o); err != nil {
+			return nil, err
+		}
+		return entry.Metric(&Env{Embeddings: r.in.store, Workers: r.jobs}, o)
+	})
+}
