@@ -153,7 +153,7 @@ func logSkipped(logf func(string, ...any), what string, s corpus.Skipped) {
 type logWriter func(string, ...any)
 
 func (l logWriter) Write(p []byte) (int, error) {
-	l("%s", fmt.Sprintf("%s", string(trimNewline(p))))
+	l("%s", trimNewline(p))
 	return len(p), nil
 }
 
