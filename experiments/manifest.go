@@ -59,14 +59,9 @@ type Input struct {
 func newManifest(cfg *Config, jobs int) *Manifest {
 	m := &Manifest{Tool: "dptext", Status: StatusRunning, Name: cfg.Name, ConfigPath: filepath.ToSlash(cfg.Path),
 		ConfigHash: cfg.Hash, Config: cfg.Text, Seed: cfg.Seed, Repeats: cfg.Repeats, Jobs: jobs,
-		Components: map[string]string{}, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Modules: map[string]string{}, Started: time.Now().UTC()}
-	for _, c := range cfg.Mechanisms {
-		m.Components["mechanism/"+c.Name] = Mechanisms[c.Name].Version
-	}
-	for _, c := range cfg.Scorers {
-		m.Components["scorer/"+c.Name] = Scorers[c.Name].Version
-	}
+	m.Components = componentVersions(cfg)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			m.Modules[d.Path] = d.Version
@@ -104,4 +99,17 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// componentVersions maps each registry entry a config uses ("mechanism/emd", "scorer/sr-nn") to
+// its version. Finished cells are reused only while these are unchanged.
+func componentVersions(cfg *Config) map[string]string {
+	v := map[string]string{}
+	for _, c := range cfg.Mechanisms {
+		v["mechanism/"+c.Name] = Mechanisms[c.Name].Version
+	}
+	for _, c := range cfg.Scorers {
+		v["scorer/"+c.Name] = Scorers[c.Name].Version
+	}
+	return v
 }

@@ -101,6 +101,10 @@ func prepareRunDir(dir string, cfg *Config, force bool, logf func(string, ...any
 			return fmt.Errorf("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
 				dir, old.ConfigHash[:12], cfg.Hash[:12])
 		}
+		if changed := changedComponents(old.Components, componentVersions(cfg)); len(changed) > 0 && !force {
+			return fmt.Errorf("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
+				dir, strings.Join(changed, ", "))
+		}
 		if old.Status == StatusComplete && !force {
 			logf("%s: a complete run of this config is there; its finished cells are reused (--force recomputes)", dir)
 		} else if !force {
@@ -118,6 +122,18 @@ func prepareRunDir(dir string, cfg *Config, force bool, logf func(string, ...any
 		}
 	}
 	return os.MkdirAll(filepath.Join(dir, "cells"), 0o755)
+}
+
+// changedComponents lists the components whose version differs between two runs, as
+// "name (old → new)".
+func changedComponents(old, now map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(now) {
+		if v, ok := old[k]; ok && v != now[k] {
+			out = append(out, fmt.Sprintf("%s (%s → %s)", k, v, now[k]))
+		}
+	}
+	return out
 }
 
 func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Manifest, logf func(string, ...any)) error {

@@ -205,3 +205,25 @@ func TestFailedRunSaysSoInItsManifest(t *testing.T) {
 		t.Fatalf("manifest: %+v", man)
 	}
 }
+
+// Cells made by another version of a component are not reused silently.
+func TestRunRefusesCellsOfOtherComponentVersions(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	entry := Mechanisms["expmech"]
+	saved := entry.Version
+	entry.Version = saved + "-changed"
+	Mechanisms["expmech"] = entry
+	defer func() { entry.Version = saved; Mechanisms["expmech"] = entry }()
+	err := runFixture(t, cfg, dir, 2, context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "mechanism/expmech (1 → 1-changed)") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 2, Force: true, DataDir: t.TempDir()}); err != nil {
+		t.Fatalf("--force should recompute: %v", err)
+	}
+}
