@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"dptext/embeddings"
 	"dptext/learn"
 	"dptext/mechanisms"
@@ -117,4 +119,22 @@ func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classi
 		return nil, err
 	}
 	return entry.Classifier(env, o)
+}
+
+// DefaultParams renders the default options of a registered mechanism or scorer as the TOML
+// lines of a params table (empty when it has no options).
+func DefaultParams(name string) (string, error) {
+	var opts any
+	if e, ok := Mechanisms[name]; ok {
+		opts = e.Options()
+	} else if e, ok := Scorers[name]; ok {
+		opts = e.Options()
+	} else {
+		return "", fmt.Errorf("unknown component %q; valid: %s", name, strings.Join(append(MechanismNames(), ScorerNames()...), ", "))
+	}
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(opts); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }

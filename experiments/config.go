@@ -203,7 +203,16 @@ func ParseConfig(path, src string) (*Config, error) {
 	sum := sha256.Sum256([]byte(src))
 	cfg.Hash = hex.EncodeToString(sum[:])
 	cfg.lines = locateKeys(src)
-	if und := md.Undecoded(); len(und) > 0 {
+	var und []toml.Key
+	for _, k := range md.Undecoded() {
+		// Keys inside a component's params table (nested tables included) are checked
+		// against the component's options when they are decoded (Params).
+		if len(k) > 2 && (k[0] == "mechanisms" || k[0] == "scorers") && k[1] == "params" {
+			continue
+		}
+		und = append(und, k)
+	}
+	if len(und) > 0 {
 		k := und[0]
 		table := strings.Join(k[:len(k)-1], ".")
 		return nil, &ConfigError{File: path, Line: cfg.lines.find(table, k[len(k)-1]), Key: k.String(),

@@ -63,6 +63,7 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 		{"negative epsilon", "epsilons = [30, 10]", "epsilons = [-1]", []string{"bad.toml:16:", "finite number > 0"}},
 		{"epsilon for none", `name = "none"`, "name = \"none\"\nepsilons = [1]", []string{"bad.toml:13:", "takes no ε"}},
 		{"unknown parameter", `rating = "embedding"`, `ratting = "embedding"`, []string{"bad.toml:18:", "mechanisms[1].params.ratting", "unknown parameter", "rating"}},
+		{"unknown nested parameter", `rating = "embedding"`, "rating = \"embedding\"\n[mechanisms.params.language_model]\nordr = 3", []string{"mechanisms[1].params.language_model", `"language_model.ordr"`, "unknown parameter"}},
 		{"bad parameter value", `rating = "embedding"`, `rating = "embeddings"`, []string{"mechanisms[1].params", "embeddings", "context"}},
 		{"bad parameter type", `rating = "embedding"`, `rating = 3`, []string{"bad.toml:18:", "mechanisms[1].params.rating"}},
 		{"missing corpus path", `format = "sotu"`, `format = "jsonl"`, []string{"corpus.path", "missing"}},

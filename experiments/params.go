@@ -52,7 +52,7 @@ func (p Params) decodeInto(opts any) error {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return p.err(keys[0], "unknown parameter of %s; valid: %s", p.Component, strings.Join(tomlKeys(opts), ", "))
+		return p.err(keys[0], "unknown parameter %q of %s; valid: %s", keys[0], p.Component, strings.Join(tomlKeys(opts), ", "))
 	}
 	return nil
 }

