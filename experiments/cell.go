@@ -15,9 +15,19 @@ import (
 	"dptext/rngs"
 )
 
-// privatise applies the mechanism of c to docs, each document with its own stream.
+// privatise applies the mechanism of c to docs, each document with its own stream, or reads
+// the result of an earlier identical application from the private cache.
 func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
 	defer r.spent.add("mechanisms", time.Now())
+	var key string
+	if r.cache != nil {
+		key = r.privateKey(c, what, docs)
+		r.cacheUses.Add(1)
+		if out, ok := r.cache.load(key, len(docs)); ok {
+			r.cacheHits.Add(1)
+			return out, nil
+		}
+	}
 	out := make([][]string, len(docs))
 	base := r.cellPath(c)
 	for i, d := range docs {
@@ -25,6 +35,11 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 			return nil, err
 		}
 		out[i] = m.Apply(rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
+	}
+	if r.cache != nil {
+		if err := r.cache.store(key, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"dptext/learn"
@@ -27,7 +28,9 @@ type RunOptions struct {
 	OutDir string
 	// Jobs is how many cells run at once (results do not depend on it).
 	Jobs int
-	// Force discards finished cells of an earlier run in the same directory.
+	// Force discards finished cells of an earlier run in the same directory and recomputes
+	// every mechanism instead of reading privatised documents from the cache in the data
+	// directory (derived/private), which is otherwise shared by all runs.
 	Force bool
 	// DataDir is the cache of the default data (see the datasets package).
 	DataDir string
@@ -181,6 +184,9 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Man
 		logf("%d of %d cells already finished; running %d", man.CellsDone, len(cells), len(todo))
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
+	if !opts.Force {
+		r.cache = &privateCache{dir: filepath.Join(in.cacheDir, "private")}
+	}
 	prog := newProgress(len(cells), man.CellsDone, opts.Progress, logf)
 	if err := r.runCells(ctx, todo, func(c cell) {
 		man.CellsDone++
@@ -193,6 +199,9 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Man
 	prog.finish()
 	man.PhaseSeconds = r.spent.seconds()
 	logf("time spent (summed over workers): %s", &r.spent)
+	if r.cache != nil {
+		logf("private cache: %d of %d mechanism applications reused from %s", r.cacheHits.Load(), r.cacheUses.Load(), r.cache.dir)
+	}
 	rows, err := r.collect(cells)
 	if err != nil {
 		return err
@@ -226,6 +235,10 @@ type runner struct {
 	models map[string]*lazy[*fitted]
 	metric map[string]*lazy[PairMetric]
 	envs   map[string]*Env
+	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
+	// look-ups found them.
+	cache                *privateCache
+	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
 	// time goes.
 	spent phaseTimes

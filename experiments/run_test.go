@@ -153,7 +153,7 @@ func TestInterruptedRunResumesToTheSameResults(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &cancelAfter{n: 3, cancel: cancel}
-	_, err := Run(ctx, cfg, RunOptions{OutDir: dir, Jobs: 1, Log: w})
+	_, err := Run(ctx, cfg, RunOptions{OutDir: dir, Jobs: 1, Log: w, DataDir: t.TempDir()})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run returned %v", err)
 	}
@@ -225,5 +225,47 @@ func TestRunRefusesCellsOfOtherComponentVersions(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 2, Force: true, DataDir: t.TempDir()}); err != nil {
 		t.Fatalf("--force should recompute: %v", err)
+	}
+}
+
+// A config that differs only in its scorers gets a new run directory but reuses the
+// privatised documents of the first run; --force recomputes them.
+func TestPrivateDocumentsAreReusedAcrossRuns(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	more, err := ParseConfig(filepath.Join(t.TempDir(), "more.toml"), cfg.Text+"[[scorers]]\nname = \"nb\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	var log1, log2, log3 bytes.Buffer
+	d1, d2 := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, Jobs: 2, Log: &log1, DataDir: data}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), more, RunOptions{OutDir: d2, Jobs: 2, Log: &log2, DataDir: data}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log1.String(), "private cache: 0 of 6") || !strings.Contains(log2.String(), "private cache: 6 of 6") {
+		t.Fatalf("cache use:\n%s\n%s", log1.String(), log2.String())
+	}
+	rows := func(dir string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(readFile(t, filepath.Join(dir, "results.csv")), "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	r1, r2 := rows(d1), rows(d2)
+	for l := range r1 {
+		if !r2[l] {
+			t.Fatalf("row %q of the first run is not in the second", l)
+		}
+	}
+	if _, err := Run(context.Background(), more, RunOptions{OutDir: d2, Jobs: 2, Log: &log3, DataDir: data, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log3.String(), "private cache:") {
+		t.Errorf("--force used the cache:\n%s", log3.String())
 	}
 }

@@ -16,7 +16,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("run", stderr)
 	jobs := fs.Int("jobs", 2, "cells run at once (results do not depend on it)")
 	out := fs.String("out", "", "run directory (default results/NAME/CONFIG-HASH; a rerun resumes it)")
-	force := fs.Bool("force", false, "discard finished cells in the run directory and recompute")
+	force := fs.Bool("force", false, "discard finished cells in the run directory and recompute everything, without the cache of privatised documents")
 	update := fs.Bool("update-baseline", false, "after the run, copy results.csv and tables to results/baselines/NAME/ (a deliberate, reviewed change)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
