@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"dptext/experiments"
+	"dptext/report"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -143,12 +144,25 @@ func scorerKind(task string) string {
 
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", stderr)
+	bench := fs.Bool("benchfmt", false, "print the results in Go's benchmark format (for benchstat) instead of rewriting tables and plots")
+	metrics := fs.String("metrics", "accuracy,macro_f1,mean", "with --benchfmt: comma-separated metrics to print (empty: all)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("want one RUN_DIR")
+	}
+	if *bench {
+		rows, err := report.ReadRowsFile(filepath.Join(pos[0], "results.csv"))
+		if err != nil {
+			return err
+		}
+		var keep []string
+		if *metrics != "" {
+			keep = strings.Split(*metrics, ",")
+		}
+		return report.WriteBenchFormat(stdout, rows, keep)
 	}
 	if err := experiments.Rereport(pos[0]); err != nil {
 		return err

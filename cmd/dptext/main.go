@@ -29,7 +29,7 @@ func init() {
 		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun},
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck},
 		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList},
-		"report":    {"RUN_DIR", "rewrite a run's tables and plots from its results.csv", cmdReport},
+		"report":    {"RUN_DIR [--benchfmt [--metrics LIST]]", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport},
 		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate},
 		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate},
 		"bench":     {"decode [--top-k K] [--queries Q] [--workers W] [--glove] [--rounds R] [--reference bench/decode_reference.py]", "measure the emd decoder's throughput (words_per_second)", cmdBench},
