@@ -1,7 +1,9 @@
 package classifiers
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -107,5 +109,42 @@ func TestMeanCosineCentered(t *testing.T) {
 	}
 	if m.Measure([]string{"a"}, []string{"b"}) >= raw.Measure([]string{"a"}, []string{"b"}) {
 		t.Errorf("centring did not lower the similarity of two different words")
+	}
+}
+
+// Cancelling the mass both documents share does not change the distance: compare with the
+// full transport problem on random overlapping bags.
+func TestWMDSharedMassCancellationIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	words := make([]string, 30)
+	vecs := make([]float32, 30*4)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+		for k := 0; k < 4; k++ {
+			vecs[i*4+k] = float32(rng.NormFloat64())
+		}
+	}
+	store, err := embeddings.New(words, 4, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := NewWordMoversDistance(store)
+	for trial := 0; trial < 50; trial++ {
+		a, b := make([]string, 40), make([]string, 25)
+		for i := range a {
+			a[i] = words[rng.IntN(15)]
+		}
+		for i := range b {
+			b[i] = words[5+rng.IntN(20)]
+		}
+		ra, wa := m.bag(a)
+		rb, wb := m.bag(b)
+		full := m.transport(ra, wa, rb, wb)
+		if got := m.Measure(a, b); math.Abs(got-full) > 1e-9*math.Max(1, full) {
+			t.Fatalf("trial %d: WMD with cancellation %v, full problem %v", trial, got, full)
+		}
+	}
+	if got := m.Measure([]string{"w1", "w2", "w1"}, []string{"w2", "w1", "w1"}); got != 0 {
+		t.Errorf("identical bags: %v, want 0", got)
 	}
 }

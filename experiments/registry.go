@@ -279,7 +279,7 @@ var Scorers = map[string]ScorerEntry{
 		Metric:      func(*Env, any) (PairMetric, error) { return classifiers.NewStyleL2(attackers.StyleVector) },
 	},
 	"wmd": {
-		Version: "1", Task: TaskUtility,
+		Version: "2", Task: TaskUtility,
 		Description: "Word Mover's distance between original and private snippet (exact transport, raw vectors)",
 		Options:     func() any { return &noOptions{} },
 		Metric: func(env *Env, _ any) (PairMetric, error) {
