@@ -200,11 +200,6 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 func (r *runner) pairMetric(si int) (PairMetric, error) {
 	sc := r.cfg.Scorers[si]
 	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
-		entry := Scorers[sc.Name]
-		o := entry.Options()
-		if err := r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc).decodeInto(o); err != nil {
-			return nil, err
-		}
-		return entry.Metric(&Env{Embeddings: r.in.store, Workers: r.jobs}, o)
+		return Scorers[sc.Name].metric(&Env{Embeddings: r.in.store, Workers: r.jobs}, r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
 	})
 }

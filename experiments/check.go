@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -29,32 +30,34 @@ func CheckComponents(cfg *Config) error {
 			eps = []float64{math.NaN()}
 		}
 		for _, e := range eps {
-			o := entry.Options()
-			if err := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m).decodeInto(o); err != nil {
-				return err
-			}
-			if _, err := entry.Build(env, e, o); err != nil {
-				return cfg.errAt(fmt.Sprintf("mechanisms[%d]", i), "params", "%s: %v", m.ID(), err)
+			if _, err := entry.build(env, e, cfg.params(fmt.Sprintf("mechanisms[%d]", i), m)); err != nil {
+				return wrapParamsError(cfg, fmt.Sprintf("mechanisms[%d]", i), m.ID(), err)
 			}
 		}
 	}
 	for i, s := range cfg.Scorers {
-		entry := Scorers[s.Name]
-		o := entry.Options()
-		if err := cfg.params(fmt.Sprintf("scorers[%d]", i), s).decodeInto(o); err != nil {
-			return err
-		}
+		entry, p := Scorers[s.Name], cfg.params(fmt.Sprintf("scorers[%d]", i), s)
 		var err error
 		if entry.Task == TaskUtility {
-			_, err = entry.Metric(env, o)
+			_, err = entry.metric(env, p)
 		} else {
-			_, err = entry.Classifier(env, o)
+			_, err = entry.classifier(env, p)
 		}
 		if err != nil {
-			return cfg.errAt(fmt.Sprintf("scorers[%d]", i), "params", "%s: %v", s.ID(), err)
+			return wrapParamsError(cfg, fmt.Sprintf("scorers[%d]", i), s.ID(), err)
 		}
 	}
 	return nil
+}
+
+// wrapParamsError places a constructor's error at the component's params table; decoding
+// errors already name their key and line.
+func wrapParamsError(cfg *Config, path, id string, err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return cfg.errAt(path, "params", "%s: %v", id, err)
 }
 
 // tinyStore is a three-word vocabulary for CheckComponents.
@@ -92,12 +95,7 @@ func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (
 	if entry.UsesEpsilon && !(eps > 0 && !math.IsInf(eps, 0)) {
 		return nil, fmt.Errorf("mechanism %q needs --epsilon, a finite number > 0 (got %v)", name, eps)
 	}
-	o := entry.Options()
-	p := Params{File: "command line", Table: "params", Component: name, Values: params}
-	if err := p.decodeInto(o); err != nil {
-		return nil, err
-	}
-	return entry.Build(env, eps, o)
+	return entry.build(env, eps, Params{File: "command line", Table: "params", Component: name, Values: params})
 }
 
 // BuildClassifier makes the registered attacker or topic classifier name with params as a
@@ -113,12 +111,7 @@ func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classi
 		}
 		return nil, fmt.Errorf("unknown attacker or classifier %q; valid: %s", name, strings.Join(names, ", "))
 	}
-	o := entry.Options()
-	p := Params{File: "command line", Table: "params", Component: name, Values: params}
-	if err := p.decodeInto(o); err != nil {
-		return nil, err
-	}
-	return entry.Classifier(env, o)
+	return entry.classifier(env, Params{File: "command line", Table: "params", Component: name, Values: params})
 }
 
 // DefaultParams renders the default options of a registered mechanism or scorer as the TOML

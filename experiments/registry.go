@@ -90,6 +90,33 @@ type ScorerEntry struct {
 	Metric func(env *Env, opts any) (PairMetric, error)
 }
 
+// build decodes p into fresh options and makes the mechanism.
+func (e MechanismEntry) build(env *Env, eps float64, p Params) (mechanisms.Mechanism, error) {
+	o := e.Options()
+	if err := p.decodeInto(o); err != nil {
+		return nil, err
+	}
+	return e.Build(env, eps, o)
+}
+
+// classifier decodes p into fresh options and makes the attacker or topic classifier.
+func (e ScorerEntry) classifier(env *Env, p Params) (learn.Classifier, error) {
+	o := e.Options()
+	if err := p.decodeInto(o); err != nil {
+		return nil, err
+	}
+	return e.Classifier(env, o)
+}
+
+// metric decodes p into fresh options and makes the utility measure.
+func (e ScorerEntry) metric(env *Env, p Params) (PairMetric, error) {
+	o := e.Options()
+	if err := p.decodeInto(o); err != nil {
+		return nil, err
+	}
+	return e.Metric(env, o)
+}
+
 type noOptions struct{}
 
 // expMechOptions adds the context rating's language model to the token sampler's options.

@@ -344,13 +344,8 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	set, mc := r.sets[c.set], r.cfg.Mechanisms[c.mech]
 	key := fmt.Sprintf("%d/%d/%v", c.set, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
-		entry := Mechanisms[mc.Name]
-		o := entry.Options()
-		if err := r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc).decodeInto(o); err != nil {
-			return nil, err
-		}
 		defer r.spent.add("build mechanisms", time.Now())
-		m, err := entry.Build(r.env(set), c.eps, o)
+		m, err := Mechanisms[mc.Name].build(r.env(set), c.eps, r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc))
 		if err != nil {
 			return nil, fmt.Errorf("mechanism %s at ε = %v: %w", mc.ID(), c.eps, err)
 		}
@@ -364,11 +359,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 	set, sc := r.sets[c.set], r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := Scorers[sc.Name]
-		o := entry.Options()
-		if err := r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc).decodeInto(o); err != nil {
-			return nil, err
-		}
-		clf, err := entry.Classifier(r.env(set), o)
+		clf, err := entry.classifier(r.env(set), r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
