@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -364,18 +365,27 @@ func (c *Config) validate() error {
 	return c.validateReport()
 }
 
+// checkIdentity checks that comp names a registered component (one of valid) and that its
+// label (or name) is not used twice among the components of its kind, recorded in ids.
+func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []string, ids map[string]bool) error {
+	if !slices.Contains(valid, comp.Name) {
+		return c.errAt(path, "name", "unknown %s %q; valid: %s", kind, comp.Name, strings.Join(valid, ", "))
+	}
+	if ids[comp.ID()] {
+		return c.errAt(path, "label", "%s %q appears twice: give one a distinct label", kind, comp.ID())
+	}
+	ids[comp.ID()] = true
+	return nil
+}
+
 func (c *Config) validateMechanisms() error {
 	ids := map[string]bool{}
 	for i, m := range c.Mechanisms {
 		path := fmt.Sprintf("mechanisms[%d]", i)
-		entry, ok := Mechanisms[m.Name]
-		if !ok {
-			return c.errAt(path, "name", "unknown mechanism %q; valid: %s", m.Name, strings.Join(sortedKeys(Mechanisms), ", "))
+		if err := c.checkIdentity(path, "mechanism", m, sortedKeys(Mechanisms), ids); err != nil {
+			return err
 		}
-		if ids[m.ID()] {
-			return c.errAt(path, "label", "mechanism %q appears twice: give one a distinct label", m.ID())
-		}
-		ids[m.ID()] = true
+		entry := Mechanisms[m.Name]
 		if m.Protocol != "" {
 			return c.errAt(path, "protocol", "is a scorer option, not a mechanism option")
 		}
@@ -406,14 +416,10 @@ func (c *Config) validateScorers() error {
 	ids := map[string]bool{}
 	for i, s := range c.Scorers {
 		path := fmt.Sprintf("scorers[%d]", i)
-		entry, ok := Scorers[s.Name]
-		if !ok {
-			return c.errAt(path, "name", "unknown scorer %q; valid: %s", s.Name, strings.Join(sortedKeys(Scorers), ", "))
+		if err := c.checkIdentity(path, "scorer", s, sortedKeys(Scorers), ids); err != nil {
+			return err
 		}
-		if ids[s.ID()] {
-			return c.errAt(path, "label", "scorer %q appears twice: give one a distinct label", s.ID())
-		}
-		ids[s.ID()] = true
+		entry := Scorers[s.Name]
 		if len(s.Epsilons) > 0 {
 			return c.errAt(path, "epsilons", "is a mechanism option, not a scorer option")
 		}
