@@ -16,12 +16,14 @@ type builder struct {
 	rows    map[string]int
 }
 
+// newBuilder reserves capacity rows of dim values; readers bound capacity by what the file can
+// hold (see preallocRows), so that a corrupt header cannot make them allocate gigabytes.
 func newBuilder(path string, dim, capacity int) *builder {
 	return &builder{
 		path:    path,
 		dim:     dim,
 		words:   make([]string, 0, capacity),
-		vectors: make([]float32, 0, min(capacity*dim, 1<<26)),
+		vectors: make([]float32, 0, capacity*dim),
 		rows:    make(map[string]int, capacity),
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -92,25 +94,148 @@ func DetectFormat(path string) (string, error) {
 		path, CacheExt, strings.Join(formats[1:], ", "))
 }
 
+// source is an opened vector file as a reader sees it.
+type source struct {
+	r    *bufio.Reader
+	path string
+	topK int
+	// size is the number of bytes r can still deliver, -1 when unknown (a gzip file): readers
+	// check the sizes a header declares against it before sizing any buffer from them.
+	size int64
+	// base is the number of bytes before r's first byte (a skipped byte-order mark), so that
+	// byte offsets in errors count from the start of the file.
+	base int64
+}
+
+// utf8BOM is the UTF-8 byte-order mark some editors put at the start of a text file.
+const utf8BOM = "\xef\xbb\xbf"
+
 // readCompressible opens path, transparently un-gzips it when it starts with the gzip magic
-// bytes, and hands a buffered reader to read.
-func readCompressible(path string, topK int, read func(r *bufio.Reader, path string, topK int) (*Store, error)) (*Store, error) {
+// bytes, skips a UTF-8 byte-order mark, and hands the source to read. Errors of the gzip
+// decompressor are reported as such (a *FormatError saying the compressed data is corrupt or
+// truncated), also when the damage first shows as malformed content.
+func readCompressible(path string, topK int, read func(src *source) (*Store, error)) (*Store, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("embeddings: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	magic, _ := br.Peek(2)
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, &FormatError{Path: path, Msg: "bad gzip header: " + err.Error()}
-		}
-		defer gz.Close()
-		br = bufio.NewReaderSize(gz, 1<<20)
+	src := &source{path: path, topK: topK, size: -1}
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		src.size = info.Size()
 	}
-	return read(br, path, topK)
+	src.r = bufio.NewReaderSize(f, 1<<20)
+	var gz *gzipReader
+	magic, _ := src.r.Peek(2)
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(src.r)
+		if err != nil {
+			return nil, &FormatError{Path: path, Msg: "corrupt gzip data: bad gzip header: " + err.Error()}
+		}
+		defer zr.Close()
+		gz = &gzipReader{zr: zr, path: path}
+		src.r, src.size = bufio.NewReaderSize(gz, 1<<20), -1
+	}
+	if bom, _ := src.r.Peek(len(utf8BOM)); string(bom) == utf8BOM {
+		src.r.Discard(len(utf8BOM))
+		src.base = int64(len(utf8BOM))
+		if src.size >= 0 {
+			src.size -= src.base
+		}
+	}
+	s, err := read(src)
+	var fe *FormatError
+	if gz != nil && errors.As(err, &fe) && !fe.gzip {
+		// Damaged compressed data often decodes to garbage before the decompressor notices (the
+		// checksum comes at the end): check the rest of the stream before blaming the content.
+		if _, derr := io.Copy(io.Discard, gz); errors.As(derr, &fe) && fe.gzip {
+			fe.Msg += fmt.Sprintf(" (the content error before it, %q, is likely a consequence)", err.Error())
+			return nil, fe
+		}
+	}
+	return s, err
+}
+
+// gzipReader reads the decompressed stream of a gzip file and turns the decompressor's errors
+// into FormatErrors that say the compressed data is at fault.
+type gzipReader struct {
+	zr   *gzip.Reader
+	path string
+	n    int64 // decompressed bytes delivered
+}
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	g.n += int64(n)
+	if err == nil || err == io.EOF {
+		return n, err
+	}
+	msg := "corrupt gzip data: " + err.Error()
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "the gzip stream ends early: the .gz file is truncated"
+	}
+	return n, &FormatError{Path: g.path, Where: fmt.Sprintf("decompressed byte offset %d", g.n), Msg: msg, gzip: true}
+}
+
+// parseHeader parses the fields of an "N D" header line: N ≥ 0 rows of D > 0 values, D at
+// most maxDim. A non-empty msg says what is wrong.
+func parseHeader(fields []string) (n, d int, msg string) {
+	if len(fields) != 2 {
+		return 0, 0, fmt.Sprintf("header has %d fields, want two integers \"N D\" (rows, dimensions)", len(fields))
+	}
+	n, err1 := strconv.Atoi(fields[0])
+	d, err2 := strconv.Atoi(fields[1])
+	switch {
+	case err1 != nil || err2 != nil:
+		return 0, 0, fmt.Sprintf("header %q: want two integers \"N D\" (rows, dimensions) within ±%d", strings.Join(fields, " "), math.MaxInt)
+	case n < 0:
+		return 0, 0, fmt.Sprintf("header declares %d rows, want N ≥ 0", n)
+	case d <= 0:
+		return 0, 0, fmt.Sprintf("header declares %d dimensions, want D > 0", d)
+	case d > maxDim:
+		return 0, 0, fmt.Sprintf("header declares %d dimensions, want at most %d", d, maxDim)
+	}
+	return n, d, ""
+}
+
+// maxDim bounds the dimension a header may declare (real word vectors have a few hundred), so
+// that sizes computed from it cannot overflow.
+const maxDim = 1 << 24
+
+// checkHeaderSize reports, as a message, when n rows of dimension d, at least rowBytes(d)
+// bytes each, cannot fit in the avail bytes that follow the header (avail < 0: unknown, nothing
+// to check). slack is how many bytes the last row may be shorter (a missing final newline).
+func checkHeaderSize(n, d int, avail int64, rowBytes func(d int) int64, slack int64) string {
+	if avail < 0 || n == 0 {
+		return ""
+	}
+	row := rowBytes(d)
+	if row > avail+slack || int64(n) > (avail+slack)/row {
+		return fmt.Sprintf("header declares %d rows of dimension %d, at least %d bytes each, but only %d bytes "+
+			"follow the header: the header's row count or dimension is wrong, or the file is truncated", n, d, row, avail)
+	}
+	return ""
+}
+
+// preallocRows is how many rows of d values a reader reserves up front: the declared count
+// (-1: unknown) or topK when smaller, never more than the avail bytes of the file can hold at
+// rowBytes per row, and, when the size is unknown (gzip), at most a few megabytes' worth: the
+// buffers then grow as rows arrive, so a lying header cannot make the reader allocate more than
+// the data it actually holds.
+func preallocRows(declared, topK, d int, avail, rowBytes int64) int {
+	c := math.MaxInt
+	if declared >= 0 {
+		c = declared
+	}
+	if topK > 0 {
+		c = min(c, topK)
+	}
+	if avail >= 0 {
+		c = int(min(int64(c), avail/max(rowBytes, 1)+1))
+	} else {
+		c = min(c, 4096, (1<<20)/max(d, 1))
+	}
+	return max(0, c)
 }
 
 // FormatError reports a malformed vector file: the file, where in it (line, row, word or byte
@@ -119,6 +244,7 @@ type FormatError struct {
 	Path  string
 	Where string // e.g. "line 7" or `row 3 (word "cat", byte offset 1290)`; empty for the whole file
 	Msg   string
+	gzip  bool // the gzip decompressor failed: the compressed data is corrupt or truncated
 }
 
 // Error formats the error as "embeddings: PATH: WHERE: MSG".
@@ -130,7 +256,12 @@ func (e *FormatError) Error() string {
 }
 
 // readErr turns an I/O error met while reading into a FormatError (unexpected EOF = truncation).
+// A FormatError (of the gzip decompressor) is returned as it is.
 func readErr(path, where, expected string, err error) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return fe
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &FormatError{Path: path, Where: where, Msg: "file ends early: want " + expected}
 	}

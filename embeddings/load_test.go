@@ -103,9 +103,15 @@ func TestWord2VecBinaryErrors(t *testing.T) {
 	full := word2vecBinary("3 3\n", sampleWords, sampleVectors, 3)
 	// Row 1 ("cat") starts after "3 3\n" (4 bytes) + "the " + 12 bytes + "\n" = byte 21; its
 	// values start at byte 25. Cutting 5 bytes into them leaves 1 of 3 values plus one byte.
+	// In a plain file the header is checked against the file's size first; in a gzip file (size
+	// unknown) the truncation shows where the data ends.
 	wantError(t, writeFile(t, "cut.bin", full[:25+5]), FormatWord2VecBin,
+		"line 1", "header declares 3 rows of dimension 3, at least 14 bytes each, but only 26 bytes follow")
+	wantError(t, writeFile(t, "cut.bin.gz", gzipped(t, full[:25+5])), FormatWord2VecBin,
 		`row 1 (word "cat", byte offset 25)`, "file ends early", "3 float32 values (12 bytes), found 5 bytes")
-	wantError(t, writeFile(t, "short.bin", word2vecBinary("4 3\n", sampleWords, sampleVectors, 3)), FormatWord2VecBin,
+	short := word2vecBinary("4 3\n", sampleWords, sampleVectors, 3)
+	wantError(t, writeFile(t, "short.bin", short), FormatWord2VecBin, "line 1", "header declares 4 rows")
+	wantError(t, writeFile(t, "short.bin.gz", gzipped(t, short)), FormatWord2VecBin,
 		"row 3", "4 rows as declared by the header, found 3")
 	wantError(t, writeFile(t, "empty.bin", nil), FormatWord2VecBin, "empty file")
 	wantError(t, writeFile(t, "hdr.bin", []byte("x 3\n")), FormatWord2VecBin, "line 1", `want two integers "N D"`)
@@ -145,8 +151,8 @@ func TestTextErrors(t *testing.T) {
 	}{
 		{"empty", "", []string{"empty file"}},
 		{"dims", "the 1 2 3\ncat 1 2\n", []string{"line 2", `word "cat" has 2 values, want 3 as on the first line`}},
-		{"header-dims", "2 3\nthe 1 2 3 4\n", []string{"line 2", "want 3 as on the header on line 1"}},
-		{"truncated", "3 2\nthe 1 2\ncat 3 4\n", []string{"line 3", "file ends after 2 rows, header declared 3"}},
+		{"header-dims", "2 3\nthe 1 2 3 4\ncat 1 2 3\n", []string{"line 2", "want 3 as on the header on line 1"}},
+		{"truncated", "3 2\nthe 1.5 2.5\ncat 3.5 4.5\n", []string{"line 3", "file ends after 2 rows, header declared 3"}},
 		{"nan", "the 1 NaN\n", []string{"line 1", `word "the" value 1 is NaN`}},
 		{"inf", "the 1 2\ncat +Inf 1\n", []string{"line 2", "value 0 is +Inf"}},
 		{"number", "the 1 x2\n", []string{"line 1", `value 1 is "x2", want a number`}},

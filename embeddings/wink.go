@@ -1,7 +1,6 @@
 package embeddings
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -22,8 +21,10 @@ import (
 // U+FFFD, which would rename a word). The file is read by a streaming scanner (jsonScanner), so
 // memory holds the vectors and the word list, never the whole document: the 307 MB file takes
 // about 3 s and 360 MB (encoding/json's token API took 30 s and 630 MB).
-func readWink(r *bufio.Reader, path string, topK int) (*Store, error) {
-	return readWinkFrom(newJSONScanner(r, path, 1<<18), topK)
+func readWink(src *source) (*Store, error) {
+	s := newJSONScanner(src.r, src.path, 1<<18)
+	s.base = src.base
+	return readWinkFrom(s, src.topK)
 }
 
 // readWinkFrom reads a wink file from s (see readWink).
@@ -160,7 +161,7 @@ func (f *winkFile) readVectors(s *jsonScanner) error {
 	}
 	if len(f.words) > 0 && f.dim > 0 { // the usual order: reserve every row (bounded against a corrupt "dimensions")
 		f.rows = make([]winkRow, 0, len(f.words))
-		f.values = make([]float32, 0, min(len(f.words)*f.dim, 1<<26))
+		f.values = make([]float32, 0, min(len(f.words), (1<<26)/f.dim)*f.dim)
 	}
 	for first := true; ; first = false {
 		more, err := s.next('}', first, func() string {

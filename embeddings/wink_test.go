@@ -327,7 +327,7 @@ func TestWinkMatchesEncodingJSON(t *testing.T) {
 		data := g.file(40, 1+g.rng.IntN(4))
 		topK := g.rng.IntN(10)
 		words, vectors := referenceWink(t, data, topK)
-		s, err := readWink(bufio.NewReader(bytes.NewReader(data)), "generated.json", topK)
+		s, err := readWink(&source{r: bufio.NewReader(bytes.NewReader(data)), path: "generated.json", topK: topK, size: int64(len(data))})
 		if err != nil {
 			t.Fatalf("file %d: %v\n%s", i, err, data)
 		}
@@ -404,7 +404,7 @@ func BenchmarkReadWink(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := readWink(bufio.NewReader(bytes.NewReader(data)), "bench.json", 0); err != nil {
+		if _, err := readWink(&source{r: bufio.NewReader(bytes.NewReader(data)), path: "bench.json", size: int64(len(data))}); err != nil {
 			b.Fatal(err)
 		}
 	}
