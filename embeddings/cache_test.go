@@ -1,9 +1,11 @@
 package embeddings
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -57,8 +59,16 @@ func TestCacheRejectsDamage(t *testing.T) {
 		"version":   {version, "cache version 9, want 1"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			wantError(t, writeFile(t, name+CacheExt, c.data), FormatCache, c.fragment)
+			damaged := writeFile(t, name+CacheExt, c.data)
+			wantError(t, damaged, FormatCache, c.fragment)
+			var fe *FormatError
+			if err := VerifyCache(damaged); !errors.As(err, &fe) || !strings.Contains(err.Error(), c.fragment) {
+				t.Errorf("VerifyCache: %v, want a FormatError mentioning %q", err, c.fragment)
+			}
 		})
+	}
+	if err := VerifyCache(path); err != nil {
+		t.Errorf("VerifyCache of the intact cache: %v", err)
 	}
 }
 

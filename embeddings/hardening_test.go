@@ -1,6 +1,7 @@
 package embeddings
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -187,6 +188,24 @@ func TestCorruptGzipIsACompressionError(t *testing.T) {
 		_, err := Load(writeFile(t, "flip.vec.gz", flipped), FormatText, 0)
 		if err == nil || !strings.Contains(err.Error(), "gzip") {
 			t.Fatalf("bit flip at byte %d: error %v, want a gzip error", i, err)
+		}
+	}
+}
+
+// TestLoadContextStopsWhenCancelled: a cancelled load stops with an error that wraps the
+// context's and names the file.
+func TestLoadContextStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, data := range map[string][]byte{
+		"v.txt":  []byte("the 1 2\n"),
+		"v.bin":  word2vecBinary("3 3\n", sampleWords, sampleVectors, 3),
+		"w.json": []byte(winkJSON),
+	} {
+		path := writeFile(t, name, data)
+		_, err := LoadContext(ctx, path, FormatAuto, 0)
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v, want context.Canceled naming the file", name, err)
 		}
 	}
 }

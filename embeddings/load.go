@@ -3,6 +3,7 @@ package embeddings
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,12 @@ func LoadWith(opts LoadOptions) (*Store, error) {
 // reading after topK rows. Vectors are returned exactly as stored, never normalised.
 // Truncated or malformed files are errors naming the file and the line, row or byte offset.
 func Load(path, format string, topK int) (*Store, error) {
+	return LoadContext(context.Background(), path, format, topK)
+}
+
+// LoadContext is Load that stops reading a text, word2vec or wink file when ctx is cancelled;
+// the error then wraps ctx's error and names the file.
+func LoadContext(ctx context.Context, path, format string, topK int) (*Store, error) {
 	if topK < 0 {
 		return nil, fmt.Errorf("embeddings: top_k = %d: want 0 (all words) or a positive count", topK)
 	}
@@ -64,11 +71,11 @@ func Load(path, format string, topK int) (*Store, error) {
 	}
 	switch format {
 	case FormatWord2VecBin:
-		return readCompressible(path, topK, readWord2VecBinary)
+		return readCompressible(ctx, path, topK, readWord2VecBinary)
 	case FormatText:
-		return readCompressible(path, topK, readText)
+		return readCompressible(ctx, path, topK, readText)
 	case FormatWink:
-		return readCompressible(path, topK, readWink)
+		return readCompressible(ctx, path, topK, readWink)
 	case FormatCache:
 		return ReadCache(path, topK)
 	}
@@ -114,7 +121,7 @@ const utf8BOM = "\xef\xbb\xbf"
 // bytes, skips a UTF-8 byte-order mark, and hands the source to read. Errors of the gzip
 // decompressor are reported as such (a *FormatError saying the compressed data is corrupt or
 // truncated), also when the damage first shows as malformed content.
-func readCompressible(path string, topK int, read func(src *source) (*Store, error)) (*Store, error) {
+func readCompressible(ctx context.Context, path string, topK int, read func(src *source) (*Store, error)) (*Store, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("embeddings: %w", err)
@@ -124,7 +131,7 @@ func readCompressible(path string, topK int, read func(src *source) (*Store, err
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		src.size = info.Size()
 	}
-	src.r = bufio.NewReaderSize(f, 1<<20)
+	src.r = bufio.NewReaderSize(ctxReader{ctx, f, path}, 1<<20)
 	var gz *gzipReader
 	magic, _ := src.r.Peek(2)
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -155,6 +162,34 @@ func readCompressible(path string, topK int, read func(src *source) (*Store, err
 	}
 	return s, err
 }
+
+// ctxReader reads from r until ctx is cancelled, then fails with an error that wraps ctx's.
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	path string
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, &CanceledError{Path: c.path, Err: err}
+	}
+	return c.r.Read(p)
+}
+
+// CanceledError reports that reading a vector file stopped because its context was cancelled.
+type CanceledError struct {
+	Path string
+	Err  error // the context's error
+}
+
+// Error says which file was being read.
+func (e *CanceledError) Error() string {
+	return fmt.Sprintf("embeddings: %s: reading stopped: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the context's error, for errors.Is(err, context.Canceled).
+func (e *CanceledError) Unwrap() error { return e.Err }
 
 // gzipReader reads the decompressed stream of a gzip file and turns the decompressor's errors
 // into FormatErrors that say the compressed data is at fault.
@@ -256,11 +291,15 @@ func (e *FormatError) Error() string {
 }
 
 // readErr turns an I/O error met while reading into a FormatError (unexpected EOF = truncation).
-// A FormatError (of the gzip decompressor) is returned as it is.
+// A FormatError (of the gzip decompressor) or a CanceledError is returned as it is.
 func readErr(path, where, expected string, err error) error {
 	var fe *FormatError
 	if errors.As(err, &fe) {
 		return fe
+	}
+	var ce *CanceledError
+	if errors.As(err, &ce) {
+		return ce
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &FormatError{Path: path, Where: where, Msg: "file ends early: want " + expected}

@@ -98,8 +98,11 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 		if err != nil {
 			return nil, input, err
 		}
-		if store, err = embeddings.Load(paths.Embeddings, "cache", 0); err != nil {
-			return nil, input, err
+		store = paths.Vectors // set when the cache could not be written
+		if store == nil {
+			if store, err = embeddings.Load(paths.Embeddings, "cache", 0); err != nil {
+				return nil, input, err
+			}
 		}
 		input = npmInput("embeddings", "glove-wink-100d")
 	} else {
@@ -108,7 +111,7 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 			topK = 0 // filter first, then keep the K most frequent of the remaining words
 		}
 		var err error
-		if store, err = embeddings.Load(path, e.Format, topK); err != nil {
+		if store, err = embeddings.LoadContext(ctx, path, e.Format, topK); err != nil {
 			return nil, input, err
 		}
 		sum, n, err := hashPath(path)
