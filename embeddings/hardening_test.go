@@ -1,9 +1,12 @@
 package embeddings
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"strings"
@@ -39,6 +42,7 @@ func TestHugeHeadersFailFastWithoutAllocating(t *testing.T) {
 			[]string{"line 1", "4611686018427387904"}},
 		{"bin-1e9.bin", FormatWord2VecBin, []byte("1 1000000000\nab 0123\n"),
 			[]string{"line 1", "1000000000"}},
+		{"bin-none.bin", FormatWord2VecBin, []byte("0 16777216\n"), []string{"no vectors in file"}},
 		{"bin-rows.bin", FormatWord2VecBin, append([]byte("4611686018427387904 1\nab "), 0, 0, 0, 0),
 			[]string{"line 1", "4611686018427387904 rows"}},
 	}
@@ -198,14 +202,35 @@ func TestLoadContextStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for name, data := range map[string][]byte{
-		"v.txt":  []byte("the 1 2\n"),
-		"v.bin":  word2vecBinary("3 3\n", sampleWords, sampleVectors, 3),
-		"w.json": []byte(winkJSON),
+		"v.txt":    []byte("the 1 2\n"),
+		"v.bin":    word2vecBinary("3 3\n", sampleWords, sampleVectors, 3),
+		"w.json":   []byte(winkJSON),
+		"v.vec.gz": gzipped(t, []byte("1 2\nthe 1 2\n")),
 	} {
 		path := writeFile(t, name, data)
 		_, err := LoadContext(ctx, path, FormatAuto, 0)
 		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: %v, want context.Canceled naming the file", name, err)
 		}
+	}
+}
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
+
+// TestCancelInsideGzipIsNoCompressionError: a cancellation that interrupts the decompressor is
+// reported as a cancellation, not as corrupt gzip data.
+func TestCancelInsideGzipIsNoCompressionError(t *testing.T) {
+	data := gzipped(t, []byte(strings.Repeat("the 1 2\n", 1000)))
+	cancelled := &CanceledError{Path: "v.vec.gz", Err: context.Canceled}
+	zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(data[:30]), failingReader{cancelled}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(&gzipReader{zr: zr, path: "v.vec.gz"})
+	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "gzip") {
+		t.Errorf("error %v, want the cancellation", err)
 	}
 }

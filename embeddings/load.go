@@ -202,7 +202,8 @@ type gzipReader struct {
 func (g *gzipReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
 	g.n += int64(n)
-	if err == nil || err == io.EOF {
+	var ce *CanceledError
+	if err == nil || err == io.EOF || errors.As(err, &ce) {
 		return n, err
 	}
 	msg := "corrupt gzip data: " + err.Error()

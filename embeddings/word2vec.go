@@ -46,10 +46,7 @@ func readWord2VecBinary(src *source) (*Store, error) {
 		avail = src.size - int64(len(header))
 	}
 	b := newBuilder(path, d, preallocRows(n, topK, d, avail, binaryRowBytes(d)))
-	var raw []byte
-	if avail >= 0 { // the size check vouched for the dimension
-		raw = make([]byte, 4*d)
-	}
+	var raw []byte // sized by the first row's bytes as they arrive (see readGrowing)
 	values := make([]float32, 0, min(d, 1<<16))
 	for row := 0; row < rows; row++ {
 		// Skip the newline that ends the previous row (written by word2vec, optional elsewhere).
