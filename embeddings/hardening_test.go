@@ -13,15 +13,15 @@ import (
 	"testing"
 )
 
-// loadBounded loads path and returns the error and the bytes allocated while loading.
-func loadBounded(t *testing.T, path, format string) (error, uint64) {
+// loadBounded loads path and returns the bytes allocated while loading and the error.
+func loadBounded(t *testing.T, path, format string) (uint64, error) {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	_, err := Load(path, format, 0)
 	runtime.ReadMemStats(&after)
-	return err, after.TotalAlloc - before.TotalAlloc
+	return after.TotalAlloc - before.TotalAlloc, err
 }
 
 // TestHugeHeadersFailFastWithoutAllocating: headers that promise more than the file holds are
@@ -49,7 +49,7 @@ func TestHugeHeadersFailFastWithoutAllocating(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeFile(t, c.name, c.data)
-			err, allocated := loadBounded(t, path, c.format)
+			allocated, err := loadBounded(t, path, c.format)
 			var fe *FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error = %v, want a FormatError", err)
@@ -78,7 +78,7 @@ func TestHugeHeadersInGzipGrowWithTheData(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeFile(t, c.name, gzipped(t, []byte(c.data)))
-			err, allocated := loadBounded(t, path, c.format)
+			allocated, err := loadBounded(t, path, c.format)
 			var fe *FormatError
 			if !errors.As(err, &fe) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("error = %v, want a FormatError naming the file", err)
