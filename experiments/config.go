@@ -56,6 +56,9 @@ type CorpusConfig struct {
 	// EraSplitYear divides the SOTU addresses into eras when Topic is "era": before the year,
 	// and from it on.
 	EraSplitYear int `toml:"era_split_year"`
+	// Language keeps the PAN problems in that language (collection-info.json), e.g. "en";
+	// required when a PAN collection mixes languages. Only for format "pan".
+	Language string `toml:"language"`
 }
 
 // EmbeddingsConfig names the word vectors.
@@ -285,6 +288,9 @@ func (c *Config) validate() error {
 		}
 	default:
 		return c.errAt("corpus", "format", "%q: want \"sotu\", \"jsonl\", \"dir\" or \"pan\"", c.Corpus.Format)
+	}
+	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
+		return c.errAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
 	}
 	switch c.Embeddings.Format {
 	case "wink", "word2vec-bin", "text", "cache", "auto":
