@@ -88,7 +88,7 @@ func panCollection(t *testing.T) string {
 	root := cdaaCollection(t)
 	// A second problem in French.
 	files := map[string]string{
-		"collection-info.json": `[{"problem-name":"problem00001","language":"en"},{"problem-name":"problem00002","language":"fr"}]`,
+		"collection-info.json":                       `[{"problem-name":"problem00001","language":"en"},{"problem-name":"problem00002","language":"fr"}]`,
 		"problem00002/problem-info.json":             `{"unknown-folder":"unknown","candidate-authors":[{"author-name":"candidate00001"}]}`,
 		"problem00002/candidate00001/known00001.txt": "bonjour",
 		"problem00002/unknown/unknown00001.txt":      "salut",
