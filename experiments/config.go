@@ -584,6 +584,25 @@ func (c *Config) validateReport() error {
 	if err := c.Report.Validate(); err != nil {
 		return &ConfigError{File: c.Path, Key: "report", Msg: err.Error()}
 	}
+	sets, mechs := map[string]bool{}, map[string]bool{}
+	var setNames, mechNames []string
+	for _, s := range c.Sets {
+		sets[s.Name] = true
+		setNames = append(setNames, s.Name)
+	}
+	for _, m := range c.Mechanisms {
+		mechs[m.ID()] = true
+		mechNames = append(mechNames, m.ID())
+	}
+	for i, r := range c.Report.References {
+		path := fmt.Sprintf("report.references[%d]", i)
+		if !sets[r.Set] {
+			return c.errAt(path, "set", "%q is not a set of this config; sets: %s", r.Set, strings.Join(setNames, ", "))
+		}
+		if r.Mechanism != "" && !mechs[r.Mechanism] {
+			return c.errAt(path, "mechanism", "%q is not a mechanism of this config; mechanisms: %s", r.Mechanism, strings.Join(mechNames, ", "))
+		}
+	}
 	return nil
 }
 
