@@ -2,6 +2,7 @@ package attackers
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -92,6 +93,33 @@ func (c *CharNgram) Predict(_ *rand.Rand, docs [][]string) []string {
 		classes[i] = c.svm.Predict(c.tfidf.Transform(c.ngrams(d)))
 	}
 	return c.labels.Decode(classes)
+}
+
+// PredictTopTwo returns the most likely training author of every document with the SVM's
+// decision value for it and for the runner-up author; rng is not used.
+func (c *CharNgram) PredictTopTwo(_ *rand.Rand, docs [][]string) (authors []string, top, second []float64) {
+	if c.labels == nil {
+		panic("char-ngram-svm: PredictTopTwo before a successful Fit")
+	}
+	classes := make([]int, len(docs))
+	top, second = make([]float64, len(docs)), make([]float64, len(docs))
+	for i, d := range docs {
+		dec := c.svm.Decision(c.tfidf.Transform(c.ngrams(d)))
+		best := 0
+		for j, v := range dec {
+			if v > dec[best] {
+				best = j
+			}
+		}
+		top[i], second[i] = dec[best], math.Inf(-1)
+		for j, v := range dec {
+			if j != best && v > second[i] {
+				second[i] = v
+			}
+		}
+		classes[i] = best
+	}
+	return c.labels.Decode(classes), top, second
 }
 
 // ngrams returns the character n-grams of the space-joined document, as substrings of it.

@@ -176,6 +176,14 @@ func (k *Koppel) Predict(rng *rand.Rand, docs [][]string) []string {
 // (the score is reported even when it is below Threshold and the answer is learn.NoAnswer).
 // It panics if called before a successful Fit.
 func (k *Koppel) PredictScores(rng *rand.Rand, docs [][]string) (authors []string, scores []float64) {
+	authors, scores, _ = k.PredictTopTwo(rng, docs)
+	return authors, scores
+}
+
+// PredictTopTwo is PredictScores with the runner-up's score as well: second[i] is the largest
+// share of wins of a candidate other than the best one (equal to scores[i] on a tie). The
+// answers and scores are those of PredictScores with the same rng.
+func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []string, scores, second []float64) {
 	if k.vocab == nil {
 		panic("koppel11: PredictScores before a successful Fit")
 	}
@@ -185,6 +193,7 @@ func (k *Koppel) PredictScores(rng *rand.Rand, docs [][]string) (authors []strin
 	}
 	authors = make([]string, len(docs))
 	scores = make([]float64, len(docs))
+	second = make([]float64, len(docs))
 	workers := k.opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -198,8 +207,9 @@ func (k *Koppel) PredictScores(rng *rand.Rand, docs [][]string) (authors []strin
 			defer wg.Done()
 			sc := newKoppelScratch(len(k.vocab))
 			for i := range next {
-				best, wins := k.attribute(streams[i], docs[i], sc)
+				best, wins, runnerUp := k.attribute(streams[i], docs[i], sc)
 				scores[i] = float64(wins) / float64(k.opts.Repetitions)
+				second[i] = float64(runnerUp) / float64(k.opts.Repetitions)
 				authors[i] = k.candidates[best]
 				if scores[i] < k.opts.Threshold {
 					authors[i] = learn.NoAnswer
@@ -212,7 +222,7 @@ func (k *Koppel) PredictScores(rng *rand.Rand, docs [][]string) (authors []strin
 	}
 	close(next)
 	wg.Wait()
-	return authors, scores
+	return authors, scores, second
 }
 
 // koppelScratch is one worker's reusable state. The per-feature state sits in one slot so a
@@ -265,7 +275,7 @@ func (sc *koppelScratch) nextWindow() {
 
 // attribute runs the k repetitions for one unknown text and returns the winning candidate's
 // index and its number of wins.
-func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (best, bestWins int) {
+func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
 	words := splitWords(doc)
 	L := min(len(words), k.minWords)
 	u := k.stream(words[:L])
@@ -321,7 +331,12 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 			best, bestWins = c, w
 		}
 	}
-	return best, bestWins
+	for c, w := range wins {
+		if c != best && w > secondWins {
+			secondWins = w
+		}
+	}
+	return best, bestWins, secondWins
 }
 
 // similarity scores a candidate window (its feature ids) against the unknown text over

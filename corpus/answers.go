@@ -19,7 +19,9 @@ type Answer struct {
 //     "<UNK>" for no attribution, as the PAN 2018/2019 evaluator expects;
 //   - LayoutMetaFile: answers.json = {"answers": [{"unknown_text": …, "author": …, "score": …}]}.
 //
-// Every answer must name an unknown text of the problem, at most once, and a candidate or "".
+// Every unknown text of the problem, open-set ones included, must be answered exactly once, with
+// a candidate or "" (no attribution): PAN's evaluator counts an unanswered text as a rejection,
+// which would credit a left-out open-set text as correctly rejected.
 // The file is written under a temporary name and renamed into place.
 func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
 	candidates := map[string]bool{}
@@ -41,6 +43,11 @@ func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
 			return fmt.Errorf("corpus: answers for %s: %q is not a candidate author", problem.Name, a.Author)
 		}
 		seen[a.UnknownText] = true
+	}
+	for _, u := range problem.Unknown {
+		if !seen[u.File] {
+			return fmt.Errorf("corpus: answers for %s: unknown text %q has no answer (every unknown text must be answered; \"\" for no attribution)", problem.Name, u.File)
+		}
 	}
 	var name string
 	var doc any

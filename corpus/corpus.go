@@ -6,6 +6,7 @@
 package corpus
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,7 +24,8 @@ type Document struct {
 	Meta map[string]string
 }
 
-// Skipped counts the items a reader left out, by reason.
+// Skipped counts the items a reader left out or changed, by reason (e.g. "blank line",
+// "byte-identical duplicate of an earlier document (dropped)").
 type Skipped map[string]int
 
 // add counts one skipped item.
@@ -59,4 +61,32 @@ func checkText(where, text string) error {
 		return fmt.Errorf("corpus: %s: text is empty", where)
 	}
 	return nil
+}
+
+// Reasons recorded by finish.
+const (
+	reasonAuthorTrimmed = "author name with leading or trailing spaces (trimmed; kept)"
+	reasonDuplicate     = "byte-identical duplicate of an earlier document (dropped)"
+)
+
+// finish applies what every reader does last: authors lose surrounding white space (so that
+// "ann " and "ann" are one author), and a document whose text is byte-identical to an earlier
+// one's is dropped. Both are counted in skipped.
+func finish(docs []Document, skipped Skipped) []Document {
+	seen := map[[sha256.Size]byte]bool{}
+	out := docs[:0]
+	for _, d := range docs {
+		if t := strings.TrimSpace(d.Author); t != d.Author {
+			d.Author = t
+			skipped.add(reasonAuthorTrimmed)
+		}
+		sum := sha256.Sum256([]byte(d.Text))
+		if seen[sum] {
+			skipped.add(reasonDuplicate)
+			continue
+		}
+		seen[sum] = true
+		out = append(out, d)
+	}
+	return out
 }

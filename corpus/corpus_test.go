@@ -39,7 +39,7 @@ func wantErr(t *testing.T, err error, fragments ...string) {
 func TestReadJSONL(t *testing.T) {
 	root := writeTree(t, map[string]string{"c.jsonl": `{"id":"a1","author":"ann","topic":"sport","text":"Goal!","year":1999,"src":"web"}` + "\n\n" +
 		`{"author":"bob","text":"Hello"}` + "\n"})
-	docs, skipped, err := ReadJSONL(filepath.Join(root, "c.jsonl"))
+	docs, skipped, err := ReadJSONL(filepath.Join(root, "c.jsonl"), JSONLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestReadJSONLErrors(t *testing.T) {
 		`{"id":"x","author":"a","text":"t"}` + "\n" + `{"id":"x","author":"b","text":"u"}`: {"c.jsonl:2", `id "x" already used on line 1`},
 	} {
 		root := writeTree(t, map[string]string{"c.jsonl": content})
-		_, _, err := ReadJSONL(filepath.Join(root, "c.jsonl"))
+		_, _, err := ReadJSONL(filepath.Join(root, "c.jsonl"), JSONLOptions{})
 		wantErr(t, err, fragments...)
 	}
 }

@@ -2,61 +2,100 @@ package corpus
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // ReadDir reads ROOT/<topic>/<author>/<doc>.txt, one document per file, in lexical path order.
-// The ID is the path relative to root with forward slashes; Meta["file"] is the file name.
-// Files elsewhere in the tree or without the .txt extension are skipped and counted; an empty
-// or non-UTF-8 text is an error naming the file.
+// Symbolic links to folders and files are followed; a link back to a folder on its own path
+// (a loop) is skipped and counted. The ID is the path relative to root with forward slashes;
+// Meta["file"] is the file name. Files elsewhere in the tree or without the .txt extension are
+// skipped and counted; an empty or non-UTF-8 text is an error naming the file. Authors are
+// trimmed of surrounding spaces and byte-identical texts dropped (see Skipped).
 func ReadDir(root string) ([]Document, Skipped, error) {
-	skipped := Skipped{}
-	var docs []Document
-	var textErr error
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		switch {
-		case len(parts) != 3:
-			skipped.add("file not at <topic>/<author>/<doc>.txt")
-			return nil
-		case !strings.HasSuffix(parts[2], ".txt"):
-			skipped.add("file without .txt extension")
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if textErr = checkText(path, string(data)); textErr != nil {
-			return fs.SkipAll
-		}
-		docs = append(docs, Document{
-			ID: filepath.ToSlash(rel), Topic: parts[0], Author: parts[1], Text: string(data),
-			Meta: map[string]string{"file": parts[2]},
-		})
-		return nil
-	})
+	info, err := os.Stat(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("corpus: %w", err)
 	}
-	if textErr != nil {
-		return nil, nil, textErr
+	if !info.IsDir() {
+		return nil, nil, fmt.Errorf("corpus: %s: not a folder: format \"dir\" reads ROOT/<topic>/<author>/<doc>.txt", root)
 	}
-	if len(docs) == 0 {
-		return nil, nil, fmt.Errorf("corpus: %s: no <topic>/<author>/<doc>.txt files (%s)", root, skipped)
+	w := &dirWalker{root: root, skipped: Skipped{}}
+	if err := w.walk(root, nil, nil); err != nil {
+		return nil, nil, err
 	}
-	return docs, skipped, nil
+	if len(w.docs) == 0 {
+		return nil, nil, fmt.Errorf("corpus: %s: no <topic>/<author>/<doc>.txt files (%s)", root, w.skipped)
+	}
+	return finish(w.docs, w.skipped), w.skipped, nil
+}
+
+type dirWalker struct {
+	root    string
+	skipped Skipped
+	docs    []Document
+}
+
+// walk reads folder dir, whose path below the root is rel and whose real paths (symbolic links
+// resolved) of itself and its ancestors are stack.
+func (w *dirWalker) walk(dir string, rel, stack []string) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	if abs, err := filepath.Abs(real); err == nil {
+		real = abs
+	}
+	if slices.Contains(stack, real) {
+		w.skipped.add("symbolic link to a folder on its own path (a loop; not followed)")
+		return nil
+	}
+	stack = append(stack, real)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	for _, e := range entries { // os.ReadDir sorts by name
+		path := filepath.Join(dir, e.Name())
+		parts := append(slices.Clip(rel), e.Name())
+		info, err := os.Stat(path) // follows symbolic links
+		if err != nil {
+			if e.Type()&os.ModeSymlink != 0 {
+				w.skipped.add("broken symbolic link")
+				continue
+			}
+			return fmt.Errorf("corpus: %w", err)
+		}
+		if info.IsDir() {
+			if err := w.walk(path, parts, stack); err != nil {
+				return err
+			}
+			continue
+		}
+		switch {
+		case len(parts) != 3:
+			w.skipped.add("file not at <topic>/<author>/<doc>.txt")
+			continue
+		case !strings.HasSuffix(parts[2], ".txt"):
+			w.skipped.add("file without .txt extension")
+			continue
+		case !info.Mode().IsRegular():
+			w.skipped.add("not a regular file")
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("corpus: %w", err)
+		}
+		if err := checkText(path, string(data)); err != nil {
+			return err
+		}
+		w.docs = append(w.docs, Document{
+			ID: strings.Join(parts, "/"), Topic: parts[0], Author: parts[1], Text: string(data),
+			Meta: map[string]string{"file": parts[2]},
+		})
+	}
+	return nil
 }

@@ -12,12 +12,22 @@ import (
 	"unicode/utf8"
 )
 
+// JSONLOptions configure ReadJSONL.
+type JSONLOptions struct {
+	// RequireTopic makes a line without a non-blank "topic" an error (the protocols that score
+	// topic classification need every document's topic).
+	RequireTopic bool
+}
+
 // ReadJSONL reads one document per line: a JSON object with string fields "author" and "text"
-// (both required, not blank), "topic" (optional, may be empty) and "id" (optional; defaults to
-// "<file name>:<line>"). Any other field goes to Meta, strings as they are and other values as
-// their JSON text. Blank lines are skipped and counted. Invalid JSON, invalid UTF-8, a missing or
-// non-string field, a blank author or text, and a repeated id are errors naming file:line.
-func ReadJSONL(path string) ([]Document, Skipped, error) {
+// (both required, not blank), "topic" (optional unless opts.RequireTopic) and "id" (optional;
+// defaults to "<file name>:<line>"). Any other field goes to Meta, strings as they are and other
+// values as their JSON text. A byte-order mark at the start of the file is ignored; blank lines
+// are skipped and counted. Invalid JSON, a key given twice in one object, invalid UTF-8, a
+// missing or non-string field, a blank author or text, and a repeated id are errors naming
+// file:line; so are an empty file and a file holding one JSON array instead of lines. Authors
+// are trimmed of surrounding spaces and byte-identical texts dropped (see Skipped).
+func ReadJSONL(path string, opts JSONLOptions) ([]Document, Skipped, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("corpus: %w", err)
@@ -35,13 +45,22 @@ func ReadJSONL(path string) ([]Document, Skipped, error) {
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
 		where := fmt.Sprintf("%s:%d", path, lineNo)
-		if len(bytes.TrimSpace(line)) == 0 {
+		if trimmed := bytes.TrimSpace(line); len(trimmed) == 0 {
 			skipped.add("blank line")
 		} else {
+			if trimmed[0] == '[' && len(docs) == 0 {
+				return nil, nil, fmt.Errorf("corpus: %s: the file starts with a JSON array: want JSON Lines, one document object per line ({\"author\": …, \"text\": …})", where)
+			}
 			doc, derr := parseJSONLine(where, line)
 			if derr != nil {
 				return nil, nil, derr
+			}
+			if opts.RequireTopic && strings.TrimSpace(doc.Topic) == "" {
+				return nil, nil, fmt.Errorf(`corpus: %s: "topic" is missing or empty: the protocol needs every document's topic`, where)
 			}
 			if doc.ID == "" {
 				doc.ID = fmt.Sprintf("%s:%d", filepath.Base(path), lineNo)
@@ -56,15 +75,73 @@ func ReadJSONL(path string) ([]Document, Skipped, error) {
 			break
 		}
 	}
+	if len(docs) == 0 {
+		if skipped.Total() == 0 {
+			return nil, nil, fmt.Errorf("corpus: %s: the file is empty: want one JSON object per line", path)
+		}
+		return nil, nil, fmt.Errorf("corpus: %s: no documents, only blank lines: want one JSON object per line", path)
+	}
+	docs = finish(docs, skipped)
 	return docs, skipped, nil
+}
+
+// decodeObject reads one JSON object into its fields, refusing a key given twice (encoding/json
+// would keep the last value silently) and anything after the object.
+func decodeObject(line []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("want an object {…}, got %s", describeToken(tok))
+	}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		if _, dup := fields[key]; dup {
+			return nil, fmt.Errorf("key %q appears twice", key)
+		}
+		fields[key] = raw
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the object")
+	}
+	return fields, nil
+}
+
+func describeToken(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return string(v)
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%v", tok)
 }
 
 func parseJSONLine(where string, line []byte) (Document, error) {
 	if !utf8.Valid(line) {
 		return Document{}, fmt.Errorf("corpus: %s: line is not valid UTF-8", where)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err != nil {
+	fields, err := decodeObject(line)
+	if err != nil {
 		return Document{}, fmt.Errorf("corpus: %s: invalid JSON object: %v", where, err)
 	}
 	var doc Document

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -24,14 +25,22 @@ const (
 )
 
 // UnknownAuthor is the true author PAN gives open-set unknown texts written by none of the
-// candidates; such texts are skipped and counted.
+// candidates. Such texts stay among a problem's unknown texts (an answer file must answer them).
 const UnknownAuthor = "<UNK>"
+
+// PANOptions configure ReadPANProblems.
+type PANOptions struct {
+	// Language keeps only the problems in that language (compared without regard to case, as
+	// collection-info.json or meta-file.json give it); the others are skipped and counted.
+	// Empty keeps every problem.
+	Language string
+}
 
 // PANText is one text of a PAN problem.
 type PANText struct {
 	File   string // file name inside its folder, e.g. "known00001.txt"
 	Text   string
-	Author string // candidate of a known text; true author of an unknown one ("" if no ground truth)
+	Author string // candidate of a known text; true author of an unknown one (UnknownAuthor for an open-set text, "" without ground truth)
 	Topic  string // fandom from fandom-info.json, "" if not given
 }
 
@@ -51,7 +60,7 @@ type PANProblem struct {
 	Unknown    []PANText
 	// UnknownFolder is the folder of the unknown texts, relative to Dir.
 	UnknownFolder string
-	// Skipped counts the unknown texts left out (open-set "<UNK>" authors) and stray files.
+	// Skipped counts the stray files left out.
 	Skipped Skipped
 }
 
@@ -59,8 +68,21 @@ type PANProblem struct {
 // 2018/2019 problem folder (problem-info.json) or a folder of the older layout (meta-file.json).
 // Candidates keep the order of the problem's metadata, known texts are in file-name order, and
 // unknown texts are in file-name order (2018/2019) or the order of meta-file.json (older layout).
-// Texts must be non-empty UTF-8; ground truth and fandom entries must name existing texts.
-func ReadPANProblems(path string) ([]PANProblem, error) {
+// Texts must be non-empty UTF-8; ground truth and fandom entries must name existing texts, and
+// ground truth must name a candidate or UnknownAuthor. Problems in another language than
+// opts.Language are left out and counted in the returned Skipped; a problem whose language is
+// not given is an error when opts.Language is set.
+func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, fmt.Errorf("corpus: %s: the path does not exist", path)
+	case err != nil:
+		return nil, nil, fmt.Errorf("corpus: %w", err)
+	case !info.IsDir():
+		return nil, nil, fmt.Errorf("corpus: %s: not a folder: want a PAN collection (collection-info.json), a problem folder (problem-info.json) or a meta-file.json folder", path)
+	}
+	var problems []PANProblem
 	switch {
 	case exists(filepath.Join(path, "collection-info.json")):
 		var collection []struct {
@@ -68,36 +90,60 @@ func ReadPANProblems(path string) ([]PANProblem, error) {
 			Language string `json:"language"`
 		}
 		if err := readJSON(filepath.Join(path, "collection-info.json"), &collection); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		problems := make([]PANProblem, 0, len(collection))
+		seen := map[string]bool{}
 		for i, entry := range collection {
-			if entry.Name == "" || strings.ContainsAny(entry.Name, `/\`) || entry.Name == ".." {
-				return nil, fmt.Errorf("corpus: %s: entry %d: want a problem folder name in \"problem-name\", got %q",
+			if entry.Name == "" || strings.ContainsAny(entry.Name, `/\`) || entry.Name == ".." || entry.Name == "." {
+				return nil, nil, fmt.Errorf("corpus: %s: entry %d: want a problem folder name in \"problem-name\", got %q",
 					filepath.Join(path, "collection-info.json"), i, entry.Name)
 			}
-			p, err := readCDAAProblem(filepath.Join(path, entry.Name))
-			if err != nil {
-				return nil, err
+			if seen[entry.Name] {
+				return nil, nil, fmt.Errorf("corpus: %s: entry %d: problem %q listed twice", filepath.Join(path, "collection-info.json"), i, entry.Name)
 			}
-			p.Language = entry.Language
-			problems = append(problems, p)
+			seen[entry.Name] = true
+			problems = append(problems, PANProblem{Name: entry.Name, Language: entry.Language, Dir: filepath.Join(path, entry.Name), Layout: LayoutCDAA})
 		}
-		return problems, nil
+		if len(problems) == 0 {
+			return nil, nil, fmt.Errorf("corpus: %s: lists no problem", filepath.Join(path, "collection-info.json"))
+		}
 	case exists(filepath.Join(path, "problem-info.json")):
-		p, err := readCDAAProblem(path)
-		if err != nil {
-			return nil, err
-		}
-		return []PANProblem{p}, nil
+		problems = []PANProblem{{Name: filepath.Base(path), Dir: path, Layout: LayoutCDAA}}
 	case exists(filepath.Join(path, "meta-file.json")):
 		p, err := readMetaFileProblem(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []PANProblem{p}, nil
+		problems = []PANProblem{p}
+	default:
+		return nil, nil, fmt.Errorf("corpus: %s: unknown PAN layout: want collection-info.json, problem-info.json or meta-file.json in this folder", path)
 	}
-	return nil, fmt.Errorf("corpus: %s: unknown PAN layout: want collection-info.json, problem-info.json or meta-file.json in this folder", path)
+	skipped := Skipped{}
+	var out []PANProblem
+	for _, p := range problems {
+		if opts.Language != "" {
+			if p.Language == "" {
+				return nil, nil, fmt.Errorf("corpus: %s: the problem's language is not given (only collection-info.json and meta-file.json give it), so language = %q cannot be checked: read the whole collection, or leave language unset",
+					p.Dir, opts.Language)
+			}
+			if !strings.EqualFold(p.Language, opts.Language) {
+				skipped.add(fmt.Sprintf("problem in language %q (language = %q)", p.Language, opts.Language))
+				continue
+			}
+		}
+		if p.Layout == LayoutCDAA {
+			lang := p.Language
+			if p, err = readCDAAProblem(p.Dir); err != nil {
+				return nil, nil, err
+			}
+			p.Language = lang
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("corpus: %s: no problem in language %q (%s)", path, opts.Language, skipped)
+	}
+	return out, skipped, nil
 }
 
 func readCDAAProblem(dir string) (PANProblem, error) {
@@ -215,7 +261,7 @@ func readCandidates(dir, metaPath string, entries []panCandidateEntry, fandoms f
 }
 
 // addUnknown adds unknown text u to the problem with its true author from truth, if the problem
-// has ground truth; an open-set text ("<UNK>" author) is counted as skipped instead.
+// has ground truth (UnknownAuthor for an open-set text); the author must be a candidate.
 func (p *PANProblem) addUnknown(u PANText, truth groundTruth) error {
 	if truth.authors != nil {
 		author, ok := truth.authors[u.File]
@@ -223,9 +269,9 @@ func (p *PANProblem) addUnknown(u PANText, truth groundTruth) error {
 			return fmt.Errorf("corpus: %s: no ground truth for unknown text %q", truth.path, u.File)
 		}
 		delete(truth.authors, u.File)
-		if author == UnknownAuthor {
-			p.Skipped.add("open-set unknown text (true author <UNK>)")
-			return nil
+		if author != UnknownAuthor && !slices.ContainsFunc(p.Candidates, func(c PANCandidate) bool { return c.Name == author }) {
+			return fmt.Errorf("corpus: %s: unknown text %q: true author %q is not a candidate of the problem (want one of the candidates or %q)",
+				truth.path, u.File, author, UnknownAuthor)
 		}
 		u.Author = author
 	}

@@ -29,7 +29,7 @@ func cdaaCollection(t *testing.T) string {
 }
 
 func TestReadPANProblemsCDAA(t *testing.T) {
-	problems, err := ReadPANProblems(cdaaCollection(t))
+	problems, _, err := ReadPANProblems(cdaaCollection(t), PANOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,23 +51,24 @@ func TestReadPANProblemsCDAA(t *testing.T) {
 	}
 	wantUnknown := []PANText{
 		{File: "unknown00001.txt", Text: "u1", Author: "candidate00002"},
+		{File: "unknown00002.txt", Text: "u2", Author: UnknownAuthor},
 		{File: "unknown00003.txt", Text: "u3", Author: "candidate00001", Topic: "Sherlock"},
 	}
 	if !reflect.DeepEqual(p.Unknown, wantUnknown) {
 		t.Errorf("unknown = %+v", p.Unknown)
 	}
-	if p.Skipped["open-set unknown text (true author <UNK>)"] != 1 {
+	if p.Skipped.Total() != 0 {
 		t.Errorf("skipped = %v", p.Skipped)
 	}
 	// A single problem folder reads the same problem.
-	single, err := ReadPANProblems(p.Dir)
+	single, _, err := ReadPANProblems(p.Dir, PANOptions{})
 	if err != nil || len(single) != 1 || !reflect.DeepEqual(single[0].Unknown, wantUnknown) {
 		t.Errorf("single problem: %v %+v", err, single)
 	}
 }
 
 func TestReadPANFlattens(t *testing.T) {
-	docs, skipped, err := ReadPAN(cdaaCollection(t))
+	docs, skipped, err := ReadPAN(cdaaCollection(t), PANOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +80,17 @@ func TestReadPANFlattens(t *testing.T) {
 		"problem00001/candidate00002/known00001.txt|problem00001/candidate00002|problem00001|known",
 		"problem00001/candidate00001/known00001.txt|problem00001/candidate00001|Harry Potter|known",
 		"problem00001/candidate00001/known00002.txt|problem00001/candidate00001|Naruto|known",
-		"problem00001/unknown/unknown00001.txt|problem00001/candidate00002|problem00001|unknown",
-		"problem00001/unknown/unknown00003.txt|problem00001/candidate00001|Sherlock|unknown",
+		"problem00001/unknown/unknown00001.txt|problem00001/candidate00002|problem00001-target|unknown",
+		"problem00001/unknown/unknown00002.txt|problem00001/<UNK>|problem00001-target|unknown",
+		"problem00001/unknown/unknown00003.txt|problem00001/candidate00001|problem00001-target|unknown",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%v\nwant\n%v", got, want)
 	}
-	if skipped.Total() != 1 {
+	if !OpenSetAuthor(docs[4].Author) || OpenSetAuthor(docs[3].Author) {
+		t.Errorf("OpenSetAuthor wrong for %q / %q", docs[4].Author, docs[3].Author)
+	}
+	if skipped.Total() != 0 {
 		t.Errorf("skipped = %v", skipped)
 	}
 }
@@ -105,7 +110,7 @@ func metaFileCorpus(t *testing.T) string {
 }
 
 func TestReadPANProblemsMetaFile(t *testing.T) {
-	problems, err := ReadPANProblems(metaFileCorpus(t))
+	problems, _, err := ReadPANProblems(metaFileCorpus(t), PANOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,26 +125,26 @@ func TestReadPANProblemsMetaFile(t *testing.T) {
 }
 
 func TestReadPANErrors(t *testing.T) {
-	_, err := ReadPANProblems(t.TempDir())
+	_, _, err := ReadPANProblems(t.TempDir(), PANOptions{})
 	wantErr(t, err, "unknown PAN layout")
 	root := cdaaCollection(t)
 	os.WriteFile(filepath.Join(root, "problem00001/ground-truth.json"), []byte(`{"ground_truth":[]}`), 0o644)
-	_, err = ReadPANProblems(root)
+	_, _, err = ReadPANProblems(root, PANOptions{})
 	wantErr(t, err, "ground-truth.json", `no ground truth for unknown text "unknown00001.txt"`)
 	root = cdaaCollection(t)
 	os.WriteFile(filepath.Join(root, "problem00001/problem-info.json"), []byte(`{"unknown-folder":"../x","candidate-authors":[]}`), 0o644)
-	_, err = ReadPANProblems(root)
+	_, _, err = ReadPANProblems(root, PANOptions{})
 	wantErr(t, err, "problem-info.json", `"unknown-folder" is "../x"`)
 	root = cdaaCollection(t)
 	os.WriteFile(filepath.Join(root, "problem00001/fandom-info.json"), []byte(`[{"unknown-text":"unknown00009","fandom":"X"}]`), 0o644)
-	_, err = ReadPANProblems(root)
+	_, _, err = ReadPANProblems(root, PANOptions{})
 	wantErr(t, err, "fandom-info.json", "name no text", "unknown//unknown00009")
 }
 
 func TestWriteAnswers(t *testing.T) {
-	problems, _ := ReadPANProblems(cdaaCollection(t))
+	problems, _, _ := ReadPANProblems(cdaaCollection(t), PANOptions{})
 	out := t.TempDir()
-	answers := []Answer{{UnknownText: "unknown00001.txt", Author: "candidate00002", Score: 0.7}, {UnknownText: "unknown00003.txt"}}
+	answers := []Answer{{UnknownText: "unknown00001.txt", Author: "candidate00002", Score: 0.7}, {UnknownText: "unknown00002.txt"}, {UnknownText: "unknown00003.txt"}}
 	if err := WriteAnswers(problems[0], out, answers); err != nil {
 		t.Fatal(err)
 	}
@@ -147,21 +152,24 @@ func TestWriteAnswers(t *testing.T) {
 	readBack(t, filepath.Join(out, "answers-problem00001.json"), &cdaa)
 	want := []map[string]string{
 		{"unknown-text": "unknown00001.txt", "predicted-author": "candidate00002"},
+		{"unknown-text": "unknown00002.txt", "predicted-author": "<UNK>"},
 		{"unknown-text": "unknown00003.txt", "predicted-author": "<UNK>"},
 	}
 	if !reflect.DeepEqual(cdaa, want) {
 		t.Errorf("2018/2019 answers = %v", cdaa)
 	}
-	wantErr(t, WriteAnswers(problems[0], out, []Answer{{UnknownText: "unknown00002.txt"}}), "not an unknown text")
+	wantErr(t, WriteAnswers(problems[0], out, []Answer{{UnknownText: "unknown00009.txt"}}), "not an unknown text")
 	wantErr(t, WriteAnswers(problems[0], out, []Answer{{UnknownText: "unknown00001.txt", Author: "candidate00009"}}), "not a candidate")
+	// Leaving out the open-set text is refused: PAN's evaluator would count it as rejected.
+	wantErr(t, WriteAnswers(problems[0], out, []Answer{answers[0], answers[2]}), `"unknown00002.txt" has no answer`)
 
-	old, _ := ReadPANProblems(metaFileCorpus(t))
-	if err := WriteAnswers(old[0], out, []Answer{{UnknownText: "u1.txt", Author: "Blake", Score: 0.25}}); err != nil {
+	old, _, _ := ReadPANProblems(metaFileCorpus(t), PANOptions{})
+	if err := WriteAnswers(old[0], out, []Answer{{UnknownText: "u1.txt", Author: "Blake", Score: 0.25}, {UnknownText: "u2.txt"}}); err != nil {
 		t.Fatal(err)
 	}
 	var meta map[string][]map[string]any
 	readBack(t, filepath.Join(out, "answers.json"), &meta)
-	if wantOld := map[string][]map[string]any{"answers": {{"unknown_text": "u1.txt", "author": "Blake", "score": 0.25}}}; !reflect.DeepEqual(meta, wantOld) {
+	if wantOld := map[string][]map[string]any{"answers": {{"unknown_text": "u1.txt", "author": "Blake", "score": 0.25}, {"unknown_text": "u2.txt", "author": "", "score": 0.0}}}; !reflect.DeepEqual(meta, wantOld) {
 		t.Errorf("older-layout answers = %v", meta)
 	}
 }

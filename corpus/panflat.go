@@ -1,20 +1,54 @@
 package corpus
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
 
-// ReadPAN reads the PAN problems at path (see ReadPANProblems) as one corpus: every known text
-// and every unknown text with a ground-truth author becomes a Document. PAN names candidates per
-// problem ("candidate00001" is a different person in each problem), so Author is
-// "<problem>/<candidate>". Topic is the text's fandom where fandom-info.json gives it, else the
-// problem name. ID is "<problem>/<folder>/<file>"; Meta holds "problem", "role" ("known" or
-// "unknown") and "file". Open-set "<UNK>" texts, stray files and unknown texts without ground
-// truth are skipped and counted.
-func ReadPAN(path string) ([]Document, Skipped, error) {
-	problems, err := ReadPANProblems(path)
+// TargetTopic is the topic ReadPAN gives every unknown text of a 2018/2019 problem: PAN draws
+// them from one target domain (fandom) that the data does not name, so they share a topic per
+// problem, e.g. "problem00001-target".
+func TargetTopic(problem string) string { return problem + "-target" }
+
+// OpenSetAuthor reports whether author is the placeholder ReadPAN gives open-set unknown texts
+// ("<problem>/<UNK>"): their writers are none of the candidates and unknown, so such documents
+// may serve as topic training data but never as an evaluation author's.
+func OpenSetAuthor(author string) bool {
+	return author == UnknownAuthor || strings.HasSuffix(author, "/"+UnknownAuthor)
+}
+
+// ReadPAN reads the PAN problems at path (see ReadPANProblems; opts selects the language) as
+// one corpus: every known text and every unknown text with ground truth becomes a Document. PAN
+// names candidates per problem ("candidate00001" is a different person in each problem), so
+// Author is "<problem>/<candidate>"; open-set unknown texts get "<problem>/<UNK>" (see
+// OpenSetAuthor). Topics: a known text's topic is its fandom where fandom-info.json gives it
+// (PAN 2019), else the problem name; in the 2018/2019 layout every unknown text of a problem has
+// topic TargetTopic(problem); in the older layout every text has the problem name. ID is
+// "<problem>/<folder>/<file>"; Meta holds "problem", "role" ("known" or "unknown") and "file".
+// Problems in several languages are an error unless opts.Language picks one; problems of
+// other languages, stray files and unknown texts without ground truth are skipped
+// and counted; byte-identical texts are dropped (see Skipped).
+func ReadPAN(path string, opts PANOptions) ([]Document, Skipped, error) {
+	problems, skipped, err := ReadPANProblems(path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	skipped := Skipped{}
+	if opts.Language == "" {
+		langs := map[string]int{}
+		for _, p := range problems {
+			langs[strings.ToLower(p.Language)]++
+		}
+		if len(langs) > 1 {
+			var parts []string
+			for _, l := range slices.Sorted(maps.Keys(langs)) {
+				parts = append(parts, fmt.Sprintf("%q: %d", l, langs[l]))
+			}
+			return nil, nil, fmt.Errorf("corpus: %s: problems in %d languages (%s): one corpus must not mix languages; choose one (language = \"en\" in [corpus])",
+				path, len(langs), strings.Join(parts, ", "))
+		}
+	}
 	var docs []Document
 	for _, p := range problems {
 		for reason, n := range p.Skipped {
@@ -22,7 +56,11 @@ func ReadPAN(path string) ([]Document, Skipped, error) {
 		}
 		for _, c := range p.Candidates {
 			for _, t := range c.Known {
-				docs = append(docs, panDocument(p, c.Name, "known", t))
+				topic := t.Topic
+				if topic == "" {
+					topic = p.Name
+				}
+				docs = append(docs, panDocument(p, c.Name, "known", topic, t))
 			}
 		}
 		for _, t := range p.Unknown {
@@ -30,17 +68,20 @@ func ReadPAN(path string) ([]Document, Skipped, error) {
 				skipped.add("unknown text without ground truth")
 				continue
 			}
-			docs = append(docs, panDocument(p, p.UnknownFolder, "unknown", t))
+			topic := p.Name
+			if p.Layout == LayoutCDAA {
+				topic = TargetTopic(p.Name)
+			}
+			docs = append(docs, panDocument(p, p.UnknownFolder, "unknown", topic, t))
 		}
 	}
-	return docs, skipped, nil
+	if len(docs) == 0 {
+		return nil, nil, fmt.Errorf("corpus: %s: no text with a known author (%s)", path, skipped)
+	}
+	return finish(docs, skipped), skipped, nil
 }
 
-func panDocument(p PANProblem, folder, role string, t PANText) Document {
-	topic := t.Topic
-	if topic == "" {
-		topic = p.Name
-	}
+func panDocument(p PANProblem, folder, role, topic string, t PANText) Document {
 	return Document{
 		ID:     fmt.Sprintf("%s/%s/%s", p.Name, folder, t.File),
 		Author: p.Name + "/" + t.Author,

@@ -104,7 +104,7 @@ func ReadSOTU(dataDir string, opts SOTUOptions) ([]Document, Skipped, error) {
 	if len(docs) == 0 {
 		return nil, nil, fmt.Errorf("corpus: sotu: %s: no addresses (%s)", dataDir, skipped)
 	}
-	return docs, skipped, nil
+	return finish(docs, skipped), skipped, nil
 }
 
 func readSOTUFile(path, fileYear string) (Document, error) {

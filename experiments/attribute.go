@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"dptext/corpus"
 	"dptext/learn"
@@ -13,24 +15,73 @@ import (
 	"dptext/text"
 )
 
+// Reject rules of AttributeOptions.Reject.
+const (
+	// RejectNone answers every unknown text with the attacker's best candidate.
+	RejectNone = "none"
+	// RejectMargin answers "<UNK>" when the best candidate's score exceeds the runner-up's by
+	// less than the threshold: the open-set rule of the PAN 2019 baseline (there: a probability
+	// difference below 0.1).
+	RejectMargin = "margin"
+	// RejectScore answers "<UNK>" when the best candidate's score is below the threshold.
+	RejectScore = "score"
+)
+
+// RejectRule decides when Attribute leaves an unknown text unattributed ("<UNK>").
+type RejectRule struct {
+	Rule      string  // RejectNone (or ""), RejectMargin or RejectScore
+	Threshold float64 // on the attacker's scores (koppel11: share of wins; char-ngram-svm: SVM decision value)
+}
+
+// Validate checks the rule and its threshold.
+func (r RejectRule) Validate() error {
+	switch r.Rule {
+	case "", RejectNone:
+		return nil
+	case RejectMargin, RejectScore:
+		if math.IsNaN(r.Threshold) || math.IsInf(r.Threshold, 0) || r.Threshold < 0 {
+			return fmt.Errorf("reject threshold %v: want a finite number ≥ 0", r.Threshold)
+		}
+		return nil
+	}
+	return fmt.Errorf("reject rule %q: want %q, %q or %q", r.Rule, RejectNone, RejectMargin, RejectScore)
+}
+
 // AttributeOptions configure Attribute.
 type AttributeOptions struct {
 	Input, Output string
+	// Language keeps only the problems in that language (empty: all).
+	Language string
 	// NewAttacker makes a fresh attacker for each problem.
 	NewAttacker func() (learn.Classifier, error)
+	// Reject leaves texts unattributed by a rule on the attacker's scores.
+	Reject RejectRule
 	// Mechanism, when non-nil, privatises every unknown text first (its content words, as
 	// `dptext obfuscate` does; stopwords and punctuation are kept).
 	Mechanism mechanisms.Mechanism
 	Seed      uint64
+	// Progress, when non-nil, receives a line per problem and, while a mechanism privatises
+	// texts, about every ten seconds.
+	Progress io.Writer
 }
 
 // ProblemResult summarises one attributed PAN problem.
 type ProblemResult struct {
-	Name              string
-	Candidates        int
-	Unknown           int
-	Correct, Labelled int // Labelled: unknown texts with ground truth
-	Skipped           corpus.Skipped
+	Name       string
+	Candidates int
+	// Unknown counts the unknown texts, all answered; OpenSet those whose true author is <UNK>.
+	Unknown, OpenSet int
+	// Correct of Labelled (unknown texts with ground truth) were answered right; an open-set
+	// text is right when left unattributed.
+	Correct, Labelled int
+	// Rejected counts the texts answered "<UNK>".
+	Rejected int
+	// MacroF1 is the PAN 2018/2019 evaluator's measure (NaN without ground truth): F1 per
+	// candidate that is the true author of some unknown text, averaged; "<UNK>" is no class.
+	MacroF1 float64
+	// Measure names MacroF1 as PAN does for the problem's layout.
+	Measure string
+	Skipped corpus.Skipped
 }
 
 // Accuracy is Correct/Labelled, or NaN without ground truth.
@@ -46,70 +97,40 @@ type scoringClassifier interface {
 	PredictScores(rng *rand.Rand, docs [][]string) ([]string, []float64)
 }
 
+// rankingClassifier is an attacker that scores its best and second-best candidate.
+type rankingClassifier interface {
+	PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []string, top, second []float64)
+}
+
 // attributionTokens are the words of a PAN text as attackers see them: every token, case kept
 // (function words and capitals are evidence of style).
 func attributionTokens(s string) []string { return text.Words(s) }
 
 // Attribute reads a PAN attribution problem set, trains the attacker on each problem's
-// candidates, answers its unknown texts in the layout's own format in opts.Output, and
-// returns per-problem counts.
+// candidates, answers every unknown text (open-set ones included) in the layout's own format
+// in opts.Output, and returns per-problem counts and the official measure.
 func Attribute(opts AttributeOptions) ([]ProblemResult, error) {
-	problems, err := corpus.ReadPANProblems(opts.Input)
+	if err := opts.Reject.Validate(); err != nil {
+		return nil, err
+	}
+	problems, langSkipped, err := corpus.ReadPANProblems(opts.Input, corpus.PANOptions{Language: opts.Language})
 	if err != nil {
 		return nil, err
 	}
+	progress := func(format string, args ...any) {
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "attribute: "+format+"\n", args...)
+		}
+	}
+	if n := langSkipped.Total(); n > 0 {
+		progress("skipped %d problem(s): %s", n, langSkipped)
+	}
 	var results []ProblemResult
-	for _, p := range problems {
-		clf, err := opts.NewAttacker()
+	for pi, p := range problems {
+		res, err := attributeProblem(opts, p, func(format string, args ...any) {
+			progress("%s (%d of %d): "+format, append([]any{p.Name, pi + 1, len(problems)}, args...)...)
+		})
 		if err != nil {
-			return nil, err
-		}
-		var docs [][]string
-		var labels []string
-		for _, c := range p.Candidates {
-			for _, k := range c.Known {
-				docs = append(docs, attributionTokens(k.Text))
-				labels = append(labels, c.Name)
-			}
-		}
-		if err := clf.Fit(rngs.New(opts.Seed, "attribute/fit/"+p.Name), docs, labels); err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Dir, err)
-		}
-		unknown := make([][]string, len(p.Unknown))
-		for i, u := range p.Unknown {
-			raw := u.Text
-			if opts.Mechanism != nil {
-				rng := rngs.New(opts.Seed, "attribute/privatise/"+p.Name+"/"+u.File)
-				if raw, err = text.RewriteWords(raw, func(w []string) []string { return opts.Mechanism.Apply(rng, w) }); err != nil {
-					return nil, fmt.Errorf("%s: %s: the mechanism must keep word positions to rewrite a text: %w", p.Dir, u.File, err)
-				}
-			}
-			unknown[i] = attributionTokens(raw)
-		}
-		rng := rngs.New(opts.Seed, "attribute/predict/"+p.Name)
-		pred := clf.Predict(rng, unknown)
-		scores := make([]float64, len(pred))
-		for i := range scores {
-			scores[i] = 1
-		}
-		if sc, ok := clf.(scoringClassifier); ok {
-			pred, scores = sc.PredictScores(rngs.New(opts.Seed, "attribute/predict/"+p.Name), unknown)
-		}
-		res := ProblemResult{Name: p.Name, Candidates: len(p.Candidates), Unknown: len(p.Unknown), Skipped: p.Skipped}
-		answers := make([]corpus.Answer, len(pred))
-		for i, a := range pred {
-			if a == learn.NoAnswer {
-				a = ""
-			}
-			answers[i] = corpus.Answer{UnknownText: p.Unknown[i].File, Author: a, Score: scores[i]}
-			if p.Unknown[i].Author != "" {
-				res.Labelled++
-				if a == p.Unknown[i].Author {
-					res.Correct++
-				}
-			}
-		}
-		if err := corpus.WriteAnswers(p, opts.Output, answers); err != nil {
 			return nil, err
 		}
 		results = append(results, res)
@@ -117,14 +138,159 @@ func Attribute(opts AttributeOptions) ([]ProblemResult, error) {
 	return results, nil
 }
 
-// FormatResults prints one line per problem and the overall accuracy where ground truth exists.
+func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(string, ...any)) (ProblemResult, error) {
+	clf, err := opts.NewAttacker()
+	if err != nil {
+		return ProblemResult{}, err
+	}
+	var docs [][]string
+	var labels []string
+	for _, c := range p.Candidates {
+		for _, k := range c.Known {
+			docs = append(docs, attributionTokens(k.Text))
+			labels = append(labels, c.Name)
+		}
+	}
+	if len(docs) == 0 {
+		return ProblemResult{}, fmt.Errorf("%s: no known text of any candidate", p.Dir)
+	}
+	if err := clf.Fit(rngs.New(opts.Seed, "attribute/fit/"+p.Name), docs, labels); err != nil {
+		return ProblemResult{}, fmt.Errorf("%s: %w", p.Dir, err)
+	}
+	unknown := make([][]string, len(p.Unknown))
+	last := time.Now()
+	for i, u := range p.Unknown {
+		raw := u.Text
+		if opts.Mechanism != nil {
+			rng := rngs.New(opts.Seed, "attribute/privatise/"+p.Name+"/"+u.File)
+			if raw, err = text.RewriteWords(raw, func(w []string) []string { return opts.Mechanism.Apply(rng, w) }); err != nil {
+				return ProblemResult{}, fmt.Errorf("%s: %s: the mechanism must keep word positions to rewrite a text: %w", p.Dir, u.File, err)
+			}
+			if time.Since(last) >= 10*time.Second {
+				progress("privatised %d of %d unknown texts", i+1, len(p.Unknown))
+				last = time.Now()
+			}
+		}
+		unknown[i] = attributionTokens(raw)
+	}
+	pred, top, second, err := predictRanked(clf, opts, p.Name, unknown)
+	if err != nil {
+		return ProblemResult{}, fmt.Errorf("%s: %w", p.Dir, err)
+	}
+	res := ProblemResult{Name: p.Name, Candidates: len(p.Candidates), Unknown: len(p.Unknown), Skipped: p.Skipped,
+		Measure: "macro-F1", MacroF1: math.NaN()}
+	answers := make([]corpus.Answer, len(pred))
+	var truth, answered []string
+	for i, a := range pred {
+		reject := a == learn.NoAnswer
+		switch opts.Reject.Rule {
+		case RejectMargin:
+			reject = reject || top[i]-second[i] < opts.Reject.Threshold
+		case RejectScore:
+			reject = reject || top[i] < opts.Reject.Threshold
+		}
+		if reject {
+			a = ""
+			res.Rejected++
+		}
+		answers[i] = corpus.Answer{UnknownText: p.Unknown[i].File, Author: a, Score: top[i]}
+		if t := p.Unknown[i].Author; t != "" {
+			if t == corpus.UnknownAuthor {
+				res.OpenSet++
+			}
+			out := a
+			if out == "" {
+				out = corpus.UnknownAuthor
+			}
+			truth, answered = append(truth, t), append(answered, out)
+			res.Labelled++
+			if out == t {
+				res.Correct++
+			}
+		}
+	}
+	if res.OpenSet > 0 {
+		res.Measure = "open-set macro-F1"
+	}
+	if res.Labelled > 0 {
+		res.MacroF1 = candidateMacroF1(truth, answered)
+	}
+	if err := corpus.WriteAnswers(p, opts.Output, answers); err != nil {
+		return ProblemResult{}, err
+	}
+	progress("answered %d unknown texts (%d left unattributed)", len(answers), res.Rejected)
+	return res, nil
+}
+
+// predictRanked returns the attacker's answers with the best and runner-up scores where the
+// attacker gives them (else 1 and NaN); a reject rule needs them.
+func predictRanked(clf learn.Classifier, opts AttributeOptions, problem string, unknown [][]string) (pred []string, top, second []float64, err error) {
+	rng := rngs.New(opts.Seed, "attribute/predict/"+problem)
+	if rc, ok := clf.(rankingClassifier); ok {
+		pred, top, second = rc.PredictTopTwo(rng, unknown)
+		return pred, top, second, nil
+	}
+	if opts.Reject.Rule != "" && opts.Reject.Rule != RejectNone {
+		return nil, nil, nil, fmt.Errorf("the attacker gives no scores for its candidates, so --reject %s cannot apply (koppel11 and char-ngram-svm do)", opts.Reject.Rule)
+	}
+	if sc, ok := clf.(scoringClassifier); ok {
+		pred, top = sc.PredictScores(rng, unknown)
+	} else {
+		pred = clf.Predict(rng, unknown)
+		top = make([]float64, len(pred))
+		for i := range top {
+			top[i] = 1
+		}
+	}
+	second = make([]float64, len(pred))
+	for i := range second {
+		second[i] = math.NaN()
+	}
+	return pred, top, second, nil
+}
+
+// candidateMacroF1 is the measure of the PAN 2018 and 2019 attribution evaluators: the F1 of
+// every class that is the true author of some text, "<UNK>" excluded, averaged; a class never
+// predicted right has F1 0. An unattributed text is answered "<UNK>".
+func candidateMacroF1(truth, pred []string) float64 {
+	tp, predicted, actual := map[string]int{}, map[string]int{}, map[string]int{}
+	for i, t := range truth {
+		actual[t]++
+		predicted[pred[i]]++
+		if pred[i] == t {
+			tp[t]++
+		}
+	}
+	sum, n := 0.0, 0
+	for _, c := range sortedKeys(actual) {
+		if c == corpus.UnknownAuthor {
+			continue
+		}
+		n++
+		if tp[c] == 0 {
+			continue
+		}
+		prec, rec := float64(tp[c])/float64(predicted[c]), float64(tp[c])/float64(actual[c])
+		sum += 2 * prec * rec / (prec + rec)
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// FormatResults prints one line per problem — accuracy and the layout's official measure where
+// ground truth exists — and the overall accuracy (pooled) and mean measure over problems (as
+// PAN ranks submissions).
 func FormatResults(results []ProblemResult) string {
 	var b strings.Builder
-	correct, labelled := 0, 0
+	correct, labelled, nF1 := 0, 0, 0
+	sumF1 := 0.0
+	measures := map[string]bool{}
 	for _, r := range results {
-		fmt.Fprintf(&b, "%s: %d candidates, %d unknown texts", r.Name, r.Candidates, r.Unknown)
+		fmt.Fprintf(&b, "%s: %d candidates, %d unknown texts (%d open-set), %d unattributed", r.Name, r.Candidates, r.Unknown, r.OpenSet, r.Rejected)
 		if r.Labelled > 0 {
-			fmt.Fprintf(&b, ", accuracy %d/%d = %.3f", r.Correct, r.Labelled, r.Accuracy())
+			fmt.Fprintf(&b, "; accuracy %d/%d = %.3f, %s %.3f", r.Correct, r.Labelled, r.Accuracy(), r.Measure, r.MacroF1)
 		}
 		if n := r.Skipped.Total(); n > 0 {
 			fmt.Fprintf(&b, " (%d skipped: %s)", n, r.Skipped)
@@ -132,9 +298,18 @@ func FormatResults(results []ProblemResult) string {
 		b.WriteString("\n")
 		correct += r.Correct
 		labelled += r.Labelled
+		if !math.IsNaN(r.MacroF1) {
+			sumF1 += r.MacroF1
+			nF1++
+			measures[r.Measure] = true
+		}
 	}
 	if labelled > 0 {
-		fmt.Fprintf(&b, "overall accuracy %d/%d = %.3f\n", correct, labelled, float64(correct)/float64(labelled))
+		fmt.Fprintf(&b, "overall: accuracy %d/%d = %.3f", correct, labelled, float64(correct)/float64(labelled))
+		if nF1 > 0 {
+			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f", strings.Join(sortedKeys(measures), " / "), nF1, sumF1/float64(nF1))
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

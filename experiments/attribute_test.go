@@ -97,7 +97,7 @@ func TestAttributeAnswersInThePANFormat(t *testing.T) {
 		if len(answers) != 6 || answers[0]["unknown-text"] == "" || !strings.HasPrefix(answers[0]["predicted-author"], "candidate") {
 			t.Fatalf("%s: answers %v", attacker, answers)
 		}
-		if !strings.Contains(FormatResults(res), "overall accuracy") {
+		if !strings.Contains(FormatResults(res), "overall: accuracy 6/6") && !strings.Contains(FormatResults(res), "overall: accuracy 5/6") {
 			t.Errorf("no accuracy line: %s", FormatResults(res))
 		}
 	}
@@ -145,5 +145,97 @@ func TestAttributeAnswersInTheOlderLayout(t *testing.T) {
 	}
 	if len(answers.Answers) != 3 || answers.Answers[0].Score <= 0 || answers.Answers[0].Score > 1 {
 		t.Fatalf("answers %+v; koppel11's score is its share of wins in (0, 1]", answers)
+	}
+}
+
+// openSetCollection writes a PAN 2019-like problem: candidates 1 and 2 (habits 0 and 1) with
+// two unknown texts each, and three open-set unknown texts by a writer with habit 2.
+func openSetCollection(t *testing.T) string {
+	root := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	writeJSON(t, filepath.Join(root, "collection-info.json"), []map[string]string{{"problem-name": "problem00001", "language": "en"}})
+	dir := filepath.Join(root, "problem00001")
+	var cands, truth []map[string]string
+	n := 0
+	for a := 0; a < 3; a++ {
+		name := fmt.Sprintf("candidate%05d", a+1)
+		if a < 2 {
+			cands = append(cands, map[string]string{"author-name": name})
+			writeText(t, filepath.Join(dir, name, "known00001.txt"), authorText(rng, a, 600))
+		} else {
+			name = "<UNK>"
+		}
+		for u := 0; u < 2+a/2; u++ {
+			n++
+			file := fmt.Sprintf("unknown%05d.txt", n)
+			writeText(t, filepath.Join(dir, "unknown", file), authorText(rng, a, 300))
+			truth = append(truth, map[string]string{"unknown-text": file, "true-author": name})
+		}
+	}
+	writeJSON(t, filepath.Join(dir, "problem-info.json"), map[string]any{"unknown-folder": "unknown", "candidate-authors": cands})
+	writeJSON(t, filepath.Join(dir, "ground-truth.json"), map[string]any{"ground_truth": truth})
+	return root
+}
+
+// Every unknown text is answered, open-set ones included (PAN's evaluator would count a missing
+// one as a correct rejection), and the reject rule leaves texts unattributed.
+func TestAttributeAnswersOpenSetTexts(t *testing.T) {
+	in := openSetCollection(t)
+	newAttacker := func() (learn.Classifier, error) { return BuildClassifier("koppel11", nil, &Env{Workers: 1}) }
+	out := t.TempDir()
+	res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []map[string]string
+	data, err := os.ReadFile(filepath.Join(out, "answers-problem00001.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &answers); err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != 7 {
+		t.Fatalf("answers %v: want all 7 unknown texts, the 3 open-set ones included", answers)
+	}
+	r := res[0]
+	if r.Unknown != 7 || r.OpenSet != 3 || r.Labelled != 7 || r.Rejected != 0 || r.Measure != "open-set macro-F1" {
+		t.Errorf("without a reject rule: %+v", r)
+	}
+	// Closed set: the 3 open-set texts are wrong, at most 4 right.
+	if r.Correct > 4 {
+		t.Errorf("correct %d of 7 without rejecting: the open-set texts cannot be right", r.Correct)
+	}
+	// Rejecting everything (a margin no score difference reaches) answers <UNK> everywhere:
+	// accuracy 3/7 and F1 0 for both candidates.
+	res, err = Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker,
+		Reject: RejectRule{Rule: RejectMargin, Threshold: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res[0]; r.Rejected != 7 || r.Correct != 3 || r.MacroF1 != 0 {
+		t.Errorf("reject all: %+v", r)
+	}
+	if !strings.Contains(FormatResults(res), "open-set macro-F1 0.000") {
+		t.Errorf("no official measure in %q", FormatResults(res))
+	}
+	_, err = Attribute(AttributeOptions{Input: in, Output: out, NewAttacker: func() (learn.Classifier, error) {
+		return BuildClassifier("sr-nn", nil, &Env{Embeddings: tinyStore(), Workers: 1})
+	}, Reject: RejectRule{Rule: RejectMargin, Threshold: 0.1}})
+	if err == nil || !strings.Contains(err.Error(), "gives no scores") {
+		t.Errorf("reject with a scoreless attacker: %v", err)
+	}
+	if err := (RejectRule{Rule: "vote"}).Validate(); err == nil {
+		t.Error("reject rule vote accepted")
+	}
+}
+
+// candidateMacroF1 against a hand computation: classes a (2 true) and b (1 true); <UNK> is no
+// class. Predictions a, <UNK>, a, b for truths a, a, b, <UNK>:
+// a: tp 1, predicted 2, actual 2 → P ½, R ½, F1 ½; b: tp 0 → 0. Mean ¼.
+func TestCandidateMacroF1(t *testing.T) {
+	got := candidateMacroF1([]string{"a", "a", "b", "<UNK>"}, []string{"a", "<UNK>", "a", "b"})
+	if got != 0.25 {
+		t.Errorf("macro-F1 = %v, want 0.25", got)
 	}
 }

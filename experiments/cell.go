@@ -47,7 +47,7 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 func (r *runner) cellPath(c cell) string { return c.path(r.cfg, r.sets) }
 
 func (r *runner) runCell(ctx context.Context, c cell) error {
-	set := r.sets[c.set]
+	set := r.sets[c.set].draw(c.rep)
 	m, err := r.mechanism(c)
 	if err != nil {
 		return err

@@ -56,6 +56,9 @@ type CorpusConfig struct {
 	// EraSplitYear divides the SOTU addresses into eras when Topic is "era": before the year,
 	// and from it on.
 	EraSplitYear int `toml:"era_split_year"`
+	// Language keeps the PAN problems in that language (collection-info.json), e.g. "en";
+	// required when a PAN collection mixes languages. Only for format "pan".
+	Language string `toml:"language"`
 }
 
 // EmbeddingsConfig names the word vectors.
@@ -101,8 +104,18 @@ type ProtocolConfig struct {
 	TopicTrainWords int `toml:"topic_train_words"`
 	// TopicTrainMax caps the number of topic training chunks per topic (0: no cap).
 	TopicTrainMax int `toml:"topic_train_max"`
-	// ValidationShare of the topic training chunks is held out to report validation accuracy.
+	// ValidationShare of each topic's training documents (all chunks of a document together)
+	// is held out to report validation accuracy.
 	ValidationShare float64 `toml:"validation_share"`
+	// Topics chooses the topics the evaluation authors are balanced over: a number N (the N
+	// topics with the most eligible authors; default 2) or a list of topic names. Decoded into
+	// TopicCount or TopicNames.
+	Topics     any      `toml:"topics"`
+	TopicCount int      `toml:"-"`
+	TopicNames []string `toml:"-"`
+	// Resample is what each repeat draws anew: "none" (default), "snippets" (each author's
+	// stories) or "authors" (the evaluation authors and their stories).
+	Resample string `toml:"resample"`
 
 	// The classification protocol's keys:
 	// ChunkWords cuts documents into units of that many words (0: whole documents).
@@ -154,7 +167,7 @@ func (c ComponentConfig) ID() string {
 // DefaultProtocol is the paper's protocol: known = first 2000 words, unknown = last 1000.
 func DefaultProtocol() ProtocolConfig {
 	return ProtocolConfig{Kind: ProtocolAuthorship, KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1,
-		TopicTrainWords: 2000, ValidationShare: 0.2, MinTopicsPerAuthor: 1, TestShare: 0.4}
+		TopicTrainWords: 2000, ValidationShare: 0.2, MinTopicsPerAuthor: 1, TestShare: 0.4, Topics: int64(2), Resample: ResampleNone}
 }
 
 // ConfigError is an error in a config file, naming the file, line (when known) and key.
@@ -286,6 +299,9 @@ func (c *Config) validate() error {
 	default:
 		return c.errAt("corpus", "format", "%q: want \"sotu\", \"jsonl\", \"dir\" or \"pan\"", c.Corpus.Format)
 	}
+	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
+		return c.errAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
+	}
 	switch c.Embeddings.Format {
 	case "wink", "word2vec-bin", "text", "cache", "auto":
 	default:
@@ -330,6 +346,9 @@ func (c *Config) validate() error {
 	case !(p.ValidationShare >= 0 && p.ValidationShare < 1):
 		return c.errAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
 	}
+	if err := c.validateTopicsResample(); err != nil {
+		return err
+	}
 	if len(c.Sets) == 0 {
 		return &ConfigError{File: c.Path, Key: "sets", Msg: "missing: add at least one [[sets]] table with name and authors"}
 	}
@@ -363,6 +382,48 @@ func (c *Config) validate() error {
 		return err
 	}
 	return c.validateReport()
+}
+
+// validateTopicsResample decodes [protocol] topics (a number ≥ 2 or a list of at least two
+// distinct names) and checks resample.
+func (c *Config) validateTopicsResample() error {
+	p := &c.Protocol
+	p.TopicCount, p.TopicNames = 0, nil
+	switch v := p.Topics.(type) {
+	case int64:
+		if v < 2 || v > 1000 {
+			return c.errAt("protocol", "topics", "%d: want a number of topics from 2 to 1000, or a list of topic names", v)
+		}
+		p.TopicCount = int(v)
+	case []any:
+		seen := map[string]bool{}
+		for i, e := range v {
+			name, ok := e.(string)
+			if !ok || strings.TrimSpace(name) == "" {
+				return c.errAt("protocol", "topics", "entry %d is %v: want topic names (strings)", i+1, e)
+			}
+			if seen[name] {
+				return c.errAt("protocol", "topics", "%q appears twice", name)
+			}
+			seen[name] = true
+			p.TopicNames = append(p.TopicNames, name)
+		}
+		if len(p.TopicNames) < 2 {
+			return c.errAt("protocol", "topics", "%d name(s): want at least 2 topics", len(p.TopicNames))
+		}
+	default:
+		return c.errAt("protocol", "topics", "%v: want a number (the N topics with the most eligible authors) or a list of topic names", v)
+	}
+	switch p.Resample {
+	case ResampleNone:
+	case ResampleSnippets, ResampleAuthors:
+		if p.Kind == ProtocolClassification {
+			return c.errAt("protocol", "resample", "%q applies to the authorship protocol; the classification protocol takes \"none\"", p.Resample)
+		}
+	default:
+		return c.errAt("protocol", "resample", "%q: want \"none\", \"snippets\" (redraw each author's stories per repeat) or \"authors\" (redraw the evaluation authors and their stories)", p.Resample)
+	}
+	return nil
 }
 
 // checkIdentity checks that comp names a registered component (one of valid) and that its
@@ -522,6 +583,25 @@ func (c *Config) validateReport() error {
 	}
 	if err := c.Report.Validate(); err != nil {
 		return &ConfigError{File: c.Path, Key: "report", Msg: err.Error()}
+	}
+	sets, mechs := map[string]bool{}, map[string]bool{}
+	var setNames, mechNames []string
+	for _, s := range c.Sets {
+		sets[s.Name] = true
+		setNames = append(setNames, s.Name)
+	}
+	for _, m := range c.Mechanisms {
+		mechs[m.ID()] = true
+		mechNames = append(mechNames, m.ID())
+	}
+	for i, r := range c.Report.References {
+		path := fmt.Sprintf("report.references[%d]", i)
+		if !sets[r.Set] {
+			return c.errAt(path, "set", "%q is not a set of this config; sets: %s", r.Set, strings.Join(setNames, ", "))
+		}
+		if r.Mechanism != "" && !mechs[r.Mechanism] {
+			return c.errAt(path, "mechanism", "%q is not a mechanism of this config; mechanisms: %s", r.Mechanism, strings.Join(mechNames, ", "))
+		}
 	}
 	return nil
 }

@@ -58,11 +58,11 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 		)
 		switch c.Format {
 		case "jsonl":
-			docs, skipped, err = corpus.ReadJSONL(path)
+			docs, skipped, err = corpus.ReadJSONL(path, corpus.JSONLOptions{RequireTopic: cfg.needsTopics()})
 		case "dir":
 			docs, skipped, err = corpus.ReadDir(path)
 		case "pan":
-			docs, skipped, err = corpus.ReadPAN(path)
+			docs, skipped, err = corpus.ReadPAN(path, corpus.PANOptions{Language: c.Language})
 		}
 		if err != nil {
 			return nil, err
@@ -147,9 +147,23 @@ func restrictVocabulary(s *embeddings.Store, e EmbeddingsConfig) *embeddings.Sto
 	return s.TopK(e.TopK)
 }
 
+// needsTopics reports whether the run scores topics: the authorship protocol balances its
+// sets over topics, and a topic classifier needs every document's topic.
+func (c *Config) needsTopics() bool {
+	if c.Protocol.Kind == ProtocolAuthorship {
+		return true
+	}
+	for _, s := range c.Scorers {
+		if Scorers[s.Name].Task == TaskTopic {
+			return true
+		}
+	}
+	return false
+}
+
 func logSkipped(logf func(string, ...any), what string, s corpus.Skipped) {
 	for _, reason := range sortedKeys(s) {
-		logf("%s: skipped %d item(s): %s", what, s[reason], reason)
+		logf("%s: %d item(s): %s", what, s[reason], reason)
 	}
 }
 

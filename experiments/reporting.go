@@ -24,6 +24,9 @@ func caption(cfg *Config, runID string) report.Caption {
 		}
 	} else if cfg.Corpus.Path != "" {
 		corpus += " " + cfg.Corpus.Path
+		if cfg.Corpus.Language != "" {
+			corpus += fmt.Sprintf(" (language %s)", cfg.Corpus.Language)
+		}
 	}
 	emb := "GloVe 6B 100-d (wink)"
 	if cfg.Embeddings.Path != "" {
@@ -32,26 +35,65 @@ func caption(cfg *Config, runID string) report.Caption {
 	if cfg.Embeddings.TopK > 0 {
 		emb += fmt.Sprintf(", top %d words", cfg.Embeddings.TopK)
 	}
-	var protocols []string
+	notes := []string{"Corpus: " + corpus + "; embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg)}
+	var adaptive []string
 	for _, s := range cfg.Scorers {
-		if s.Protocol == "adaptive" {
-			protocols = append(protocols, s.ID()+" adaptive")
+		if cfg.adaptive(s) {
+			adaptive = append(adaptive, s.ID()+" adaptive")
 		}
 	}
-	notes := []string{
-		"Corpus: " + corpus + "; embeddings: " + emb + ".",
-		fmt.Sprintf("Protocol: known text = first %d words, snippet = last %d words, normalised and truncated to the common length N; %d repeat(s), seed %d.",
-			cfg.Protocol.KnownWords, cfg.Protocol.UnknownWords, cfg.Repeats, cfg.Seed),
-	}
-	if len(protocols) > 0 {
-		notes = append(notes, "Attack protocol: static unless stated ("+strings.Join(protocols, ", ")+").")
-	} else {
+	switch {
+	case cfg.Protocol.Kind == ProtocolClassification:
+		notes = append(notes, "Attack protocol: every scorer trains and tests on the privatised documents unless stated static.")
+	case len(adaptive) > 0:
+		notes = append(notes, "Attack protocol: static unless stated ("+strings.Join(adaptive, ", ")+").")
+	default:
 		notes = append(notes, "Attack protocol: static (attackers trained on the original known texts).")
 	}
 	if cfg.Description != "" {
 		notes = append([]string{strings.TrimSpace(cfg.Description)}, notes...)
 	}
 	return report.Caption{Title: cfg.Name + " — run " + runID, Notes: notes}
+}
+
+// protocolNote describes the evaluation protocol of cfg in one sentence.
+func protocolNote(cfg *Config) string {
+	p := cfg.Protocol
+	if p.Kind == ProtocolClassification {
+		chunks := "whole documents"
+		if p.ChunkWords > 0 {
+			chunks = fmt.Sprintf("%d-word chunks", p.ChunkWords)
+		}
+		return fmt.Sprintf("Protocol: classification (SynTF): the suspects are each set's most prolific authors active in at least %d topic(s); %s, %.0f %% of each suspect's held out for testing; %d repeat(s), seed %d.",
+			p.MinTopicsPerAuthor, chunks, 100*p.TestShare, cfg.Repeats, cfg.Seed)
+	}
+	topics := fmt.Sprintf("the %d topics with the most eligible authors", p.TopicCount)
+	if len(p.TopicNames) > 0 {
+		topics = "the topics " + strings.Join(p.TopicNames, ", ")
+	}
+	return fmt.Sprintf("Protocol: authors balanced over %s, %d story per author; known text = its first %d words, snippet = its last %d words, normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %d repeat(s), seed %d.",
+		topics, p.StoriesPerAuthor, p.KnownWords, p.UnknownWords, cfg.Repeats, cfg.Seed)
+}
+
+// intervalNote says which sources of variation the intervals cover.
+func intervalNote(cfg *Config) string {
+	if cfg.Repeats < 2 {
+		return "Intervals: one repeat, so no interval; the numbers are one draw."
+	}
+	kind := "Student t"
+	if cfg.Report.Interval == "wilson" {
+		kind = "Wilson score (pooled over repeats)"
+	}
+	var covers string
+	switch cfg.Protocol.Resample {
+	case ResampleAuthors:
+		covers = "the draw of the evaluation authors from the eligible pool, of each author's story and snippet, and the randomness of mechanisms and scorers"
+	case ResampleSnippets:
+		covers = "the draw of each author's story and snippet and the randomness of mechanisms and scorers; the evaluation authors are fixed"
+	default:
+		covers = "only the randomness of mechanisms and scorers; the authors, stories and snippets are one fixed draw (resample = \"none\")"
+	}
+	return fmt.Sprintf("Intervals: %.0f %% %s over %d repeats, covering %s.", 100*cfg.Report.Level, kind, cfg.Repeats, covers)
 }
 
 // Rereport rewrites a run directory's tables and plots from its results.csv and the config

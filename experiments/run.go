@@ -150,8 +150,10 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Man
 		return err
 	}
 	for _, s := range sets {
-		if err := s.measureBagDistances(in.store); err != nil {
-			return err
+		for _, d := range s.draws() {
+			if err := d.measureBagDistances(in.store); err != nil {
+				return err
+			}
 		}
 	}
 	var cells []cell
@@ -285,15 +287,15 @@ func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (
 func (r *runner) env(set *SetData) *Env {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.envs[set.Name] == nil {
+	if r.envs[set.drawKey] == nil {
 		raw := make([]string, len(r.in.docs))
 		for i, d := range r.in.docs {
 			raw[i] = d.Text
 		}
-		r.envs[set.Name] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
+		r.envs[set.drawKey] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
 			CacheDir: r.in.cacheDir}
 	}
-	return r.envs[set.Name]
+	return r.envs[set.drawKey]
 }
 
 // runCells runs cells on r.jobs workers. The first error cancels the rest.
@@ -341,8 +343,8 @@ feed:
 }
 
 func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
-	set, mc := r.sets[c.set], r.cfg.Mechanisms[c.mech]
-	key := fmt.Sprintf("%d/%d/%v", c.set, c.mech, c.eps)
+	set, mc := r.sets[c.set].draw(c.rep), r.cfg.Mechanisms[c.mech]
+	key := fmt.Sprintf("%s/%d/%v", set.drawKey, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
 		defer r.spent.add("build mechanisms", time.Now())
 		m, err := Mechanisms[mc.Name].build(r.env(set), c.eps, r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc))
@@ -356,7 +358,7 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 // fit returns scorer si of the cell's set fitted on docs with labels, once per key, and
 // writes its fit rows (a topic classifier's validation accuracy) once.
 func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key string) (*fitted, error) {
-	set, sc := r.sets[c.set], r.cfg.Scorers[si]
+	set, sc := r.sets[c.set].draw(c.rep), r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := Scorers[sc.Name]
 		clf, err := entry.classifier(r.env(set), r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
@@ -393,7 +395,9 @@ func (r *runner) writeRows(path string, rows []report.Row) error {
 func (r *runner) collect(cells []cell) ([]report.Row, error) {
 	var rows []report.Row
 	for _, s := range r.sets {
-		rows = append(rows, splitRows(s)...)
+		for _, d := range s.draws() {
+			rows = append(rows, splitRows(d)...)
+		}
 	}
 	fits, _ := filepath.Glob(filepath.Join(r.dir, "cells", "fit__*.csv"))
 	sort.Strings(fits)
@@ -418,7 +422,7 @@ func (r *runner) collect(cells []cell) ([]report.Row, error) {
 
 func splitRows(s *SetData) []report.Row {
 	row := func(metric string, v float64) report.Row {
-		return report.Row{Set: s.Name, Epsilon: math.NaN(), Scorer: "split", Metric: metric, Value: v}
+		return report.Row{Set: s.Name, Epsilon: math.NaN(), Repeat: s.Repeat, Scorer: "split", Metric: metric, Value: v}
 	}
 	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
 		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval))),

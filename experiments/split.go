@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"math/rand/v2"
+
 	"dptext/corpus"
 	"dptext/embeddings"
 	"dptext/mechanisms"
@@ -41,6 +43,29 @@ type SetData struct {
 	// consecutive authors (NaN until computed): with ε·N they give the multiplier e^{εN·E} of
 	// the EMD mechanism's guarantee between two of the set's documents.
 	EMDMean, EMDMin float64
+	// Repeat is the repeat this draw belongs to (0 without resampling); Draws holds one draw
+	// per repeat when [protocol] resample is not "none" (Draws[0] is the set itself).
+	Repeat int
+	Draws  []*SetData
+	// drawKey names what the draw's topic training data depends on: the set name, with the
+	// repeat when the evaluation authors are redrawn.
+	drawKey string
+}
+
+// draw returns the set's draw for repeat rep.
+func (s *SetData) draw(rep int) *SetData {
+	if s.Draws == nil {
+		return s
+	}
+	return s.Draws[rep]
+}
+
+// draws returns every draw of the set (itself alone without resampling).
+func (s *SetData) draws() []*SetData {
+	if s.Draws == nil {
+		return []*SetData{s}
+	}
+	return s.Draws
 }
 
 type story struct {
@@ -48,102 +73,297 @@ type story struct {
 	words []string
 }
 
+// Resample values of [protocol] resample: what each repeat draws anew besides the mechanisms'
+// and scorers' randomness.
+const (
+	// ResampleNone keeps one draw of authors and stories for every repeat.
+	ResampleNone = "none"
+	// ResampleSnippets keeps the evaluation authors and redraws each author's stories (and so
+	// the known texts and snippets cut from them) per repeat.
+	ResampleSnippets = "snippets"
+	// ResampleAuthors redraws the evaluation authors from the eligible pool and their stories
+	// per repeat (the topic training data follows: other authors' texts).
+	ResampleAuthors = "authors"
+)
+
+// pool is what the protocol may draw from: the eligible stories of every author per topic,
+// the chosen topics and, per topic, the authors eligible in it.
+type pool struct {
+	stories  map[string]map[string][]story // author → topic → stories of at least need words
+	topics   []string                      // chosen topics, sorted
+	eligible map[string][]string           // topic → authors with StoriesPerAuthor stories in it, sorted
+	writers  map[string]map[string]bool    // topic → every author with a document in it
+	rank     []string                      // every topic, most eligible authors first (ties by name)
+	short    int                           // documents shorter than need
+	need     int
+}
+
 // Split applies the protocol to docs for every set of the config. log receives one line per
-// set saying what was chosen and what was left out.
+// set saying what was chosen and what was left out. With [protocol] resample other than
+// "none", each set holds one draw per repeat in Draws.
 func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ...any)) ([]*SetData, error) {
 	if cfg.Protocol.Kind == ProtocolClassification {
 		return splitClassification(cfg, docs, logf)
 	}
-	p := cfg.Protocol
-	need := p.KnownWords + p.UnknownWords
-	byAuthorTopic := map[string]map[string][]story{}
-	short := 0
-	for _, d := range docs {
-		w := text.Words(d.Text)
-		if len(w) < need {
-			short++
-			continue
-		}
-		if byAuthorTopic[d.Author] == nil {
-			byAuthorTopic[d.Author] = map[string][]story{}
-		}
-		byAuthorTopic[d.Author][d.Topic] = append(byAuthorTopic[d.Author][d.Topic], story{d, w})
-	}
-	// Each author joins the topic in which they have the most eligible stories (ties: the
-	// first topic in sorted order), if that is at least StoriesPerAuthor.
-	qualified := map[string][]string{} // topic → authors, sorted
-	allTopics := map[string]bool{}
-	for _, d := range docs {
-		allTopics[d.Topic] = true
-	}
-	for author, topics := range byAuthorTopic {
-		best, bestN := "", 0
-		for _, t := range sortedKeys(topics) {
-			if n := len(topics[t]); n > bestN {
-				best, bestN = t, n
-			}
-		}
-		if bestN >= p.StoriesPerAuthor {
-			qualified[best] = append(qualified[best], author)
-		}
-	}
-	topics := sortedKeys(allTopics)
-	if len(topics) < 2 {
-		return nil, fmt.Errorf("corpus: %d topic(s) (%s): the protocol needs at least 2 to score topic classification",
-			len(topics), strings.Join(topics, ", "))
-	}
-	for _, t := range topics {
-		sort.Strings(qualified[t])
+	pl, err := newPool(cfg, docs)
+	if err != nil {
+		return nil, err
 	}
 	var sets []*SetData
 	for i, sc := range cfg.Sets {
-		s, err := splitSet(cfg, sc, topics, qualified, byAuthorTopic, docs)
-		if err != nil {
-			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", i), "authors", "%v", err)
+		draw := func(rep int) (*SetData, error) {
+			s, err := splitSet(cfg, sc, rep, pl, docs)
+			if err != nil {
+				return nil, cfg.errAt(fmt.Sprintf("sets[%d]", i), "authors", "%v", err)
+			}
+			return s, nil
 		}
-		logf("set %s: %d authors over topics %s, N = %d words, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories)",
-			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), s.N, len(s.TopicTrain), len(s.TopicValidation), short, need)
+		s, err := draw(0)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Protocol.Resample != ResampleNone {
+			s.Draws = []*SetData{s}
+			for rep := 1; rep < cfg.Repeats; rep++ {
+				d, err := draw(rep)
+				if err != nil {
+					return nil, err
+				}
+				s.Draws = append(s.Draws, d)
+			}
+		}
+		logf("set %s: %d authors over topics %s, N = %d words, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
+			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), s.N, len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
 		sets = append(sets, s)
 	}
 	return sets, nil
 }
 
-func splitSet(cfg *Config, sc SetConfig, topics []string, qualified map[string][]string,
-	byAuthorTopic map[string]map[string][]story, docs []corpus.Document) (*SetData, error) {
+// newPool finds the eligible stories and chooses the topics: the [protocol] topics names, or
+// the N topics with the most eligible authors (ties by name).
+func newPool(cfg *Config, docs []corpus.Document) (*pool, error) {
 	p := cfg.Protocol
-	rng := rngs.New(cfg.Seed, "split/set="+sc.Name)
-	per := make([]int, len(topics))
-	for i := range per {
-		per[i] = sc.Authors / len(topics)
-		if i < sc.Authors%len(topics) {
-			per[i]++
+	pl := &pool{stories: map[string]map[string][]story{}, eligible: map[string][]string{}, writers: map[string]map[string]bool{},
+		need: p.KnownWords + p.UnknownWords}
+	for _, d := range docs {
+		if pl.writers[d.Topic] == nil {
+			pl.writers[d.Topic] = map[string]bool{}
 		}
+		pl.writers[d.Topic][d.Author] = true
+		w := text.Words(d.Text)
+		if len(w) < pl.need {
+			pl.short++
+			continue
+		}
+		if corpus.OpenSetAuthor(d.Author) {
+			continue // topic training only: the writer is unknown
+		}
+		if pl.stories[d.Author] == nil {
+			pl.stories[d.Author] = map[string][]story{}
+		}
+		pl.stories[d.Author][d.Topic] = append(pl.stories[d.Author][d.Topic], story{d, w})
 	}
-	for i, t := range topics {
-		if len(qualified[t]) < per[i] {
-			var avail []string
-			for _, t2 := range topics {
-				avail = append(avail, fmt.Sprintf("%s: %d", t2, len(qualified[t2])))
+	for _, author := range sortedKeys(pl.stories) {
+		for topic, st := range pl.stories[author] {
+			if len(st) >= p.StoriesPerAuthor {
+				pl.eligible[topic] = append(pl.eligible[topic], author)
 			}
-			return nil, fmt.Errorf("set %q: asks for %d authors (%d of topic %q) but only %d authors of that topic have %d stories of at least %d words (available per topic: %s); lower [[sets]] authors or the protocol's word counts",
-				sc.Name, sc.Authors, per[i], t, len(qualified[t]), p.StoriesPerAuthor, p.KnownWords+p.UnknownWords, strings.Join(avail, ", "))
 		}
 	}
-	s := &SetData{Name: sc.Name, Topics: topics, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN()}
+	all := sortedKeys(pl.writers)
+	if len(all) < 2 {
+		return nil, fmt.Errorf("corpus: %d topic(s) (%s): the protocol needs at least 2 to score topic classification",
+			len(all), strings.Join(all, ", "))
+	}
+	pl.rank = append([]string(nil), all...)
+	sort.SliceStable(pl.rank, func(i, j int) bool { return len(pl.eligible[pl.rank[i]]) > len(pl.eligible[pl.rank[j]]) })
+	if len(p.TopicNames) > 0 {
+		for i, t := range p.TopicNames {
+			if pl.writers[t] == nil {
+				return nil, cfg.errAt("protocol", "topics", "topic %q (entry %d) is not a topic of the corpus; topics with the most eligible authors: %s",
+					t, i+1, pl.describeRank(8))
+			}
+		}
+		pl.topics = append([]string(nil), p.TopicNames...)
+	} else {
+		if p.TopicCount > len(all) {
+			return nil, cfg.errAt("protocol", "topics", "%d: the corpus has %d topics", p.TopicCount, len(all))
+		}
+		pl.topics = append([]string(nil), pl.rank[:p.TopicCount]...)
+	}
+	sort.Strings(pl.topics)
+	return pl, nil
+}
+
+// describeRank lists the first n topics by eligible authors, as "name (k)".
+func (pl *pool) describeRank(n int) string {
+	var parts []string
+	for i, t := range pl.rank {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("… (%d topics)", len(pl.rank)))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", t, len(pl.eligible[t])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quotas balances n authors over topics; the remainder goes to the topics with the most
+// eligible authors.
+func (pl *pool) quotas(topics []string, n int) map[string]int {
+	order := append([]string(nil), topics...)
+	sort.SliceStable(order, func(i, j int) bool { return len(pl.eligible[order[i]]) > len(pl.eligible[order[j]]) })
+	q := map[string]int{}
+	for i, t := range order {
+		q[t] = n / len(topics)
+		if i < n%len(topics) {
+			q[t]++
+		}
+	}
+	return q
+}
+
+// assign places n distinct authors into topics, quota[t] in each, every author eligible in the
+// topic they are placed in, trying candidates in the order rng gives them (nil: sorted). It
+// returns nil when no such placement exists or when it would leave a topic without a document
+// by an author outside the set (the topic classifiers' training data).
+func (pl *pool) assign(topics []string, n int, rng *rand.Rand) map[string]string {
+	q := pl.quotas(topics, n)
+	cands := map[string][]string{}
+	for _, t := range topics {
+		c := append([]string(nil), pl.eligible[t]...)
+		if rng != nil {
+			rng.Shuffle(len(c), func(i, j int) { c[i], c[j] = c[j], c[i] })
+		}
+		cands[t] = c
+	}
+	// Slots: quota[t] copies of each topic, interleaved so that early augmenting paths spread
+	// over topics.
+	var slots []string
+	for k := 0; ; k++ {
+		added := false
+		for _, t := range topics {
+			if k < q[t] {
+				slots = append(slots, t)
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	owner := map[string]int{} // author → slot index
+	slotAuthor := make([]string, len(slots))
+	var augment func(slot int, seen map[string]bool) bool
+	augment = func(slot int, seen map[string]bool) bool {
+		for _, a := range cands[slots[slot]] {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			prev, taken := owner[a]
+			if !taken || augment(prev, seen) {
+				owner[a], slotAuthor[slot] = slot, a
+				return true
+			}
+		}
+		return false
+	}
+	for i := range slots {
+		if !augment(i, map[string]bool{}) {
+			return nil
+		}
+	}
+	out := map[string]string{}
+	for i, a := range slotAuthor {
+		out[a] = slots[i]
+	}
+	for _, t := range topics {
+		left := 0
+		for w := range pl.writers[t] {
+			if _, in := out[w]; !in {
+				left++
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+	}
+	return out
+}
+
+// largest is the largest set (at least 2 authors) that assign can fill over topics, 0 if none.
+func (pl *pool) largest(topics []string) int {
+	best := 0
+	for n := 2; n <= len(pl.stories); n++ {
+		if pl.assign(topics, n, nil) == nil {
+			break
+		}
+		best = n
+	}
+	return best
+}
+
+// infeasible explains why a set of n authors cannot be filled, with the largest feasible
+// settings computed on the corpus.
+func (pl *pool) infeasible(cfg *Config, name string, n int) error {
+	p := cfg.Protocol
+	q := pl.quotas(pl.topics, n)
+	var per []string
+	for _, t := range pl.topics {
+		per = append(per, fmt.Sprintf("%s: %d asked, %d eligible", t, q[t], len(pl.eligible[t])))
+	}
+	var lines []string
+	lines = append(lines, fmt.Sprintf("set %q: asks for %d authors over the %d topics %s (%s), but they cannot be placed: each author in one topic with %d stories of at least %d words there, leaving every topic a document by an author outside the set for topic training.",
+		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), p.StoriesPerAuthor, pl.need))
+	lines = append(lines, fmt.Sprintf("largest feasible with these topics: %d authors", pl.largest(pl.topics)))
+	var alt []string
+	for k := 2; k <= min(len(pl.rank), 8); k++ {
+		alt = append(alt, fmt.Sprintf("topics = %d → %d authors", k, pl.largest(pl.rank[:k])))
+	}
+	lines = append(lines, "largest feasible by [protocol] topics (most eligible authors first): "+strings.Join(alt, ", "))
+	lines = append(lines, "topics with the most eligible authors: "+pl.describeRank(8))
+	lines = append(lines, "lower [[sets]] authors, change [protocol] topics, or lower known_words/unknown_words/stories_per_author to make more authors eligible")
+	return fmt.Errorf("%s", strings.Join(lines, "\n  "))
+}
+
+func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Document) (*SetData, error) {
+	p := cfg.Protocol
+	authorKey, storyKey := "split/set="+sc.Name, "split/set="+sc.Name
+	switch p.Resample {
+	case ResampleAuthors:
+		authorKey = fmt.Sprintf("split/set=%s/rep=%d", sc.Name, rep)
+		storyKey = authorKey
+	case ResampleSnippets:
+		storyKey = fmt.Sprintf("split/set=%s/stories/rep=%d", sc.Name, rep)
+	}
+	placed := pl.assign(pl.topics, sc.Authors, rngs.New(cfg.Seed, authorKey))
+	if placed == nil {
+		return nil, pl.infeasible(cfg, sc.Name, sc.Authors)
+	}
+	s := &SetData{Name: sc.Name, Topics: pl.topics, AuthorTopic: placed, EMDMean: math.NaN(), EMDMin: math.NaN(),
+		Repeat: rep, drawKey: sc.Name}
+	if p.Resample == ResampleAuthors {
+		s.drawKey = fmt.Sprintf("%s/rep=%d", sc.Name, rep)
+	}
 	inSet := map[string]bool{}
-	for i, t := range topics {
-		cands := qualified[t]
-		perm := rng.Perm(len(cands))
-		for _, j := range perm[:per[i]] {
-			a := cands[j]
-			s.Authors = append(s.Authors, a)
-			s.AuthorTopic[a] = t
+	for _, t := range pl.topics {
+		var in []string
+		for a, at := range placed {
+			if at == t {
+				in = append(in, a)
+			}
+		}
+		sort.Strings(in)
+		s.Authors = append(s.Authors, in...)
+		for _, a := range in {
 			inSet[a] = true
 		}
 	}
+	rng := rngs.New(cfg.Seed, storyKey)
 	for _, a := range s.Authors {
 		t := s.AuthorTopic[a]
-		stories := byAuthorTopic[a][t]
+		stories := pl.stories[a][t]
 		pick := rng.Perm(len(stories))[:p.StoriesPerAuthor]
 		sort.Ints(pick)
 		for _, j := range pick {
@@ -176,49 +396,81 @@ func splitSet(cfg *Config, sc SetConfig, topics []string, qualified map[string][
 }
 
 // topicTraining cuts the documents of authors outside the set into chunks of TopicTrainWords
-// words (a last piece shorter than half a chunk is dropped), normalises them, caps each topic
-// at TopicTrainMax chunks, and holds out ValidationShare of them.
+// words (a last piece shorter than half a chunk is dropped) and normalises them. Per topic the
+// documents are shuffled and taken whole until TopicTrainMax chunks (0: no cap); ValidationShare
+// of the documents (rounded; never a topic's last training document), all their chunks
+// together, are held out for validation, so that no document has chunks on both sides.
 func topicTraining(cfg *Config, s *SetData, inSet map[string]bool, docs []corpus.Document) error {
 	p := cfg.Protocol
-	rng := rngs.New(cfg.Seed, "topic-train/set="+s.Name)
-	byTopic := map[string][][]string{}
+	rng := rngs.New(cfg.Seed, "topic-train/set="+s.drawKey)
+	byTopic := map[string][][][]string{} // topic → documents → chunks
+	wanted := map[string]bool{}
+	for _, t := range s.Topics {
+		wanted[t] = true
+	}
 	for _, d := range docs {
-		if inSet[d.Author] {
+		if inSet[d.Author] || !wanted[d.Topic] {
 			continue
 		}
 		w := text.Words(d.Text)
+		var chunks [][]string
 		for start := 0; start < len(w); start += p.TopicTrainWords {
 			end := min(start+p.TopicTrainWords, len(w))
 			if end-start < p.TopicTrainWords/2 {
 				break
 			}
 			if chunk := text.Normalize(w[start:end]); len(chunk) > 0 {
-				byTopic[d.Topic] = append(byTopic[d.Topic], chunk)
+				chunks = append(chunks, chunk)
 			}
 		}
+		if len(chunks) > 0 {
+			byTopic[d.Topic] = append(byTopic[d.Topic], chunks)
+		}
 	}
+	type tdoc struct {
+		topic  string
+		chunks [][]string
+	}
+	var pooled []tdoc
+	left := map[string]int{} // topic → documents still on the training side
+	for _, t := range s.Topics {
+		tdocs := byTopic[t]
+		if len(tdocs) == 0 {
+			return fmt.Errorf("set %q: no document of topic %q (of at least %d words) by an author outside the set: the topic classifiers would have nothing to learn from (use fewer authors per set or a smaller topic_train_words)", s.Name, t, p.TopicTrainWords/2)
+		}
+		taken := 0
+		for _, j := range rng.Perm(len(tdocs)) {
+			if p.TopicTrainMax > 0 && taken >= p.TopicTrainMax {
+				break
+			}
+			taken += len(tdocs[j])
+			pooled = append(pooled, tdoc{t, tdocs[j]})
+			left[t]++
+		}
+	}
+	// Validation documents: ValidationShare of all (rounded), in random order, never the last
+	// training document of a topic.
+	rng.Shuffle(len(pooled), func(i, j int) { pooled[i], pooled[j] = pooled[j], pooled[i] })
+	nVal := int(float64(len(pooled))*p.ValidationShare + 0.5)
 	type item struct {
 		doc   []string
 		topic string
+		val   bool
 	}
 	var items []item
-	for _, t := range s.Topics {
-		chunks := byTopic[t]
-		if len(chunks) == 0 {
-			return fmt.Errorf("set %q: no document of topic %q by an author outside the set: the topic classifiers would have nothing to learn from (use fewer authors per set)", s.Name, t)
+	for _, d := range pooled {
+		val := nVal > 0 && left[d.topic] > 1
+		if val {
+			nVal--
+			left[d.topic]--
 		}
-		order := rng.Perm(len(chunks))
-		if p.TopicTrainMax > 0 && len(order) > p.TopicTrainMax {
-			order = order[:p.TopicTrainMax]
-		}
-		for _, j := range order {
-			items = append(items, item{chunks[j], t})
+		for _, c := range d.chunks {
+			items = append(items, item{c, d.topic, val})
 		}
 	}
 	rng.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
-	nVal := int(float64(len(items)) * p.ValidationShare)
-	for i, it := range items {
-		if i < nVal {
+	for _, it := range items {
+		if it.val {
 			s.TopicValidation = append(s.TopicValidation, it.doc)
 			s.TopicValidationLabels = append(s.TopicValidationLabels, it.topic)
 		} else {

@@ -28,6 +28,9 @@ func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, 
 	p := cfg.Protocol
 	byAuthor := map[string][]unit{}
 	for _, d := range docs {
+		if corpus.OpenSetAuthor(d.Author) {
+			continue // PAN open-set texts: their writers are unknown
+		}
 		words := text.Words(d.Text)
 		var pieces [][]string
 		if p.ChunkWords == 0 {
@@ -74,7 +77,7 @@ func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, 
 				sc.Name, sc.Authors, len(eligible), p.MinTopicsPerAuthor)
 		}
 		rng := rngs.New(cfg.Seed, "split/set="+sc.Name)
-		s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN()}
+		s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), drawKey: sc.Name}
 		topics := map[string]bool{}
 		for _, c := range eligible[:sc.Authors] {
 			s.Authors = append(s.Authors, c.author)

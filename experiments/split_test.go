@@ -17,7 +17,7 @@ func TestSplitFollowsTheProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, _, err := corpus.ReadJSONL(corpusPath)
+	docs, _, err := corpus.ReadJSONL(corpusPath, corpus.JSONLOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -309,6 +309,9 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	mech := fs.String("mechanism", "", "privatise the unknown texts with this mechanism first")
 	eps := fs.Float64("epsilon", math.NaN(), "ε of --mechanism")
 	seed := fs.Uint64("seed", 1, "random seed")
+	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
+	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | margin (top two scores closer than the threshold; PAN 2019 baseline) | score (top score below it)")
+	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject on the attacker's scores")
 	params := paramFlag{}
 	fs.Var(params, "param", "attacker parameter key=value (repeatable)")
 	mparams := paramFlag{}
@@ -320,6 +323,10 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(pos) > 0 || *input == "" || *output == "" {
 		return usagef("--input and --output are required; no other arguments")
 	}
+	rule := experiments.RejectRule{Rule: *reject, Threshold: *threshold}
+	if err := rule.Validate(); err != nil {
+		return usagef("--reject: %v", err)
+	}
 	var env experiments.Env
 	env.Workers = 2
 	needVectors := *mech != "" || *attacker == "sr-nn"
@@ -328,7 +335,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	opts := experiments.AttributeOptions{Input: *input, Output: *output, Seed: *seed,
+	opts := experiments.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
 		NewAttacker: func() (learn.Classifier, error) { return experiments.BuildClassifier(*attacker, params, &env) }}
 	if *mech != "" {
 		if opts.Mechanism, err = experiments.BuildMechanism(*mech, *eps, mparams, &env); err != nil {
