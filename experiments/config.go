@@ -400,6 +400,9 @@ func (c *Config) validateMechanisms() error {
 			if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
 				return c.errAt(path, "epsilons", "%v: every ε must be a finite number > 0", e)
 			}
+			if r := entry.Epsilons; !r.Contains(e) {
+				return c.errAt(path, "epsilons", "%v: mechanism %q represents ε in %s only", e, m.Name, r)
+			}
 			if seenEps[e] {
 				return c.errAt(path, "epsilons", "%v appears twice", e)
 			}

@@ -122,8 +122,8 @@ func NewSynTF(store *embeddings.Store, epsilon float64, opts SynTFOptions) (*Syn
 	switch {
 	case store == nil || store.Len() < 2:
 		return nil, fmt.Errorf("syntf: the vocabulary needs at least 2 words")
-	case !(epsilon > 0) || math.IsInf(epsilon, 0):
-		return nil, fmt.Errorf("syntf: epsilon = %g: want a finite value > 0", epsilon)
+	case !ExponentialEpsilonRange.Contains(epsilon):
+		return nil, fmt.Errorf("syntf: %w", ExponentialEpsilonRange.Check(epsilon))
 	case opts.Case != "lower" && opts.Case != "orth":
 		return nil, fmt.Errorf("syntf: case = %q: want \"lower\" or \"orth\"", opts.Case)
 	case opts.Weighting != "tf" && opts.Weighting != "tfidf":

@@ -1,0 +1,56 @@
+package experiments
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"dptext/embeddings"
+	"dptext/mechanisms"
+	"dptext/report"
+)
+
+// TestPairBoundRowsReportInfiniteShare: of three consecutive pairs, one differs in an
+// out-of-vocabulary word kept as published (no finite bound) and must not enter the mean; the
+// finite mean counts every word of the documents (N consistent with E). The old code reported
+// ε·N·E over in-vocabulary words for every pair, a finite number for all three.
+func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
+	store, err := embeddings.New([]string{"a", "b", "c"}, 1, []float32{0, 1, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mechanisms.NewEMD(store, 2, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Order: mechanisms.OrderBag, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &SetData{Name: "s", Eval: [][]string{{"a", "b", "x"}, {"b", "c", "x"}, {"a", "a", "y"}}}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: "s", Scorer: scorer, Metric: metric, Value: v}
+	}
+	got := map[string]float64{}
+	for _, r := range privacyRows(m, set, set.Eval, row, &Env{}) {
+		got[r.Metric] = r.Value
+	}
+	// Pairs: (0, 1): {a, b} against {b, c} matched a–b (1) and b–c (2), x with x, so ε·D = 6;
+	// (1, 2) and (2, 0) differ in their unknown word (x against y): no finite bound.
+	if got["log_multiplier_infinite_share"] != 2.0/3 {
+		t.Errorf("infinite share %v, want 2/3", got["log_multiplier_infinite_share"])
+	}
+	if math.Abs(got["log_multiplier_mean"]-6) > 1e-9 {
+		t.Errorf("finite mean %v, want 6", got["log_multiplier_mean"])
+	}
+	if got["epsilon_doc"] != 6 {
+		t.Errorf("epsilon_doc %v, want ε·N = 6", got["epsilon_doc"])
+	}
+}
+
+// TestConfigRejectsUnrepresentableEpsilon: an ε outside the mechanism's range is a config error
+// naming the key and the range (it used to pass check and panic or decode every word to the
+// first vocabulary row at run time).
+func TestConfigRejectsUnrepresentableEpsilon(t *testing.T) {
+	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"emd\"\nepsilons = [10, 1e-40]\n[[scorers]]\nname = \"sr-nn\"\n"
+	_, err := ParseConfig("x.toml", cfg)
+	if err == nil || !strings.Contains(err.Error(), "epsilons") || !strings.Contains(err.Error(), "[0.001, 1e+12]") {
+		t.Errorf("error %v, want one naming epsilons and the range", err)
+	}
+}
