@@ -84,4 +84,3 @@ func pairBoundRows(pb mechanisms.PairBounder, set *SetData, row func(string, str
 	}
 	return rows
 }
-
