@@ -271,3 +271,6 @@ func (m *ExpMech) countOOV(doc []string) int {
 	}
 	return n
 }
+
+// Epsilon is the per-token ε of the (second) stage.
+func (m *ExpMech) Epsilon() float64 { return m.epsilon }

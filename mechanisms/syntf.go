@@ -303,6 +303,22 @@ func (m *SynTF) Probabilities(v string) ([]float64, bool) {
 	return ExponentialProbabilities(r64, m.scale), true
 }
 
+// LogProbabilities returns the natural logarithms of P(·|v) (see Probabilities), exact where
+// a probability underflows, or false when v is not in the vocabulary.
+func (m *SynTF) LogProbabilities(v string) ([]float64, bool) {
+	row, ok := m.store.Lookup(v)
+	if !ok {
+		return nil, false
+	}
+	ratings := make([]float32, m.store.Len())
+	m.rater.rows(ratings, []int{row}, m.rater.newScratch(1))
+	r64 := make([]float64, len(ratings))
+	for i, u := range ratings {
+		r64[i] = float64(u)
+	}
+	return ExponentialLogProbabilities(r64, m.scale), true
+}
+
 // TermCount is one entry of a sparse term-frequency vector.
 type TermCount struct {
 	Word  string
@@ -385,3 +401,6 @@ func (m *SynTF) FitIDF(docs [][]string) *IDF {
 	}
 	return f
 }
+
+// Epsilon is the ε of the exponential mechanism drawing each output word.
+func (m *SynTF) Epsilon() float64 { return m.epsilon }
