@@ -247,4 +247,3 @@ func TestClopperPearson(t *testing.T) {
 		t.Error("extremes")
 	}
 }
-

@@ -65,7 +65,11 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			Scorer: scorer, Metric: metric, Value: v}
 	}
 	var rows []report.Row
-	rows = append(rows, privacyRows(m, set, private, row, r.env(set))...)
+	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, prows...)
 	var privateKnown [][]string
 	for si, sc := range r.cfg.Scorers {
 		entry := Scorers[sc.Name]

@@ -35,6 +35,8 @@ type Config struct {
 	Scorers    []ComponentConfig `toml:"scorers"`
 	Gains      []GainConfig      `toml:"gains"`
 	Report     report.Layout     `toml:"report"`
+	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
+	Audit *AuditConfig `toml:"audit"`
 
 	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
 	Path string `toml:"-"`
@@ -360,6 +362,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateGains(); err != nil {
+		return err
+	}
+	if err := c.validateAudit(); err != nil {
 		return err
 	}
 	return c.validateReport()

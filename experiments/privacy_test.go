@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -28,7 +29,11 @@ func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
 		return report.Row{Set: "s", Scorer: scorer, Metric: metric, Value: v}
 	}
 	got := map[string]float64{}
-	for _, r := range privacyRows(m, set, set.Eval, row, &Env{}) {
+	rows, err := privacyRows(m, set, set.Eval, row, &Env{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
 		got[r.Metric] = r.Value
 	}
 	// Pairs: (0, 1): {a, b} against {b, c} matched a–b (1) and b–c (2), x with x, so ε·D = 6;
@@ -52,5 +57,53 @@ func TestConfigRejectsUnrepresentableEpsilon(t *testing.T) {
 	_, err := ParseConfig("x.toml", cfg)
 	if err == nil || !strings.Contains(err.Error(), "epsilons") || !strings.Contains(err.Error(), "[0.001, 1e+12]") {
 		t.Errorf("error %v, want one naming epsilons and the range", err)
+	}
+}
+
+// TestAuditRow: with an [audit] table the privacy rows carry the audited ε of the mechanism,
+// positive and not above the claim for a correct EMD; bad [audit] values are config errors.
+func TestAuditRow(t *testing.T) {
+	var words []string
+	var vecs []float32
+	for i := range 30 {
+		words = append(words, fmt.Sprintf("w%d", i))
+		vecs = append(vecs, float32(i), float32(i%3))
+	}
+	store, err := embeddings.New(words, 2, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mechanisms.NewEMD(store, 1, mechanisms.DefaultEMDOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &SetData{Name: "s", Eval: [][]string{{"w1", "w2"}, {"w3", "w4"}}}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: "s", Mechanism: "emd", Epsilon: 1, Scorer: scorer, Metric: metric, Value: v}
+	}
+	cfg := &Config{Seed: 3, Audit: &AuditConfig{Samples: 500, Alpha: 0.05, Pairs: 1}}
+	rows, err := privacyRows(m, set, set.Eval, row, &Env{Embeddings: store}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if r.Metric == "audited_eps_lcb" {
+			found = true
+			if !(r.Value > 0 && r.Value <= 1) {
+				t.Errorf("audited ε %v, want in (0, 1]", r.Value)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no audited_eps_lcb row in %v", rows)
+	}
+	base := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
+	if _, err := ParseConfig("x.toml", base+"[audit]\nalpha = 2\n"); err == nil || !strings.Contains(err.Error(), "audit.alpha") {
+		t.Errorf("alpha = 2: %v", err)
+	}
+	c, err := ParseConfig("x.toml", base+"[audit]\n")
+	if err != nil || c.Audit == nil || c.Audit.Samples != 3000 {
+		t.Errorf("empty [audit]: %+v, %v; want the defaults", c.Audit, err)
 	}
 }

@@ -242,6 +242,7 @@ func metricLabel(metric string) string {
 		"emd_mean":                      "E",
 		"log_multiplier_mean":           "ε·D (finite pairs)",
 		"log_multiplier_infinite_share": "pairs ε·D = ∞",
+		"audited_eps_lcb":               "audited ε (LCB)",
 		"eps_n":                         "ε·n",
 		"eps_ln_eta_n":                  "(ε+ln η)·n",
 		"ell_n":                         "ℓ·n",
