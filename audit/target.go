@@ -113,8 +113,10 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		// words, in row order.
 		t.LogProbabilities = lp.LogProbabilities
 		t.OutputWords = store.Words()
-		switch m.(type) {
-		case *mechanisms.ExpMech, *mechanisms.Random:
+		switch mm := m.(type) {
+		case *mechanisms.ExpMech:
+			t.Positional = mm.IndependentPositions()
+		case *mechanisms.Random:
 			t.Positional = true
 		}
 	}

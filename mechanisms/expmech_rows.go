@@ -71,26 +71,39 @@ func embeddingRatings(rating []float64, cos []float32) {
 	}
 }
 
-// LogProbabilities returns the natural logarithms of the exact output distribution of one
-// position whose original token is word, P(v) ∝ exp(ε·ρ(word, v)/2), where the distribution
-// depends on that token alone: the embedding rating in one stage (for an out-of-vocabulary
-// word under oov = "uniform", and for the random rating, the uniform distribution). It returns
-// false for the context rating and the two-stage variant, whose distribution depends on the
-// neighbours or is not in closed form, and for a token kept by oov = "keep".
+// LogProbabilities returns the natural logarithms of the exact output distribution of a
+// one-word document whose word is word (for the embedding and random ratings, of every
+// position whose original token is word): P(v) ∝ exp(ε·ρ(word, v)/2). For the context rating the
+// position has no neighbours, so the context model's distribution is the one it gives an empty
+// neighbourhood. It returns false for the two-stage variant, whose distribution is not in closed
+// form, and for a token kept by oov = "keep".
 func (m *ExpMech) LogProbabilities(word string) ([]float64, bool) {
 	n := m.store.Len()
 	id, ok := m.store.Lookup(word)
 	switch {
-	case m.opts.Rating == ExpMechRatingRandom || (!ok && m.opts.OOV == ExpMechOOVUniform && m.rowsCumulative()):
+	case m.opts.Rating == ExpMechRatingRandom:
 		out := make([]float64, n)
 		for i := range out {
 			out[i] = -math.Log(float64(n))
 		}
 		return out, true
-	case !ok || !m.rowsCumulative():
+	case m.opts.Candidates > 0 || (!ok && m.opts.OOV == ExpMechOOVKeep):
 		return nil, false
 	}
-	rating := make([]float64, n)
-	embeddingRatings(rating, m.cosines([]int{id}))
+	var row []float64
+	if ok && !(m.opts.Rating == ExpMechRatingContext && m.opts.ContextWeight == 1) {
+		row = make([]float64, n)
+		embeddingRatings(row, m.cosines([]int{id}))
+	}
+	s := m.newSampler()
+	if s.rating == nil { // the sampler caches cumulative rows; ratings need their own buffer
+		s.rating = make([]float64, n)
+	}
+	rating := s.ratings([]string{word}, 0, row, ok)
 	return ExponentialLogProbabilities(rating, m.epsilon/2), true
 }
+
+// IndependentPositions says every position's output distribution depends on its own token only
+// (embedding and random ratings), so that a document's probability is the product over
+// positions of LogProbabilities; the context rating also reads the neighbours.
+func (m *ExpMech) IndependentPositions() bool { return m.opts.Rating != ExpMechRatingContext }
