@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -109,8 +110,12 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // printAudit writes the findings of an audit, one line each, and its summary.
 func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab int, took time.Duration) {
-	fmt.Fprintf(w, "audit of %s at ε = %g over %d words: claim %g per unit; K = %d; %d sampled tests at family-wise α = %g\n",
-		mech, eps, vocab, rep.Claim, rep.Samples, rep.Tests, rep.Alpha)
+	epsText := "–"
+	if !math.IsNaN(eps) {
+		epsText = strconv.FormatFloat(eps, 'g', -1, 64)
+	}
+	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %g per unit; K = %d; %d sampled tests at family-wise α = %g\n",
+		mech, epsText, vocab, rep.Claim, rep.Samples, rep.Tests, rep.Alpha)
 	for _, f := range rep.Findings {
 		mark := "ok  "
 		if f.Violates() {
@@ -118,9 +123,12 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 		}
 		fmt.Fprintf(w, "%s %s; per unit %.4g\n", mark, f.Describe(), f.PerUnit())
 	}
+	why := "the pair has no finite claim (out-of-vocabulary words passed through unchanged)"
+	if math.IsInf(rep.Claim, 1) {
+		why = "the mechanism claims no privacy (test a value with --claim)"
+	}
 	for _, f := range rep.Skipped {
-		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: no finite claim (e.g. out-of-vocabulary words passed through), nothing to test\n",
-			f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "))
+		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), why)
 	}
 	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit (claimed %g); %d of %d tests exceed the claim; %.1f s\n",
 		rep.AuditedEpsilon(), rep.Claim, len(rep.Violations()), len(rep.Findings), took.Seconds())

@@ -165,3 +165,19 @@ func TestListNamePrintsDecodableDefaults(t *testing.T) {
 		t.Errorf("unknown name: exit %d, %q", code, errOut)
 	}
 }
+
+// `dptext audit` exits 0 when no bound exceeds the claim and 1 naming the pair when one does.
+func TestAuditExitCodes(t *testing.T) {
+	vec := vectorsFile(t, strings.Fields("sailor harbour ship storm captain anchor wave rope deck mast sea boat"))
+	base := []string{"audit", "--mechanism", "expmech", "--epsilon", "2", "--samples", "200", "--embeddings", vec, "--format", "text"}
+	if code, out, errOut := run(t, base...); code != 0 || !strings.Contains(out, "audited ε lower confidence bound") {
+		t.Fatalf("own claim: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut := run(t, append(base, "--claim", "0.01")...)
+	if code != 1 || !strings.Contains(errOut, "exceed the claim ε = 0.01") || !strings.Contains(errOut, "] vs [") {
+		t.Errorf("claim 0.01: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "audit", "--mechanism", "emd", "--epsilon", "1e-9", "--embeddings", vec, "--format", "text"); code != 1 || !strings.Contains(errOut, "[0.001, 1e+12]") {
+		t.Errorf("ε = 1e-9: exit %d, %q", code, errOut)
+	}
+}
