@@ -12,7 +12,7 @@ import (
 
 // Options configure Run.
 type Options struct {
-	// Claim is the per-unit ε to test; NaN (or 0 with ClaimSet false) means the target's own.
+	// Claim is the per-unit ε to test when ClaimSet; otherwise the target's own ε is tested.
 	Claim float64
 	// ClaimSet says Claim was given (so that a claim of 0 can be tested).
 	ClaimSet bool
@@ -313,9 +313,10 @@ func exactWord(t *Target, p wordPair) Finding {
 }
 
 // sampledWord bounds max_w |ln P(w|x)/P(w|y)| from below: on a first sample of K outputs per
-// input it selects the o.Outputs outputs with the largest smoothed log-ratio (either
-// direction); on a fresh sample it bounds each of them with one-sided Clopper–Pearson intervals
-// at the given level: ln(P_lower(w|x)/P_upper(w|y)) and the reverse.
+// input it selects the o.Outputs outputs whose log-ratio that sample alone bounds highest
+// (either direction); on a fresh sample it bounds each of them with one-sided Clopper–Pearson
+// intervals at the given level: ln(P_lower(w|x)/P_upper(w|y)) and the reverse. Selecting on
+// one sample and testing on another keeps the Bonferroni count to the outputs tested.
 func sampledWord(t *Target, rng *rand.Rand, p wordPair, o Options, level float64) Finding {
 	k := o.Samples
 	cx, cy := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
