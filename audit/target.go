@@ -10,9 +10,9 @@
 // on neighbouring documents (one word changed, two words swapped, one out-of-vocabulary word
 // changed): a distinguisher (the likelihood-ratio test where the distribution is known, else a
 // naive Bayes classifier trained on half of the samples) decides which document each output
-// came from, and its error rates give the bound ε ≥ ln((1 − FPR)/FNR) (Kairouz, Oh and
-// Viswanath 2015, Thm. 2.1 in the hypothesis-testing reading of differential privacy), with
-// Clopper–Pearson upper bounds on both rates.
+// came from, and its error rates give the bound ε ≥ ln((1 − FPR)/FNR) (the hypothesis-testing
+// reading of differential privacy: Wasserman and Zhou 2010; Kairouz, Oh and Viswanath 2015),
+// with Clopper–Pearson upper bounds on both rates.
 //
 // Every sampled bound is one-sided at a Bonferroni-corrected level, so that with probability at
 // least 1 − α no reported lower bound exceeds the true loss: a bound above the claim is then
