@@ -81,6 +81,7 @@ func (f Finding) PerUnit() float64 {
 
 // Report is the result of Run.
 type Report struct {
+	// Target is the audited target's name.
 	Target string
 	// Claim is the per-unit ε tested.
 	Claim float64
@@ -88,6 +89,7 @@ type Report struct {
 	Findings, Skipped []Finding
 	// Tests is the number of sampled one-sided test pairs the level α was divided among.
 	Tests int
+	// Alpha is the family-wise error rate of the sampled bounds.
 	Alpha float64
 	// Samples is K.
 	Samples int

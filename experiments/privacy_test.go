@@ -107,3 +107,28 @@ func TestAuditRow(t *testing.T) {
 		t.Errorf("empty [audit]: %+v, %v; want the defaults", c.Audit, err)
 	}
 }
+
+// TestRelativeToOrderedNone: with a bag presentation of the original beside it, relative scores
+// are taken against the original in order (the first "none" whose order is not "bag").
+func TestRelativeToOrderedNone(t *testing.T) {
+	cfg := &Config{Mechanisms: []ComponentConfig{
+		{Name: "none", Label: "none-bag", Params: map[string]any{"order": "bag"}},
+		{Name: "none"},
+	}}
+	rows := []report.Row{
+		{Set: "s", Mechanism: "none-bag", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.2},
+		{Set: "s", Mechanism: "none", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.4},
+	}
+	found := false
+	for _, r := range derivedRows(cfg, rows) {
+		if r.Mechanism == "none-bag" && r.Metric == "relative_accuracy" {
+			found = true
+			if r.Value != 0.5 {
+				t.Errorf("none-bag relative accuracy %v, want 0.2/0.4", r.Value)
+			}
+		}
+	}
+	if !found {
+		t.Error("no relative_accuracy row for none-bag")
+	}
+}
