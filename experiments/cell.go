@@ -34,7 +34,11 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[i] = m.Apply(rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
+		p, err := mechanisms.Privatize(m, rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %d: %w", base, what, i, err)
+		}
+		out[i] = p
 	}
 	if r.cache != nil {
 		if err := r.cache.store(key, out); err != nil {
@@ -61,7 +65,11 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			Scorer: scorer, Metric: metric, Value: v}
 	}
 	var rows []report.Row
-	rows = append(rows, privacyRows(m, set, private, row)...)
+	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, prows...)
 	var privateKnown [][]string
 	for si, sc := range r.cfg.Scorers {
 		entry := Scorers[sc.Name]
@@ -156,45 +164,6 @@ func (r *runner) writeTermVectors(m mechanisms.Mechanism, c cell, private, priva
 	}
 	name := strings.TrimSuffix(cellFile(r.cellPath(c)), ".csv") + ".tsv"
 	return writeFileAtomic(filepath.Join(r.dir, "tf", name), []byte(b.String()))
-}
-
-// privacyRows reports the mean per-document guarantee, its named bounds, and the mechanism's
-// diagnostics averaged over the set's snippets.
-func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row) []report.Row {
-	var rows []report.Row
-	n := float64(len(private))
-	epsSum := 0.0
-	bounds := map[string]float64{}
-	kind := ""
-	for _, d := range set.Eval {
-		g := m.Guarantee(d)
-		kind = g.Kind
-		epsSum += g.Epsilon
-		for k, v := range g.Bounds {
-			bounds[k] += v
-		}
-	}
-	if kind != mechanisms.KindNone {
-		rows = append(rows, row("privacy", "epsilon_doc", epsSum/n))
-		for _, k := range sortedKeys(bounds) {
-			rows = append(rows, row("privacy", k, bounds[k]/n))
-		}
-		if kind == mechanisms.KindMetric && !math.IsNaN(set.EMDMean) {
-			rows = append(rows, row("privacy", "log_multiplier_mean", epsSum/n*set.EMDMean))
-		}
-	}
-	if dg, ok := m.(mechanisms.Diagnoser); ok {
-		sums := map[string]float64{}
-		for i := range private {
-			for k, v := range dg.Diagnose(set.Eval[i], private[i]) {
-				sums[k] += v
-			}
-		}
-		for _, k := range sortedKeys(sums) {
-			rows = append(rows, row("mechanism", k, sums[k]/n))
-		}
-	}
-	return rows
 }
 
 func (r *runner) pairMetric(si int) (PairMetric, error) {

@@ -92,8 +92,8 @@ func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (
 	if !ok {
 		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
 	}
-	if entry.UsesEpsilon && !(eps > 0 && !math.IsInf(eps, 0)) {
-		return nil, fmt.Errorf("mechanism %q needs --epsilon, a finite number > 0 (got %v)", name, eps)
+	if entry.UsesEpsilon && !entry.Epsilons.Contains(eps) {
+		return nil, fmt.Errorf("mechanism %q needs --epsilon in %s (got %v)", name, entry.Epsilons, eps)
 	}
 	return entry.build(env, eps, Params{File: "command line", Table: "params", Component: name, Values: params})
 }

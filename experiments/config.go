@@ -35,6 +35,8 @@ type Config struct {
 	Scorers    []ComponentConfig `toml:"scorers"`
 	Gains      []GainConfig      `toml:"gains"`
 	Report     report.Layout     `toml:"report"`
+	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
+	Audit *AuditConfig `toml:"audit"`
 
 	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
 	Path string `toml:"-"`
@@ -381,6 +383,9 @@ func (c *Config) validate() error {
 	if err := c.validateGains(); err != nil {
 		return err
 	}
+	if err := c.validateAudit(); err != nil {
+		return err
+	}
 	return c.validateReport()
 }
 
@@ -460,6 +465,9 @@ func (c *Config) validateMechanisms() error {
 		for _, e := range m.Epsilons {
 			if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
 				return c.errAt(path, "epsilons", "%v: every ε must be a finite number > 0", e)
+			}
+			if r := entry.Epsilons; !r.Contains(e) {
+				return c.errAt(path, "epsilons", "%v: mechanism %q represents ε in %s only", e, m.Name, r)
 			}
 			if seenEps[e] {
 				return c.errAt(path, "epsilons", "%v appears twice", e)

@@ -15,9 +15,9 @@ var relativeMetrics = []string{"accuracy", "macro_f1", "macro_precision", "macro
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
 // cell rows they derive from, in the same order, so they are as deterministic as those.
 func derivedRows(cfg *Config, rows []report.Row) []report.Row {
-	noneLabel := "" // the label of the identity mechanism, if the config has it
+	noneLabel := "" // the label of the (first, in-order) identity mechanism, if the config has it
 	for _, m := range cfg.Mechanisms {
-		if m.Name == "none" {
+		if m.Name == "none" && noneLabel == "" && m.Params["order"] != "bag" {
 			noneLabel = m.ID()
 		}
 	}

@@ -72,6 +72,8 @@ type MechanismEntry struct {
 	Description string
 	// UsesEpsilon: the config must give a list of ε (and the mechanism is built once per ε).
 	UsesEpsilon bool
+	// Epsilons is the range of ε the mechanism can represent (when UsesEpsilon).
+	Epsilons mechanisms.EpsilonRange
 	// Options returns a pointer to the mechanism's options struct holding the defaults.
 	Options func() any
 	// Build makes the mechanism from decoded options (as returned by Options).
@@ -119,6 +121,12 @@ func (e ScorerEntry) metric(env *Env, p Params) (PairMetric, error) {
 
 type noOptions struct{}
 
+// noneOptions is the identity's release order.
+type noneOptions struct {
+	// Order is "keep" (the original, default) or "bag" (the words shuffled).
+	Order string `toml:"order"`
+}
+
 // expMechOptions adds the context rating's language model to the token sampler's options.
 type expMechOptions struct {
 	mechanisms.ExpMechOptions
@@ -129,20 +137,22 @@ type expMechOptions struct {
 // Mechanisms is the registry of mechanism names.
 var Mechanisms = map[string]MechanismEntry{
 	"none": {
-		Version: "1", Description: "identity: the original text, the baseline row of every table",
-		Options: func() any { return &noOptions{} },
-		Build:   func(*Env, float64, any) (mechanisms.Mechanism, error) { return mechanisms.None{}, nil },
+		Version: "2", Description: `identity: the original text, the baseline row of every table (order = "bag": its words shuffled, the bag presentation)`,
+		Options: func() any { return &noneOptions{Order: mechanisms.OrderKeep} },
+		Build: func(_ *Env, _ float64, o any) (mechanisms.Mechanism, error) {
+			return mechanisms.NewNone(o.(*noneOptions).Order)
+		},
 	},
 	"emd": {
-		Version: "1", UsesEpsilon: true,
-		Description: "EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; εN·EMD per document",
+		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
+		Description: `EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; order = "bag": εN·EMD per document, "keep": ε·Σᵢd(xᵢ,x′ᵢ)`,
 		Options:     func() any { o := mechanisms.DefaultEMDOptions(); return &o },
 		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
 			return mechanisms.NewEMD(env.Embeddings, eps, *o.(*mechanisms.EMDOptions))
 		},
 	},
 	"syntf": {
-		Version: "1", UsesEpsilon: true,
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SynTF (Weggenmann, Kerschbaum 2018): n words sampled by the exponential mechanism from the document's term distribution; bounds εn, (ε+ln η)n, ℓn",
 		Options:     func() any { o := mechanisms.DefaultSynTFOptions(); return &o },
 		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
@@ -181,7 +191,7 @@ var Mechanisms = map[string]MechanismEntry{
 		},
 	},
 	"expmech": {
-		Version: "1", UsesEpsilon: true,
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "order-preserving exponential-mechanism token sampling (ER-AE line), rating embedding | context | random; ε per token",
 		Options: func() any {
 			return &expMechOptions{ExpMechOptions: mechanisms.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}

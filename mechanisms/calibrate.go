@@ -77,12 +77,11 @@ func CalibrateEMD(store *embeddings.Store, eps []float64, sampleWords int, rng *
 	for e, m := range mechs {
 		radiusSum := 0.0
 		for i, row := range sample {
-			radius := laplaceRadius(rng, dim, m.epsilon)
-			radiusSum += radius
-			sphereDirection(rng, direction)
-			for t, x := range vocab.Vector(row) {
-				queries[i*dim+t] = float64(x) + radius*direction[t]
+			z := queries[i*dim : (i+1)*dim]
+			if err := noisyVector(rng, m.epsilon, vocab.Vector(row), direction, z); err != nil {
+				return nil, fmt.Errorf("emd calibration at epsilon = %g: %w", m.epsilon, err)
 			}
+			radiusSum += euclidean64(z, vocab.Vector(row))
 		}
 		m.decoder.Decode(queries, decoded)
 		c := EMDCalibration{Epsilon: m.epsilon, Words: sampleWords, RankShares: make([]float64, len(EMDRankBuckets)),
@@ -217,4 +216,15 @@ func cosine(a, b []float32) float64 {
 		return 0
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// euclidean64 is the Euclidean distance of a float64 and a float32 vector (the length of the
+// noise added to x to make z).
+func euclidean64(z []float64, x []float32) float64 {
+	s := 0.0
+	for i, v := range z {
+		d := v - float64(x[i])
+		s += d * d
+	}
+	return math.Sqrt(s)
 }

@@ -63,6 +63,9 @@ func NewDecoder(store *embeddings.Store, workers int) (*Decoder, error) {
 		panel := d.panels[(w/panelRows)*panelRows*dim:]
 		sq := 0.0
 		for t, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("decoder: the vector of %q (row %d) has the non-finite value %v in dimension %d", store.Word(w), w, x, t)
+			}
 			panel[t*panelRows+w%panelRows] = x
 			sq += float64(x) * float64(x)
 		}

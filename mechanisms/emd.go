@@ -2,7 +2,6 @@ package mechanisms
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 
@@ -21,6 +20,28 @@ const (
 	OOVNearestKnown = "nearest-known"
 )
 
+// EMD release orders (option order).
+const (
+	// OrderBag releases the privatised words in uniformly shuffled order (the shuffle drawn from
+	// the mechanism's generator after the noise), so the order depends only on the input's
+	// multiset: the released object is a bag and the εN·E_d guarantee of Thm. 5.1 holds.
+	OrderBag = "bag"
+	// OrderKeep releases every word in its input position, as published. Order carries
+	// information (swapping two words changes the output distribution although the bags are
+	// equal), so only the positional bound ε·Σᵢ d(xᵢ, x′ᵢ) holds (the paper's Eq. 6). The empty
+	// string means OrderKeep.
+	OrderKeep = "keep"
+)
+
+// Metric names of EMD guarantees (Guarantee.Metric).
+const (
+	// MetricEMD is the Earth Mover's distance E_d of equal-size bags (order bag).
+	MetricEMD = "EMD"
+	// MetricPositional is the mean over positions of the Euclidean distance of the words at the
+	// same position, (1/N)·Σᵢ d(xᵢ, x′ᵢ) (order keep).
+	MetricPositional = "positional"
+)
+
 // EMDOptions configures the EMD mechanism.
 type EMDOptions struct {
 	// TopK restricts the vocabulary to the K most frequent words of the store (0: all). The
@@ -31,12 +52,15 @@ type EMDOptions struct {
 	// Workers is the number of goroutines decoding one document (0: GOMAXPROCS). Outputs do
 	// not depend on it; use 1 when documents are already processed in parallel.
 	Workers int `toml:"workers"`
+	// Order is the release order: "bag" (shuffled; the εN·E_d guarantee) or "keep" (input
+	// positions; the positional guarantee). Empty means "keep".
+	Order string `toml:"order"`
 }
 
-// DefaultEMDOptions returns the published setting: the whole store, out-of-vocabulary words
-// kept, decoding on all cores.
+// DefaultEMDOptions returns the published setting — the whole store, out-of-vocabulary words
+// kept, decoding on all cores — released as a bag, the object the published guarantee is about.
 func DefaultEMDOptions() EMDOptions {
-	return EMDOptions{TopK: 0, OOV: OOVKeep, Workers: 0}
+	return EMDOptions{TopK: 0, OOV: OOVKeep, Workers: 0, Order: OrderBag}
 }
 
 // EMD is the Earth Mover's privacy mechanism of Fernandes, Dras and McIver (2019, §4–5,
@@ -49,7 +73,11 @@ func DefaultEMDOptions() EMDOptions {
 // privacy unit is the document as a bag of N words: any two bags of size N are
 // εN·E_d-indistinguishable (Thm. 5.1), E_d being the Earth Mover's distance between equal-size
 // bags (minimum-cost perfect matching of Euclidean word distances divided by N; BagDistance).
-// Words are privatised independently, in document order, so the output keeps the input's order.
+// Words are privatised independently, in document order. With order "bag" the outputs are then
+// shuffled uniformly (one more draw from the same generator), so the release order depends only
+// on the multiset and the bag guarantee holds; with order "keep" each output stays in its input
+// position and the guarantee is the positional ε·Σᵢ d(xᵢ, x′ᵢ) (Eq. 6 of the paper), which can
+// be far larger than εN·E_d (two swapped words: E_d = 0).
 //
 // Out-of-vocabulary words fall outside the guarantee unless the policy handles them: with
 // "keep" the bound holds only between documents with the same out-of-vocabulary words in the
@@ -70,8 +98,8 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	if store == nil || store.Len() == 0 {
 		return nil, fmt.Errorf("emd: empty embedding store")
 	}
-	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
-		return nil, fmt.Errorf("emd: epsilon = %g: want a finite number > 0", epsilon)
+	if err := EMDEpsilonRange.Check(epsilon); err != nil {
+		return nil, fmt.Errorf("emd: %w", err)
 	}
 	if opts.TopK < 0 {
 		return nil, fmt.Errorf("emd: top_k = %d: want 0 (whole vocabulary) or a positive count", opts.TopK)
@@ -83,6 +111,13 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("emd: workers = %d: want 0 (all cores) or a positive count", opts.Workers)
+	}
+	switch opts.Order {
+	case OrderBag, OrderKeep:
+	case "":
+		opts.Order = OrderKeep
+	default:
+		return nil, fmt.Errorf("emd: order = %q: want %q or %q", opts.Order, OrderBag, OrderKeep)
 	}
 	decoder, err := sharedDecoder(store, opts.TopK, opts.Workers)
 	if err != nil {
@@ -133,10 +168,24 @@ func (m *EMD) Epsilon() float64 { return m.epsilon }
 // Store is the (top_k-restricted) vocabulary the mechanism draws from.
 func (m *EMD) Store() *embeddings.Store { return m.store }
 
-// Apply privatises doc: every in-vocabulary word (and, under "nearest-known", every mapped
-// out-of-vocabulary word) gets one draw of noise from rng, in document order, and all of the
-// document's noisy vectors are decoded as one batch.
+// Apply privatises doc (see TryApply). The constructor's checks (ε in EMDEpsilonRange, finite
+// vectors) guarantee representable noise, so TryApply cannot fail for a constructed EMD; should
+// it ever, Apply panics with its error rather than release a wrong output. Callers that prefer
+// an error use TryApply (or Privatize).
 func (m *EMD) Apply(rng *rand.Rand, doc []string) []string {
+	out, err := m.TryApply(rng, doc)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// TryApply privatises doc: every in-vocabulary word (and, under "nearest-known", every mapped
+// out-of-vocabulary word) gets one draw of noise from rng, in document order, and all of the
+// document's noisy vectors are decoded as one batch; under order "bag" the released words are
+// then shuffled uniformly with rng. It returns an error, and no output, when a noisy vector is
+// not finite or too large to decode meaningfully.
+func (m *EMD) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
 	dim := m.store.Dim()
 	rows := make([]int, len(doc)) // vocabulary row to privatise, or −1 for an OOV word kept/dropped
 	noisy := 0
@@ -152,17 +201,17 @@ func (m *EMD) Apply(rng *rand.Rand, doc []string) []string {
 		}
 		rows[i] = row
 	}
-	queries := make([]float64, 0, noisy*dim)
+	queries := make([]float64, noisy*dim)
 	direction := make([]float64, dim)
-	for _, row := range rows {
+	q := 0
+	for i, row := range rows {
 		if row < 0 {
 			continue
 		}
-		radius := laplaceRadius(rng, dim, m.epsilon)
-		sphereDirection(rng, direction)
-		for t, x := range m.store.Vector(row) {
-			queries = append(queries, float64(x)+radius*direction[t])
+		if err := noisyVector(rng, m.epsilon, m.store.Vector(row), direction, queries[q*dim:(q+1)*dim]); err != nil {
+			return nil, fmt.Errorf("emd: word %d (%q) at epsilon = %g: %w", i, doc[i], m.epsilon, err)
 		}
+		q++
 	}
 	decoded := make([]int, noisy)
 	m.decoder.Decode(queries, decoded)
@@ -177,14 +226,35 @@ func (m *EMD) Apply(rng *rand.Rand, doc []string) []string {
 			out = append(out, doc[i])
 		}
 	}
-	return out
+	if m.opts.Order == OrderBag {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
+	return out, nil
 }
 
-// Guarantee is εN·E_d-privacy for a document of N words (metric "EMD"): the probability of any
-// output changes by at most a factor exp(εN·E_d(doc, doc')) = exp(ε·Σ matched word distances)
-// between doc and any doc' of the same length (see EMD for out-of-vocabulary words).
+// noisyVector writes z = x + r·u into dst, r ~ Gamma(n, 1/ε) and u uniform on the sphere
+// (direction is scratch of len(x)), and checks that z can be decoded (checkNoisy).
+func noisyVector(rng *rand.Rand, epsilon float64, x []float32, direction, dst []float64) error {
+	radius := laplaceRadius(rng, len(x), epsilon)
+	sphereDirection(rng, direction)
+	for t, v := range x {
+		dst[t] = float64(v) + radius*direction[t]
+	}
+	return checkNoisy(dst)
+}
+
+// Guarantee is, under order "bag", εN·E_d-privacy for a document of N words (metric "EMD"):
+// the probability of any output changes by at most a factor exp(εN·E_d(doc, doc′)) =
+// exp(ε·Σ matched word distances) between doc and any doc′ of the same length. Under order
+// "keep" it is the positional bound (metric "positional"): exp(ε·Σᵢ d(docᵢ, doc′ᵢ)) =
+// exp(εN·(1/N)Σᵢ d(docᵢ, doc′ᵢ)). See EMD for out-of-vocabulary words and PairDistance for the
+// exact figure between two given documents.
 func (m *EMD) Guarantee(doc []string) Guarantee {
-	return Guarantee{Kind: KindMetric, Epsilon: m.epsilon * float64(len(doc)), Metric: "EMD"}
+	metric := MetricEMD
+	if m.opts.Order == OrderKeep {
+		metric = MetricPositional
+	}
+	return Guarantee{Kind: KindMetric, Epsilon: m.epsilon * float64(len(doc)), Metric: metric}
 }
 
 // Diagnose reports, for one document:
@@ -192,32 +262,42 @@ func (m *EMD) Guarantee(doc []string) Guarantee {
 //     policy ("oov_kept", "oov_dropped" or "oov_replaced") how many it treated;
 //   - "unchanged_share": the share of in-vocabulary tokens whose output is the word itself, and
 //     "mean_cosine": the mean cosine similarity of their input and output vectors (both absent
-//     when there are none).
+//     when there are none). Under order "bag" the output's order says nothing about which
+//     input produced which output, so both are taken over the best pairing: "unchanged_share"
+//     is the largest share of in-vocabulary input tokens that can be paired with an identical
+//     output token (multiset intersection), "mean_cosine" the mean cosine of the pairing of
+//     in-vocabulary inputs with in-vocabulary outputs that maximises the total cosine. Both
+//     equal the positional figures when no word is replaced by another word of the document,
+//     and never fall below them.
 //
 // private must be Apply's output for original.
 func (m *EMD) Diagnose(original, private []string) map[string]float64 {
 	oov, inVocab, unchanged := 0, 0, 0
 	cosSum := 0.0
-	j := 0 // position in private aligned with the current original token
-	for _, w := range original {
-		row, known := m.store.Lookup(w)
-		if !known {
-			oov++
-			if m.opts.OOV != OOVDrop {
-				j++
+	if m.opts.Order == OrderBag {
+		oov, inVocab, unchanged, cosSum = m.diagnoseBag(original, private)
+	} else {
+		j := 0 // position in private aligned with the current original token
+		for _, w := range original {
+			row, known := m.store.Lookup(w)
+			if !known {
+				oov++
+				if m.opts.OOV != OOVDrop {
+					j++
+				}
+				continue
 			}
-			continue
+			inVocab++
+			if j < len(private) {
+				if private[j] == w {
+					unchanged++
+				}
+				if out, ok := m.store.Lookup(private[j]); ok {
+					cosSum += cosine(m.store.Vector(row), m.store.Vector(out))
+				}
+			}
+			j++
 		}
-		inVocab++
-		if j < len(private) {
-			if private[j] == w {
-				unchanged++
-			}
-			if out, ok := m.store.Lookup(private[j]); ok {
-				cosSum += cosine(m.store.Vector(row), m.store.Vector(out))
-			}
-		}
-		j++
 	}
 	d := map[string]float64{"oov_tokens": float64(oov)}
 	if inVocab > 0 {

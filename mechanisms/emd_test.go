@@ -237,8 +237,8 @@ func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
 				t.Errorf("oov = %q: Diagnose[%q] = %v, want %v", c.oov, k, diag[k], v)
 			}
 		}
-		if g := m.Guarantee(doc); g.Kind != KindMetric || g.Epsilon != 5e9 || g.Metric != "EMD" {
-			t.Errorf("guarantee %+v, want metric εN = 5e9 over EMD", g)
+		if g := m.Guarantee(doc); g.Kind != KindMetric || g.Epsilon != 5e9 || g.Metric != MetricPositional {
+			t.Errorf("guarantee %+v, want metric εN = 5e9 over the positional distance (order keep)", g)
 		}
 	}
 }
@@ -267,6 +267,14 @@ func TestEMDGolden(t *testing.T) {
 			}
 			lines = append(lines, fmt.Sprintf("eps=%g oov=%s: %s", eps, policy, strings.Join(first, " ")))
 		}
+	}
+	for _, eps := range []float64{3, 10} {
+		m, err := NewEMD(store, eps, EMDOptions{OOV: OOVKeep, Workers: 2, Order: OrderBag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Apply(rngs.New(7, fmt.Sprintf("eps=%g", eps)), doc)
+		lines = append(lines, fmt.Sprintf("eps=%g oov=keep order=bag: %s", eps, strings.Join(out, " ")))
 	}
 	got := strings.Join(lines, "\n") + "\n"
 	if want := golden(t, "emd_golden.txt", []byte(got)); got != string(want) {

@@ -123,8 +123,10 @@ func NewExpMech(store *embeddings.Store, epsilon float64, opts ExpMechOptions) (
 	if store == nil || store.Len() == 0 {
 		return nil, fmt.Errorf("expmech: empty vocabulary: want an embedding store with at least one word")
 	}
-	if math.IsNaN(epsilon) || math.IsInf(epsilon, 0) || epsilon < 0 || (epsilon == 0 && opts.Rating != ExpMechRatingRandom) {
-		return nil, fmt.Errorf("expmech: epsilon = %g: want a finite value > 0", epsilon)
+	if !(epsilon == 0 && opts.Rating == ExpMechRatingRandom) {
+		if err := ExponentialEpsilonRange.Check(epsilon); err != nil {
+			return nil, fmt.Errorf("expmech: %w", err)
+		}
 	}
 	switch opts.Rating {
 	case ExpMechRatingEmbedding, ExpMechRatingRandom:
@@ -269,3 +271,6 @@ func (m *ExpMech) countOOV(doc []string) int {
 	}
 	return n
 }
+
+// Epsilon is the per-token ε of the (second) stage.
+func (m *ExpMech) Epsilon() float64 { return m.epsilon }

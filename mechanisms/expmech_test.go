@@ -424,3 +424,63 @@ func TestExpMechConcurrentUseMatchesSequential(t *testing.T) {
 		}
 	}
 }
+
+// LogProbabilities is the distribution the sampler draws from: for the embedding rating it
+// equals the logarithm of the cached cumulative row's increments, and for the context rating
+// a one-word document's 30,000 draws fit it (χ², 6 d.o.f., false-failure rate 0.001).
+func TestExpMechLogProbabilities(t *testing.T) {
+	store := expMechFanStore(t, 6)
+	const eps = 4.0
+	m, err := NewExpMech(store, eps, DefaultExpMechOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, ok := m.LogProbabilities("w2")
+	if !ok {
+		t.Fatal("embedding rating: no exact distribution")
+	}
+	// Against float64 cosines (the mechanism computes them in float32) and, to rounding,
+	// against the row the sampler draws from.
+	want := expMechExact(expMechEmbeddingRatings(store, 2), eps)
+	cum := m.rows([]string{"w2"})[2]
+	for v := range lp {
+		inc := cum[v]
+		if v > 0 {
+			inc -= cum[v-1]
+		}
+		if math.Abs(math.Exp(lp[v])-want[v]) > 1e-6 || math.Abs(math.Exp(lp[v])-inc) > 1e-12 {
+			t.Errorf("P(%d) = %v, want %v (sampler row %v)", v, math.Exp(lp[v]), want[v], inc)
+		}
+	}
+	opts := DefaultExpMechOptions()
+	opts.Rating, opts.Context, opts.ContextWeight = ExpMechRatingContext, expMechContextModel(t, store), 0.7
+	ctx, err := NewExpMech(store, eps, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, ok = ctx.LogProbabilities("w3")
+	if !ok || ctx.IndependentPositions() {
+		t.Fatal("context rating: no exact one-word distribution, or positions called independent")
+	}
+	p := make([]float64, len(lp))
+	for v := range lp {
+		p[v] = math.Exp(lp[v])
+	}
+	counts := make([]int, store.Len())
+	rng := rngs.New(2, "expmech/logprob/context")
+	for range 30000 {
+		expMechCount(store, ctx.Apply(rng, []string{"w3"}), counts)
+	}
+	crit := chi2Critical001[len(counts)-1]
+	if chi2 := expMechChiSquare(counts, p); chi2 > crit {
+		t.Errorf("χ² = %.2f > %.2f: counts %v, want %v", chi2, crit, counts, p)
+	}
+	opts.Candidates, opts.CandidateEpsilon = 2, 1
+	two, err := NewExpMech(store, eps, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := two.LogProbabilities("w3"); ok {
+		t.Error("two-stage variant claims an exact distribution")
+	}
+}

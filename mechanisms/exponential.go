@@ -25,6 +25,25 @@ func ExponentialProbabilities(ratings []float64, scale float64) []float64 {
 	return p
 }
 
+// ExponentialLogProbabilities returns the natural logarithms of the exponential mechanism's
+// probabilities over ratings at the given scale: scale·(u_i − max u) − ln Σ_j exp(scale·(u_j −
+// max u)), the normaliser being the one the samplers compute (exponentialWeights). Unlike the
+// logarithm of ExponentialProbabilities it stays finite where a probability underflows.
+func ExponentialLogProbabilities(ratings []float64, scale float64) []float64 {
+	w := make([]float64, len(ratings))
+	lnTotal := math.Log(exponentialWeights(w, ratings, scale))
+	maxU := math.Inf(-1)
+	for _, u := range ratings {
+		if u > maxU {
+			maxU = u
+		}
+	}
+	for i, u := range ratings {
+		w[i] = scale*(u-maxU) - lnTotal
+	}
+	return w
+}
+
 // ExponentialCumulative returns the normalised cumulative weights of the exponential mechanism
 // over ratings at the given scale; the last entry is exactly 1. Cache it per rating row and draw
 // with SampleCumulative: one draw then costs a binary search.

@@ -3,7 +3,10 @@
 // generator it is handed, so equal generator states give equal outputs.
 package mechanisms
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // A Mechanism privatises one document (a normalised token sequence). Parameters are validated
 // by the constructor, so Apply cannot fail.
@@ -46,11 +49,35 @@ type Guarantee struct {
 	Bounds map[string]float64
 }
 
-// None is the identity mechanism: the baseline row "none" of every table.
-type None struct{}
+// None is the identity mechanism: the baseline row "none" of every table. With Bag set it
+// releases the original words in uniformly shuffled order (the bag presentation of the original,
+// drawn from the generator), so tables can separate the effect of losing word order from the
+// effect of a bag mechanism's noise.
+type None struct {
+	// Bag shuffles the output (option order = "bag"); false keeps the original order.
+	Bag bool
+}
 
-// Apply returns a copy of doc.
-func (None) Apply(_ *rand.Rand, doc []string) []string { return append([]string(nil), doc...) }
+// NewNone returns the identity mechanism releasing in order "keep" (the original) or "bag"
+// (shuffled).
+func NewNone(order string) (None, error) {
+	switch order {
+	case OrderKeep, "":
+		return None{}, nil
+	case OrderBag:
+		return None{Bag: true}, nil
+	}
+	return None{}, fmt.Errorf("none: order = %q: want %q or %q", order, OrderBag, OrderKeep)
+}
+
+// Apply returns a copy of doc, shuffled uniformly with rng when n.Bag is set.
+func (n None) Apply(rng *rand.Rand, doc []string) []string {
+	out := append([]string(nil), doc...)
+	if n.Bag {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
+	return out
+}
 
 // Guarantee reports no privacy.
 func (None) Guarantee([]string) Guarantee { return Guarantee{Kind: KindNone} }

@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -32,3 +33,13 @@ func (r *Random) Apply(rng *rand.Rand, doc []string) []string {
 
 // Guarantee is pure 0-DP: perfect privacy between documents of the same length.
 func (r *Random) Guarantee([]string) Guarantee { return Guarantee{Kind: KindPure, Epsilon: 0} }
+
+// LogProbabilities returns the uniform distribution over the vocabulary, the output
+// distribution of every position whatever its word (in logarithms).
+func (r *Random) LogProbabilities(string) ([]float64, bool) {
+	out := make([]float64, len(r.vocabulary))
+	for i := range out {
+		out[i] = -math.Log(float64(len(out)))
+	}
+	return out, true
+}

@@ -122,8 +122,8 @@ func NewSynTF(store *embeddings.Store, epsilon float64, opts SynTFOptions) (*Syn
 	switch {
 	case store == nil || store.Len() < 2:
 		return nil, fmt.Errorf("syntf: the vocabulary needs at least 2 words")
-	case !(epsilon > 0) || math.IsInf(epsilon, 0):
-		return nil, fmt.Errorf("syntf: epsilon = %g: want a finite value > 0", epsilon)
+	case !ExponentialEpsilonRange.Contains(epsilon):
+		return nil, fmt.Errorf("syntf: %w", ExponentialEpsilonRange.Check(epsilon))
 	case opts.Case != "lower" && opts.Case != "orth":
 		return nil, fmt.Errorf("syntf: case = %q: want \"lower\" or \"orth\"", opts.Case)
 	case opts.Weighting != "tf" && opts.Weighting != "tfidf":
@@ -303,6 +303,22 @@ func (m *SynTF) Probabilities(v string) ([]float64, bool) {
 	return ExponentialProbabilities(r64, m.scale), true
 }
 
+// LogProbabilities returns the natural logarithms of P(·|v) (see Probabilities), exact where
+// a probability underflows, or false when v is not in the vocabulary.
+func (m *SynTF) LogProbabilities(v string) ([]float64, bool) {
+	row, ok := m.store.Lookup(v)
+	if !ok {
+		return nil, false
+	}
+	ratings := make([]float32, m.store.Len())
+	m.rater.rows(ratings, []int{row}, m.rater.newScratch(1))
+	r64 := make([]float64, len(ratings))
+	for i, u := range ratings {
+		r64[i] = float64(u)
+	}
+	return ExponentialLogProbabilities(r64, m.scale), true
+}
+
 // TermCount is one entry of a sparse term-frequency vector.
 type TermCount struct {
 	Word  string
@@ -385,3 +401,6 @@ func (m *SynTF) FitIDF(docs [][]string) *IDF {
 	}
 	return f
 }
+
+// Epsilon is the ε of the exponential mechanism drawing each output word.
+func (m *SynTF) Epsilon() float64 { return m.epsilon }

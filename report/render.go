@@ -131,14 +131,15 @@ func (t tables) setText(set string) string {
 func (t tables) privacyCaption() string {
 	level := strconv.FormatFloat(100*t.summary.Level, 'g', -1, 64) + " %"
 	descriptions := map[string]string{
-		"epsilon_doc":         "per-document ε (ε·N for emd, ε·l for expmech, the tightest bound for syntf)",
-		"emd_mean":            "mean Earth Mover's distance of the evaluation pairs",
-		"log_multiplier_mean": "mean log multiplier ε·N·E between two evaluation snippets at Earth Mover's distance E",
-		"eps_n":               "SynTF's basic bound",
-		"eps_ln_eta_n":        "SynTF's improved bound",
-		"ell_n":               "SynTF's tight bound",
-		"unchanged_share":     "share of words left unchanged",
-		"mean_cosine":         "mean cosine of input and output word vectors",
+		"epsilon_doc":                   "per-document ε (ε·N for emd, ε·l for expmech, the tightest bound for syntf)",
+		"emd_mean":                      "mean Earth Mover's distance of the evaluation pairs",
+		"log_multiplier_mean":           "mean log-multiplier bound ε·D between two evaluation snippets, over the pairs whose bound is finite only (D = N·E, E the Earth Mover's distance of the bags, for emd with order bag; D = Σᵢ d(xᵢ, x′ᵢ) for order keep)",
+		"log_multiplier_infinite_share": "share of evaluation pairs with no finite bound (e.g. different out-of-vocabulary words passed through unchanged)",
+		"eps_n":                         "SynTF's basic bound",
+		"eps_ln_eta_n":                  "SynTF's improved bound",
+		"ell_n":                         "SynTF's tight bound",
+		"unchanged_share":               "share of words left unchanged",
+		"mean_cosine":                   "mean cosine of input and output word vectors",
 	}
 	var parts []string
 	seen := map[string]bool{}

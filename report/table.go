@@ -184,7 +184,7 @@ func buildPrivacy(s *Summary, sets []string, only []string) privacyTable {
 		}
 		if len(only) > 0 {
 			var picked []Key
-			for _, m := range only {
+			for _, m := range withCompanions(only) {
 				for _, c := range cols {
 					if c.Metric == m {
 						picked = append(picked, c)
@@ -215,21 +215,43 @@ func buildPrivacy(s *Summary, sets []string, only []string) privacyTable {
 	return p
 }
 
+// companions are metrics shown right after another whenever it is selected: the finite-pairs
+// mean of the log multiplier is not to be read without the share of pairs it leaves out.
+var companions = map[string]string{"log_multiplier_mean": "log_multiplier_infinite_share"}
+
+// withCompanions returns only with each metric's companion inserted after it (unless listed).
+func withCompanions(only []string) []string {
+	listed := map[string]bool{}
+	for _, m := range only {
+		listed[m] = true
+	}
+	var out []string
+	for _, m := range only {
+		out = append(out, m)
+		if c, ok := companions[m]; ok && !listed[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // metricLabel is a short heading for the privacy and diagnostic metrics of results.csv.
 func metricLabel(metric string) string {
 	labels := map[string]string{
-		"epsilon_doc":         "ε_doc",
-		"emd_mean":            "E",
-		"log_multiplier_mean": "ε·N·E",
-		"eps_n":               "ε·n",
-		"eps_ln_eta_n":        "(ε+ln η)·n",
-		"ell_n":               "ℓ·n",
-		"unchanged_share":     "unchanged",
-		"oov_tokens":          "OOV tokens",
-		"oov_kept":            "OOV kept",
-		"oov_dropped":         "OOV dropped",
-		"oov_replaced":        "OOV replaced",
-		"mean_cosine":         "mean cos",
+		"epsilon_doc":                   "ε_doc",
+		"emd_mean":                      "E",
+		"log_multiplier_mean":           "ε·D (finite pairs)",
+		"log_multiplier_infinite_share": "pairs ε·D = ∞",
+		"audited_eps_lcb":               "audited ε (LCB)",
+		"eps_n":                         "ε·n",
+		"eps_ln_eta_n":                  "(ε+ln η)·n",
+		"ell_n":                         "ℓ·n",
+		"unchanged_share":               "unchanged",
+		"oov_tokens":                    "OOV tokens",
+		"oov_kept":                      "OOV kept",
+		"oov_dropped":                   "OOV dropped",
+		"oov_replaced":                  "OOV replaced",
+		"mean_cosine":                   "mean cos",
 	}
 	if l, ok := labels[metric]; ok {
 		return l

@@ -35,6 +35,7 @@ func init() {
 		"bench":     {"decode [--top-k K] [--queries Q] [--workers W] [--glove] [--rounds R] [--reference bench/decode_reference.py]", "measure the emd decoder's throughput (words_per_second)", cmdBench},
 		"attribute": {"--attacker NAME --input PAN_DIR --output DIR [--language L] [--reject margin --reject-threshold T] [--mechanism NAME --epsilon E]", "answer every unknown text of a PAN attribution problem set in its own answer format (accuracy and PAN's macro-F1 when ground truth is there)", cmdAttribute},
 		"privacy":   {"--mechanism syntf --epsilons LIST --n N [--top-k K] [--param k=v]...", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy},
+		"audit":     {"--mechanism NAME --epsilon E [--param k=v]... [--params 'k = v, …'] [--claim C] [--samples K] [--alpha A] [--seed S] [--top-k K]", "estimate lower confidence bounds on a mechanism's real privacy loss; exit 1 when one exceeds the claim", cmdAudit},
 		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare},
 	}
 }

@@ -94,7 +94,7 @@ func TestObfuscateKeepsLayoutAndIsSeeded(t *testing.T) {
 	if !strings.HasPrefix(out1, "The ") || !strings.Contains(out1, " saw the ") || !strings.HasSuffix(out1, "!\n") {
 		t.Errorf("stopwords and punctuation not kept: %q", out1)
 	}
-	if !strings.Contains(errOut, "guarantee: ε·N = ") {
+	if !strings.Contains(errOut, "guarantee: positional (words released in place)") || !strings.Contains(errOut, "NOT private") {
 		t.Errorf("no guarantee on stderr: %q", errOut)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.txt")
@@ -104,6 +104,48 @@ func TestObfuscateKeepsLayoutAndIsSeeded(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "obfuscate", "--embeddings", vec, in); code != 1 || !strings.Contains(errOut, "needs --epsilon") {
 		t.Errorf("missing ε: exit %d, %q", code, errOut)
+	}
+}
+
+// TestObfuscateReleaseSeed: without --seed every run draws a fresh seed (two runs differ; the
+// chance that 12 words at ε = 0.5 over 12 words come out equal twice is below 1e-6), with no
+// warning; out-of-vocabulary words passed through are named; absurd ε are refused.
+func TestObfuscateReleaseSeed(t *testing.T) {
+	vec := vectorsFile(t, strings.Fields("sailor harbour ship storm captain anchor wave rope deck mast sea boat"))
+	in := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(in, []byte("sailor harbour ship storm captain anchor wave rope deck mast sea boat snape\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"obfuscate", "--mechanism", "emd", "--epsilon", "0.5", "--embeddings", vec, "--format", "text", in}
+	code, out1, errOut := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, out2, _ := run(t, args...)
+	if out1 == out2 {
+		t.Errorf("two runs without --seed gave the same output %q", out1)
+	}
+	if strings.Contains(errOut, "NOT private") {
+		t.Errorf("warning without --seed: %q", errOut)
+	}
+	if !strings.Contains(errOut, "1 word(s) passed through UNPROTECTED") || !strings.Contains(errOut, ": snape;") {
+		t.Errorf("no warning naming the out-of-vocabulary word: %q", errOut)
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"obfuscate", "--mechanism", "emd", "--epsilon", "1e-40", "--embeddings", vec, "--format", "text", in}},
+		{[]string{"calibrate", "--epsilons", "1e-40", "--embeddings", vec, "--format", "text"}},
+	} {
+		code, _, errOut := run(t, c.args...)
+		if code == 0 || !strings.Contains(errOut, "[0.001, 1e+12]") || !strings.Contains(errOut, "--epsilon") {
+			t.Errorf("%v: exit %d, %q; want an error naming the flag and the range", c.args, code, errOut)
+		}
+	}
+}
+
+// `dptext list emd` shows the release order.
+func TestListEMDShowsOrder(t *testing.T) {
+	if code, out, _ := run(t, "list", "emd"); code != 0 || !strings.Contains(out, `order = "bag"`) {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
 
@@ -121,5 +163,21 @@ func TestListNamePrintsDecodableDefaults(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "list", "nonesuch"); code != 1 || !strings.Contains(errOut, "unknown component") {
 		t.Errorf("unknown name: exit %d, %q", code, errOut)
+	}
+}
+
+// `dptext audit` exits 0 when no bound exceeds the claim and 1 naming the pair when one does.
+func TestAuditExitCodes(t *testing.T) {
+	vec := vectorsFile(t, strings.Fields("sailor harbour ship storm captain anchor wave rope deck mast sea boat"))
+	base := []string{"audit", "--mechanism", "expmech", "--epsilon", "2", "--samples", "200", "--embeddings", vec, "--format", "text"}
+	if code, out, errOut := run(t, base...); code != 0 || !strings.Contains(out, "audited ε lower confidence bound") {
+		t.Fatalf("own claim: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut := run(t, append(base, "--claim", "0.01")...)
+	if code != 1 || !strings.Contains(errOut, "exceed the claim ε = 0.01") || !strings.Contains(errOut, "] vs [") {
+		t.Errorf("claim 0.01: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := run(t, "audit", "--mechanism", "emd", "--epsilon", "1e-9", "--embeddings", vec, "--format", "text"); code != 1 || !strings.Contains(errOut, "[0.001, 1e+12]") {
+		t.Errorf("ε = 1e-9: exit %d, %q", code, errOut)
 	}
 }

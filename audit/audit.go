@@ -1,0 +1,514 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"dptext/rngs"
+)
+
+// Options configure Run.
+type Options struct {
+	// Claim is the per-unit ε to test when ClaimSet; otherwise the target's own ε is tested.
+	Claim float64
+	// ClaimSet says Claim was given (so that a claim of 0 can be tested).
+	ClaimSet bool
+	// Samples is K: outputs drawn per input for each half (selection and test) of a sampled
+	// word-level test, and runs per document for each half (training and test) of a game.
+	Samples int
+	// Alpha is the family-wise error rate of all sampled bounds together.
+	Alpha float64
+	// Pairs is the number of word pairs of each kind (nearest, random, far).
+	Pairs int
+	// Outputs is the number of outputs tested per sampled word pair (selected on the first half).
+	Outputs int
+	// Candidates is the number of most frequent vocabulary rows the input words are drawn from
+	// (their neighbours come from the whole vocabulary).
+	Candidates int
+	// Seed makes the audit reproducible (the audit releases nothing, so a known seed is fine).
+	Seed uint64
+	// Progress, when not nil, is called after each test with the number done and the total.
+	Progress func(done, total int)
+}
+
+// DefaultOptions are the settings of `dptext audit` without flags.
+func DefaultOptions() Options {
+	return Options{Claim: math.NaN(), Samples: 3000, Alpha: 0.05, Pairs: 3, Outputs: 2, Candidates: 5000, Seed: 1}
+}
+
+// Finding is the result of one test.
+type Finding struct {
+	// Level is "word" or "document".
+	Level string
+	// Kind is the pair's kind: "nearest", "random", "far", "one word changed", "two words
+	// swapped" or "one OOV word changed".
+	Kind string
+	// X and Y are the two inputs.
+	X, Y []string
+	// Output names the output event the bound is about: a word, or the distinguisher's guess.
+	Output string
+	// Bound is the lower confidence bound on the privacy loss between X and Y (exact value when
+	// Exact). −Inf when nothing could be bounded.
+	Bound float64
+	// Exact says Bound was computed from the exact distributions, not sampled.
+	Exact bool
+	// Method describes how: "exact", "clopper-pearson", "likelihood ratio", "naive bayes".
+	Method string
+	// Units is the claim's number of units for the pair (d(x, x′) for a metric claim); the claim
+	// is Claim·Units.
+	Units float64
+	// Claim is the claimed bound on the loss between X and Y.
+	Claim float64
+}
+
+// Violates says the bound exceeds the claim.
+func (f Finding) Violates() bool { return f.Bound > f.Claim*(1+1e-12)+1e-12 }
+
+// PerUnit is Bound/Units, the ε per claim unit the test demonstrates (+Inf when the pair has no
+// claim units but a positive bound; 0 when the bound is not positive).
+func (f Finding) PerUnit() float64 {
+	switch {
+	case !(f.Bound > 0):
+		return 0
+	case f.Units == 0:
+		return math.Inf(1)
+	}
+	return f.Bound / f.Units
+}
+
+// Report is the result of Run.
+type Report struct {
+	// Target is the audited target's name.
+	Target string
+	// Claim is the per-unit ε tested.
+	Claim float64
+	// Findings holds every test; Skipped the pairs without a finite claim (not tested).
+	Findings, Skipped []Finding
+	// Tests is the number of sampled one-sided test pairs the level α was divided among.
+	Tests int
+	// Alpha is the family-wise error rate of the sampled bounds.
+	Alpha float64
+	// Samples is K.
+	Samples int
+}
+
+// Violations are the findings whose bound exceeds the claim, largest excess first.
+func (r *Report) Violations() []Finding {
+	var v []Finding
+	for _, f := range r.Findings {
+		if f.Violates() {
+			v = append(v, f)
+		}
+	}
+	sort.SliceStable(v, func(i, j int) bool { return v[i].Bound-v[i].Claim > v[j].Bound-v[j].Claim })
+	return v
+}
+
+// AuditedEpsilon is the largest per-unit ε lower bound over all findings (0 when none is
+// positive): the audited ε lower confidence bound to set beside the claimed ε.
+func (r *Report) AuditedEpsilon() float64 {
+	best := 0.0
+	for _, f := range r.Findings {
+		best = math.Max(best, f.PerUnit())
+	}
+	return best
+}
+
+// Run audits the target.
+func Run(t *Target, o Options) (*Report, error) {
+	if o.Samples < 10 {
+		return nil, fmt.Errorf("audit: samples = %d: want at least 10", o.Samples)
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return nil, fmt.Errorf("audit: alpha = %g: want a value in (0, 1)", o.Alpha)
+	}
+	if o.Pairs < 1 || o.Outputs < 1 {
+		return nil, fmt.Errorf("audit: pairs = %d, outputs = %d: want at least 1 each", o.Pairs, o.Outputs)
+	}
+	claim := t.Epsilon
+	switch {
+	case o.ClaimSet:
+		if !(o.Claim >= 0) || math.IsInf(o.Claim, 0) {
+			return nil, fmt.Errorf("audit: claim = %g: want a finite value ≥ 0", o.Claim)
+		}
+		claim = o.Claim
+	case t.NoClaim:
+		claim = math.Inf(1)
+	}
+	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples}
+	rng := rngs.New(o.Seed, "audit/pairs")
+	pairs := wordPairs(t, rng, o.Pairs, o.Candidates)
+	games := documentGames(t, pairs)
+
+	// Count the sampled tests first: the level of every one-sided interval is α/(2·tests).
+	wordSampled := t.LogProbabilities == nil
+	tests := 0
+	var wordPlan []wordPair
+	for _, p := range pairs {
+		units := t.WordUnits(p.x, p.y)
+		f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Units: units, Claim: claim * units}
+		if math.IsInf(f.Claim, 1) || math.IsNaN(f.Claim) {
+			f.Bound = math.NaN()
+			rep.Skipped = append(rep.Skipped, f)
+			continue
+		}
+		wordPlan = append(wordPlan, p)
+		if wordSampled || !exactFor(t, p.x, p.y) {
+			tests += 2 * o.Outputs
+		}
+	}
+	var gamePlan []game
+	for _, g := range games {
+		units := t.DocUnits(g.x, g.y)
+		if c := claim * units; math.IsInf(c, 1) || math.IsNaN(c) || math.IsInf(units, 1) {
+			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN()})
+			continue
+		}
+		gamePlan = append(gamePlan, g)
+		tests += 2
+	}
+	rep.Tests = tests
+	level := o.Alpha / float64(2*max(tests, 1))
+	total, done := len(wordPlan)+len(gamePlan), 0
+	step := func() {
+		done++
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+	for i, p := range wordPlan {
+		units := t.WordUnits(p.x, p.y)
+		prng := rngs.New(o.Seed, fmt.Sprintf("audit/word=%d", i))
+		var f Finding
+		if !wordSampled && exactFor(t, p.x, p.y) {
+			f = exactWord(t, p)
+		} else {
+			f = sampledWord(t, prng, p, o, level)
+		}
+		f.Units, f.Claim = units, claim*units
+		rep.Findings = append(rep.Findings, f)
+		step()
+	}
+	for i, g := range gamePlan {
+		units := t.DocUnits(g.x, g.y)
+		f := playGame(t, rngs.New(o.Seed, fmt.Sprintf("audit/game=%d", i)), g, o.Samples, level)
+		f.Units, f.Claim = units, claim*units
+		rep.Findings = append(rep.Findings, f)
+		step()
+	}
+	return rep, nil
+}
+
+// wordPair is a pair of single-word inputs.
+type wordPair struct {
+	kind string
+	x, y string
+}
+
+// wordPairs draws n input words of each kind from the candidates most frequent rows and pairs
+// each with its nearest neighbour, a uniformly drawn word, or its farthest word (Euclidean
+// distance over the whole vocabulary).
+func wordPairs(t *Target, rng *rand.Rand, n, candidates int) []wordPair {
+	s := t.Store
+	candidates = min(max(candidates, 2), s.Len())
+	var out []wordPair
+	for _, kind := range []string{"nearest", "random", "far"} {
+		for range n {
+			x := rng.IntN(candidates)
+			var y int
+			switch kind {
+			case "nearest", "far":
+				y = extremeNeighbour(s.Vector(x), x, s.Len(), s.Vector, kind == "far")
+			default:
+				for y = x; y == x; {
+					y = rng.IntN(s.Len())
+				}
+			}
+			out = append(out, wordPair{kind: kind, x: s.Word(x), y: s.Word(y)})
+		}
+	}
+	return out
+}
+
+// extremeNeighbour returns the row other than self nearest to v (or farthest when far), ties by
+// lowest row.
+func extremeNeighbour(v []float32, self, n int, vec func(int) []float32, far bool) int {
+	best, bestD := -1, 0.0
+	for r := range n {
+		if r == self {
+			continue
+		}
+		d := 0.0
+		for i, a := range vec(r) {
+			x := float64(a) - float64(v[i])
+			d += x * x
+		}
+		if best < 0 || (!far && d < bestD) || (far && d > bestD) {
+			best, bestD = r, d
+		}
+	}
+	return best
+}
+
+// game is a pair of neighbouring documents.
+type game struct {
+	kind string
+	x, y []string
+}
+
+// documentGames builds the neighbouring documents from the first pair of each kind: one word
+// changed (the nearest pair, in a three-word document), two words swapped (the far pair) and
+// one out-of-vocabulary word changed.
+func documentGames(t *Target, pairs []wordPair) []game {
+	first := map[string]wordPair{}
+	for _, p := range pairs {
+		if _, ok := first[p.kind]; !ok {
+			first[p.kind] = p
+		}
+	}
+	near, far, rnd := first["nearest"], first["far"], first["random"]
+	unknown := unknownTokens(t, 2)
+	return []game{
+		{"one word changed", []string{near.x, rnd.y, far.y}, []string{near.y, rnd.y, far.y}},
+		{"two words swapped", []string{far.x, far.y, rnd.x}, []string{far.y, far.x, rnd.x}},
+		{"one OOV word changed", []string{rnd.x, unknown[0]}, []string{rnd.x, unknown[1]}},
+	}
+}
+
+// unknownTokens returns n tokens that are not in the target's vocabulary.
+func unknownTokens(t *Target, n int) []string {
+	var out []string
+	for i := 0; len(out) < n; i++ {
+		w := fmt.Sprintf("zxq%dqxz", i)
+		if _, ok := t.Store.Lookup(w); !ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// exactFor says the target's distributions for both words are exactly computable.
+func exactFor(t *Target, x, y string) bool {
+	if t.LogProbabilities == nil {
+		return false
+	}
+	_, okx := t.LogProbabilities(x)
+	_, oky := t.LogProbabilities(y)
+	return okx && oky
+}
+
+// exactWord computes max_w |ln P(w|x) − ln P(w|y)| from the exact distributions.
+func exactWord(t *Target, p wordPair) Finding {
+	lx, _ := t.LogProbabilities(p.x)
+	ly, _ := t.LogProbabilities(p.y)
+	best, arg := math.Inf(-1), 0
+	for w := range lx {
+		if d := math.Abs(lx[w] - ly[w]); d > best {
+			best, arg = d, w
+		}
+	}
+	return Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Output: t.OutputWords[arg],
+		Bound: best, Exact: true, Method: "exact"}
+}
+
+// sampledWord bounds max_w |ln P(w|x)/P(w|y)| from below: on a first sample of K outputs per
+// input it selects the o.Outputs outputs whose log-ratio that sample alone bounds highest
+// (either direction); on a fresh sample it bounds each of them with one-sided Clopper–Pearson
+// intervals at the given level: ln(P_lower(w|x)/P_upper(w|y)) and the reverse. Selecting on
+// one sample and testing on another keeps the Bonferroni count to the outputs tested.
+func sampledWord(t *Target, rng *rand.Rand, p wordPair, o Options, level float64) Finding {
+	k := o.Samples
+	cx, cy := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
+	type cand struct {
+		w     string
+		score float64
+	}
+	// Selection score: the bound the first sample itself would give, so that outputs with a
+	// large ratio and enough mass to show it come first (a smoothed ratio favours rare noise).
+	var cands []cand
+	for w := range union(cx, cy) {
+		r := math.Inf(-1)
+		for _, ab := range [2][2]int{{cx[w], cy[w]}, {cy[w], cx[w]}} {
+			if lo := ClopperPearsonLower(ab[0], k, level); lo > 0 {
+				r = math.Max(r, math.Log(lo/ClopperPearsonUpper(ab[1], k, level)))
+			}
+		}
+		cands = append(cands, cand{w, r})
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].w < cands[j].w
+	})
+	cands = cands[:min(o.Outputs, len(cands))]
+	tx, ty := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
+	f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Bound: math.Inf(-1), Method: "clopper-pearson"}
+	for _, c := range cands {
+		for _, dir := range [2]bool{false, true} {
+			a, b := tx[c.w], ty[c.w]
+			if dir {
+				a, b = b, a
+			}
+			lo := ClopperPearsonLower(a, k, level)
+			hi := ClopperPearsonUpper(b, k, level)
+			if lo > 0 {
+				if v := math.Log(lo / hi); v > f.Bound {
+					f.Bound, f.Output = v, c.w
+				}
+			}
+		}
+	}
+	return f
+}
+
+func counts(ws []string) map[string]int {
+	c := map[string]int{}
+	for _, w := range ws {
+		c[w]++
+	}
+	return c
+}
+
+func union(a, b map[string]int) map[string]bool {
+	u := map[string]bool{}
+	for w := range a {
+		u[w] = true
+	}
+	for w := range b {
+		u[w] = true
+	}
+	return u
+}
+
+// playGame runs the distinguishing game on g: K runs per document train the distinguisher (or
+// none, for the likelihood-ratio test), K fresh runs per document test it. With FPR the share
+// of y's outputs taken for x's and FNR the reverse, ε-DP gives 1 − FNR ≤ e^ε·FPR and
+// 1 − FPR ≤ e^ε·FNR, so ε ≥ max(ln((1 − FNR)/FPR), ln((1 − FPR)/FNR)); both rates are replaced
+// by their Clopper–Pearson upper bounds at the given level.
+func playGame(t *Target, rng *rand.Rand, g game, k int, level float64) Finding {
+	f := Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y}
+	var decide func(out []string) bool // true: the output is taken for x's
+	if lr := likelihoodRatio(t, g); lr != nil {
+		f.Method = "likelihood ratio"
+		decide = func(out []string) bool { return lr(out) > 0 }
+	} else {
+		f.Method = "naive bayes"
+		nb := newNaiveBayes()
+		for range k {
+			nb.add(t.Apply(rng, g.x), true)
+			nb.add(t.Apply(rng, g.y), false)
+		}
+		decide = nb.decide
+	}
+	fn, fp := 0, 0
+	for range k {
+		if !decide(t.Apply(rng, g.x)) {
+			fn++
+		}
+		if decide(t.Apply(rng, g.y)) {
+			fp++
+		}
+	}
+	fnU, fpU := ClopperPearsonUpper(fn, k, level), ClopperPearsonUpper(fp, k, level)
+	a, b := math.Log((1-fnU)/fpU), math.Log((1-fpU)/fnU)
+	f.Bound = math.Max(a, b)
+	f.Output = fmt.Sprintf("FPR %d/%d, FNR %d/%d", fp, k, fn, k)
+	return f
+}
+
+// likelihoodRatio returns ln P(out|x) − ln P(out|y) for targets that privatise every position
+// independently with exactly known distributions, or nil.
+func likelihoodRatio(t *Target, g game) func(out []string) float64 {
+	if !t.Positional || t.LogProbabilities == nil || len(g.x) != len(g.y) {
+		return nil
+	}
+	row := map[string]int{}
+	for i, w := range t.OutputWords {
+		row[w] = i
+	}
+	lx, ly := make([][]float64, len(g.x)), make([][]float64, len(g.y))
+	for i := range g.x {
+		var ok1, ok2 bool
+		lx[i], ok1 = t.LogProbabilities(g.x[i])
+		ly[i], ok2 = t.LogProbabilities(g.y[i])
+		if !ok1 || !ok2 {
+			return nil
+		}
+	}
+	return func(out []string) float64 {
+		s := 0.0
+		for i, w := range out {
+			r, ok := row[w]
+			if !ok || i >= len(lx) {
+				return 0
+			}
+			s += lx[i][r] - ly[i][r]
+		}
+		return s
+	}
+}
+
+// naiveBayes is a two-class multinomial naive Bayes classifier over the features of an output:
+// each word, and each word with its position (so it can learn both what and where).
+type naiveBayes struct {
+	count  [2]map[string]float64
+	totals [2]float64
+}
+
+func newNaiveBayes() *naiveBayes {
+	return &naiveBayes{count: [2]map[string]float64{{}, {}}}
+}
+
+func features(out []string) []string {
+	f := make([]string, 0, 2*len(out))
+	for i, w := range out {
+		f = append(f, "w:"+w, fmt.Sprintf("p%d:%s", i, w))
+	}
+	if len(out) == 0 {
+		f = append(f, "empty")
+	}
+	return f
+}
+
+func (nb *naiveBayes) add(out []string, isX bool) {
+	c := 1
+	if isX {
+		c = 0
+	}
+	for _, f := range features(out) {
+		nb.count[c][f]++
+		nb.totals[c]++
+	}
+}
+
+// decide says the output is more likely x's (add-one/2 smoothing over the features seen).
+func (nb *naiveBayes) decide(out []string) bool {
+	v := float64(len(nb.count[0]) + len(nb.count[1]) + 1)
+	s := 0.0
+	for _, f := range features(out) {
+		s += math.Log((nb.count[0][f]+0.5)/(nb.totals[0]+0.5*v)) - math.Log((nb.count[1][f]+0.5)/(nb.totals[1]+0.5*v))
+	}
+	return s > 0
+}
+
+// Describe formats a finding on one line.
+func (f Finding) Describe() string {
+	how := f.Method
+	kind := "lower bound"
+	if f.Exact {
+		kind = "exact"
+	}
+	return fmt.Sprintf("%s %s: [%s] vs [%s], %s %q: %s log-ratio %.4g, claim %.4g (%s)",
+		f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), outputLabel(f), f.Output, kind, f.Bound, f.Claim, how)
+}
+
+func outputLabel(f Finding) string {
+	if f.Level == "document" {
+		return "distinguisher"
+	}
+	return "output"
+}

@@ -1,0 +1,249 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"dptext/embeddings"
+	"dptext/mechanisms"
+)
+
+// The power tests below audit correct mechanisms, which must pass, and deliberately wrong
+// variants built here (never reachable from a config), which must be rejected. Sampled bounds
+// hold at family-wise level α = 0.01: a correct mechanism fails an audit with probability at
+// most 0.01 over the audit's randomness (the seeds are fixed, so each test is deterministic).
+const testAlpha = 0.01
+
+// gridStore has words "gX_Y" at the integer points of a side×side grid (unit spacing).
+func gridStore(t testing.TB, side int) *embeddings.Store {
+	var words []string
+	var vecs []float32
+	for x := range side {
+		for y := range side {
+			words = append(words, fmt.Sprintf("g%d_%d", x, y))
+			vecs = append(vecs, float32(x), float32(y))
+		}
+	}
+	s, err := embeddings.New(words, 2, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func options(samples int) Options {
+	o := DefaultOptions()
+	o.Samples, o.Alpha, o.Candidates = samples, testAlpha, 1000
+	return o
+}
+
+func emdTarget(t *testing.T, store *embeddings.Store, eps float64, order string) *Target {
+	m, err := mechanisms.NewEMD(store, eps, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: order})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := NewTarget("emd", m, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func mustRun(t *testing.T, tg *Target, o Options) *Report {
+	t.Helper()
+	r, err := Run(tg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestAuditEMD: the correct EMD passes at ε = 1 on a unit grid (K = 3000 per input and half);
+// EMD whose noise is 100 times too small for the ε it claims (it runs at 100ε) is rejected, its
+// nearest-neighbour outputs bounded far above the claim ε·d = 1.
+func TestAuditEMD(t *testing.T) {
+	store := gridStore(t, 10)
+	good := mustRun(t, emdTarget(t, store, 1, mechanisms.OrderBag), options(3000))
+	if v := good.Violations(); len(v) > 0 {
+		t.Errorf("correct EMD rejected: %s", v[0].Describe())
+	}
+	if good.AuditedEpsilon() > 1 || good.AuditedEpsilon() <= 0 {
+		t.Errorf("correct EMD audited ε %v, want in (0, 1]", good.AuditedEpsilon())
+	}
+	weak := emdTarget(t, store, 100, mechanisms.OrderBag)
+	weak.Epsilon = 1 // claims ε while its noise has scale 1/(100ε)
+	bad := mustRun(t, weak, options(3000))
+	v := bad.Violations()
+	if len(v) == 0 {
+		t.Fatalf("EMD with noise scale 1/(100ε) passed; findings %+v", bad.Findings)
+	}
+	if v[0].Level != "word" || v[0].Bound < 4 {
+		t.Errorf("strongest violation %s, want a word-level bound ≥ 4", v[0].Describe())
+	}
+}
+
+// TestAuditOrderedEMDAgainstBagClaim: EMD released in place but held to the bag claim (the
+// distance of its bags, 0 for two swapped words) is rejected by the swap game; the bag release
+// passes it, and the in-place release passes its own positional claim.
+func TestAuditOrderedEMDAgainstBagClaim(t *testing.T) {
+	store := gridStore(t, 10)
+	bagEMD, err := mechanisms.NewEMD(store, 1, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordered := emdTarget(t, store, 1, mechanisms.OrderKeep)
+	positional := mustRun(t, ordered, options(2000))
+	if v := positional.Violations(); len(v) > 0 {
+		t.Errorf("in-place EMD rejected under its positional claim: %s", v[0].Describe())
+	}
+	ordered.DocUnits = bagEMD.PairDistance // the overclaim: the bag bound for an ordered release
+	r := mustRun(t, ordered, options(2000))
+	found := false
+	for _, f := range r.Violations() {
+		if f.Kind == "two words swapped" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("ordered EMD held to the bag claim passed; findings %+v", r.Findings)
+	}
+	for _, f := range mustRun(t, emdTarget(t, store, 1, mechanisms.OrderBag), options(2000)).Findings {
+		if f.Kind == "two words swapped" && f.Violates() {
+			t.Errorf("bag EMD rejected by the swap game: %s", f.Describe())
+		}
+	}
+}
+
+// clusterStore has the word "x" at (1, 0) and 1000 words "cI" near (−1, 0), so that the
+// normalisers of the exponential mechanism for x and for a cluster word differ as much as
+// possible: the case where sampling at ε/Δ instead of ε/(2Δ) exceeds ε.
+func clusterStore(t *testing.T) *embeddings.Store {
+	words := []string{"x"}
+	vecs := []float32{1, 0}
+	for i := range 1000 {
+		words = append(words, fmt.Sprintf("c%d", i))
+		vecs = append(vecs, -1, float32(i-500)*1e-4)
+	}
+	s, err := embeddings.New(words, 2, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestAuditExpMech: the token sampler passes at ε = 2 with exact word-level ratios and the
+// likelihood-ratio game; a sampler at scale ε/Δ (the exponential mechanism without its factor
+// 1/2), built from the package's own probability code, is rejected exactly.
+func TestAuditExpMech(t *testing.T) {
+	store := clusterStore(t)
+	const eps = 2
+	m, err := mechanisms.NewExpMech(store, eps, mechanisms.DefaultExpMechOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := NewTarget("expmech", m, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(2000)
+	o.Candidates = store.Len()
+	good := mustRun(t, tg, o)
+	if v := good.Violations(); len(v) > 0 {
+		t.Errorf("correct expmech rejected: %s", v[0].Describe())
+	}
+	exact := 0
+	for _, f := range good.Findings {
+		if f.Exact {
+			exact++
+		}
+		if f.Level == "document" && f.Method != "likelihood ratio" && f.Kind != "one OOV word changed" {
+			t.Errorf("%s: distinguisher %s, want the likelihood ratio", f.Kind, f.Method)
+		}
+	}
+	if exact == 0 {
+		t.Error("no exact word-level finding for expmech")
+	}
+	// The mutant: P(v|x) ∝ exp(ε·ρ(x, v)) with ρ the embedding rating (cos + 1)/2.
+	unit := func(w string) (float64, float64) {
+		v := store.Vector(func() int { r, _ := store.Lookup(w); return r }())
+		n := math.Hypot(float64(v[0]), float64(v[1]))
+		return float64(v[0]) / n, float64(v[1]) / n
+	}
+	mutant := *tg
+	mutant.LogProbabilities = func(w string) ([]float64, bool) {
+		if _, ok := store.Lookup(w); !ok {
+			return nil, false
+		}
+		ax, ay := unit(w)
+		ratings := make([]float64, store.Len())
+		for r := range ratings {
+			bx, by := unit(store.Word(r))
+			ratings[r] = (ax*bx + ay*by + 1) / 2
+		}
+		return mechanisms.ExponentialLogProbabilities(ratings, eps), true
+	}
+	bad := mustRun(t, &mutant, o)
+	v := bad.Violations()
+	if len(v) == 0 || !v[0].Exact || v[0].Bound < 1.5*eps {
+		t.Fatalf("expmech at ε/Δ not rejected exactly with a ratio ≥ 1.5ε: %+v", v)
+	}
+}
+
+// TestAuditRandomAndSynTF: the random baseline's exact ratios are 0 (its claim); SynTF passes
+// its per-word claim exactly.
+func TestAuditRandomAndSynTF(t *testing.T) {
+	store := gridStore(t, 6)
+	rnd, err := mechanisms.NewRandom(store.Words())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := NewTarget("random", rnd, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, tg, options(500))
+	if v := r.Violations(); len(v) > 0 || r.AuditedEpsilon() != 0 {
+		t.Errorf("random: violations %v, audited ε %v", v, r.AuditedEpsilon())
+	}
+	opts := mechanisms.DefaultSynTFOptions()
+	opts.Length, opts.RemoveStopwords = 5, false
+	st, err := mechanisms.NewSynTF(store, 3, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err = NewTarget("syntf", st, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = mustRun(t, tg, options(300))
+	if v := r.Violations(); len(v) > 0 {
+		t.Errorf("syntf rejected: %s", v[0].Describe())
+	}
+	if a := r.AuditedEpsilon(); !(a > 0 && a <= 3) {
+		t.Errorf("syntf audited ε %v, want in (0, 3]", a)
+	}
+	// A claim several times smaller fails.
+	o := options(300)
+	o.Claim, o.ClaimSet = 0.1, true
+	if v := mustRun(t, tg, o).Violations(); len(v) == 0 {
+		t.Error("syntf at ε = 3 passed a claim of 0.1")
+	}
+}
+
+// TestClopperPearson checks the bounds against closed forms and a known value.
+func TestClopperPearson(t *testing.T) {
+	if got, want := ClopperPearsonUpper(0, 100, 0.05), 1-math.Pow(0.05, 0.01); math.Abs(got-want) > 1e-12 {
+		t.Errorf("upper(0/100) = %v, want %v", got, want)
+	}
+	if got, want := ClopperPearsonLower(100, 100, 0.05), math.Pow(0.05, 0.01); math.Abs(got-want) > 1e-12 {
+		t.Errorf("lower(100/100) = %v, want %v", got, want)
+	}
+	// One-sided 97.5 % bounds of 5/20 equal the two-sided 95 % exact interval [0.0866, 0.4910].
+	if lo, hi := ClopperPearsonLower(5, 20, 0.025), ClopperPearsonUpper(5, 20, 0.025); math.Abs(lo-0.0866) > 1e-4 || math.Abs(hi-0.4910) > 1e-4 {
+		t.Errorf("5/20: [%v, %v], want [0.0866, 0.4910]", lo, hi)
+	}
+	if ClopperPearsonLower(0, 10, 0.05) != 0 || ClopperPearsonUpper(10, 10, 0.05) != 1 {
+		t.Error("extremes")
+	}
+}

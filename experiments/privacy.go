@@ -1,0 +1,165 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+
+	"dptext/audit"
+	"dptext/mechanisms"
+	"dptext/report"
+)
+
+// privacyRows reports the mean per-document guarantee, its named bounds, the bound between
+// pairs of evaluation documents (for mechanisms that state it, see pairBoundRows), and the
+// mechanism's diagnostics averaged over the set's snippets.
+//
+// With an [audit] table in the config, the audited ε lower confidence bound of the mechanism at
+// the cell's ε is added (see auditRow).
+func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *Env, cfg *Config) ([]report.Row, error) {
+	var rows []report.Row
+	n := float64(len(private))
+	epsSum := 0.0
+	bounds := map[string]float64{}
+	kind := ""
+	for _, d := range set.Eval {
+		g := m.Guarantee(d)
+		kind = g.Kind
+		epsSum += g.Epsilon
+		for k, v := range g.Bounds {
+			bounds[k] += v
+		}
+	}
+	if kind != mechanisms.KindNone {
+		rows = append(rows, row("privacy", "epsilon_doc", epsSum/n))
+		for _, k := range sortedKeys(bounds) {
+			rows = append(rows, row("privacy", k, bounds[k]/n))
+		}
+		if pb, ok := m.(mechanisms.PairBounder); ok {
+			rows = append(rows, pairBoundRows(pb, set, row, env)...)
+		}
+		if cfg != nil && cfg.Audit != nil {
+			r, err := auditRow(m, row, env, cfg)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r)
+		}
+	}
+	if dg, ok := m.(mechanisms.Diagnoser); ok {
+		sums := map[string]float64{}
+		for i := range private {
+			for k, v := range dg.Diagnose(set.Eval[i], private[i]) {
+				sums[k] += v
+			}
+		}
+		for _, k := range sortedKeys(sums) {
+			rows = append(rows, row("mechanism", k, sums[k]/n))
+		}
+	}
+	return rows, nil
+}
+
+// pairBoundRows reports the log-multiplier bound ε·D(x, x′) between the evaluation documents of
+// consecutive pairs (i, i+1 mod n, the pairs of the split's emd_mean_in_vocab), computed by the
+// mechanism over the whole documents as it releases them (out-of-vocabulary words included):
+//   - "log_multiplier_infinite_share": the share of pairs without a finite bound (for example
+//     different out-of-vocabulary words passed through unchanged);
+//   - "log_multiplier_mean": the mean bound over the pairs whose bound is finite only (absent
+//     when there are none).
+//
+// The distances do not depend on ε and are computed once per set and configuration (Env.Memo).
+func pairBoundRows(pb mechanisms.PairBounder, set *SetData, row func(string, string, float64) report.Row, env *Env) []report.Row {
+	if len(set.Eval) < 2 {
+		return nil
+	}
+	v, _ := env.Memo("pair-distances/"+pb.PairDistanceKey(), func() (any, error) {
+		d := make([]float64, len(set.Eval))
+		for i := range set.Eval {
+			d[i] = pb.PairDistance(set.Eval[i], set.Eval[(i+1)%len(set.Eval)])
+		}
+		return d, nil
+	})
+	dists := v.([]float64)
+	if len(set.Eval) == 2 {
+		dists = dists[:1] // (0, 1) and (1, 0) are one pair
+	}
+	sum, finite := 0.0, 0
+	for _, d := range dists {
+		if !math.IsInf(d, 1) {
+			sum += pb.Epsilon() * d
+			finite++
+		}
+	}
+	rows := []report.Row{row("privacy", "log_multiplier_infinite_share", float64(len(dists)-finite)/float64(len(dists)))}
+	if finite > 0 {
+		rows = append(rows, row("privacy", "log_multiplier_mean", sum/float64(finite)))
+	}
+	return rows
+}
+
+// AuditConfig is the optional [audit] table of a config: it audits every mechanism that claims
+// a guarantee at every ε of the grid (once per set; package audit) and reports the audited ε
+// lower confidence bound per claim unit as the privacy row "audited_eps_lcb", beside the
+// claimed ε. The audit's seed is the config's.
+type AuditConfig struct {
+	// Samples is K, outputs per input and runs per document for each half of a test.
+	Samples int `toml:"samples"`
+	// Alpha is the family-wise error rate of the sampled lower bounds.
+	Alpha float64 `toml:"alpha"`
+	// Pairs is the number of word pairs of each kind (nearest, random, far).
+	Pairs int `toml:"pairs"`
+}
+
+// auditLimits bound the [audit] keys (the work grows with samples × pairs).
+const maxAuditSamples, maxAuditPairs = 1_000_000, 100
+
+func (c *Config) validateAudit() error {
+	a := c.Audit
+	if a == nil {
+		return nil
+	}
+	d := audit.DefaultOptions()
+	if a.Samples == 0 {
+		a.Samples = d.Samples
+	}
+	if a.Alpha == 0 {
+		a.Alpha = d.Alpha
+	}
+	if a.Pairs == 0 {
+		a.Pairs = d.Pairs
+	}
+	switch {
+	case a.Samples < 10 || a.Samples > maxAuditSamples:
+		return c.errAt("audit", "samples", "%d: want 10 to %d", a.Samples, maxAuditSamples)
+	case !(a.Alpha > 0 && a.Alpha < 1):
+		return c.errAt("audit", "alpha", "%v: want a value in (0, 1)", a.Alpha)
+	case a.Pairs < 1 || a.Pairs > maxAuditPairs:
+		return c.errAt("audit", "pairs", "%d: want 1 to %d", a.Pairs, maxAuditPairs)
+	}
+	return nil
+}
+
+// auditRow audits m (once per set, mechanism and ε: Env.Memo) and returns its
+// "audited_eps_lcb" row. It is called only for mechanisms that claim a guarantee.
+func auditRow(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *Env, cfg *Config) (report.Row, error) {
+	probe := row("privacy", "audited_eps_lcb", 0)
+	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
+	v, err := env.Memo(key, func() (any, error) {
+		t, err := audit.NewTarget(probe.Mechanism, m, env.Embeddings)
+		if err != nil {
+			return nil, err
+		}
+		o := audit.DefaultOptions()
+		o.Samples, o.Alpha, o.Pairs, o.Seed = cfg.Audit.Samples, cfg.Audit.Alpha, cfg.Audit.Pairs, cfg.Seed
+		rep, err := audit.Run(t, o)
+		if err != nil {
+			return nil, err
+		}
+		return rep.AuditedEpsilon(), nil
+	})
+	if err != nil {
+		return report.Row{}, fmt.Errorf("audit of %s at ε = %v: %w", probe.Mechanism, probe.Epsilon, err)
+	}
+	probe.Value = v.(float64)
+	return probe, nil
+}

@@ -1,0 +1,134 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"dptext/embeddings"
+	"dptext/mechanisms"
+	"dptext/report"
+)
+
+// TestPairBoundRowsReportInfiniteShare: of three consecutive pairs, one differs in an
+// out-of-vocabulary word kept as published (no finite bound) and must not enter the mean; the
+// finite mean counts every word of the documents (N consistent with E). The old code reported
+// ε·N·E over in-vocabulary words for every pair, a finite number for all three.
+func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
+	store, err := embeddings.New([]string{"a", "b", "c"}, 1, []float32{0, 1, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mechanisms.NewEMD(store, 2, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Order: mechanisms.OrderBag, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &SetData{Name: "s", Eval: [][]string{{"a", "b", "x"}, {"b", "c", "x"}, {"a", "a", "y"}}}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: "s", Scorer: scorer, Metric: metric, Value: v}
+	}
+	got := map[string]float64{}
+	rows, err := privacyRows(m, set, set.Eval, row, &Env{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		got[r.Metric] = r.Value
+	}
+	// Pairs: (0, 1): {a, b} against {b, c} matched a–b (1) and b–c (2), x with x, so ε·D = 6;
+	// (1, 2) and (2, 0) differ in their unknown word (x against y): no finite bound.
+	if got["log_multiplier_infinite_share"] != 2.0/3 {
+		t.Errorf("infinite share %v, want 2/3", got["log_multiplier_infinite_share"])
+	}
+	if math.Abs(got["log_multiplier_mean"]-6) > 1e-9 {
+		t.Errorf("finite mean %v, want 6", got["log_multiplier_mean"])
+	}
+	if got["epsilon_doc"] != 6 {
+		t.Errorf("epsilon_doc %v, want ε·N = 6", got["epsilon_doc"])
+	}
+}
+
+// TestConfigRejectsUnrepresentableEpsilon: an ε outside the mechanism's range is a config error
+// naming the key and the range (it used to pass check and panic or decode every word to the
+// first vocabulary row at run time).
+func TestConfigRejectsUnrepresentableEpsilon(t *testing.T) {
+	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"emd\"\nepsilons = [10, 1e-40]\n[[scorers]]\nname = \"sr-nn\"\n"
+	_, err := ParseConfig("x.toml", cfg)
+	if err == nil || !strings.Contains(err.Error(), "epsilons") || !strings.Contains(err.Error(), "[0.001, 1e+12]") {
+		t.Errorf("error %v, want one naming epsilons and the range", err)
+	}
+}
+
+// TestAuditRow: with an [audit] table the privacy rows carry the audited ε of the mechanism,
+// positive and not above the claim for a correct EMD; bad [audit] values are config errors.
+func TestAuditRow(t *testing.T) {
+	var words []string
+	var vecs []float32
+	for i := range 30 {
+		words = append(words, fmt.Sprintf("w%d", i))
+		vecs = append(vecs, float32(i), float32(i%3))
+	}
+	store, err := embeddings.New(words, 2, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mechanisms.NewEMD(store, 1, mechanisms.DefaultEMDOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &SetData{Name: "s", Eval: [][]string{{"w1", "w2"}, {"w3", "w4"}}}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: "s", Mechanism: "emd", Epsilon: 1, Scorer: scorer, Metric: metric, Value: v}
+	}
+	cfg := &Config{Seed: 3, Audit: &AuditConfig{Samples: 500, Alpha: 0.05, Pairs: 1}}
+	rows, err := privacyRows(m, set, set.Eval, row, &Env{Embeddings: store}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if r.Metric == "audited_eps_lcb" {
+			found = true
+			if !(r.Value > 0 && r.Value <= 1) {
+				t.Errorf("audited ε %v, want in (0, 1]", r.Value)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no audited_eps_lcb row in %v", rows)
+	}
+	base := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
+	if _, err := ParseConfig("x.toml", base+"[audit]\nalpha = 2\n"); err == nil || !strings.Contains(err.Error(), "audit.alpha") {
+		t.Errorf("alpha = 2: %v", err)
+	}
+	c, err := ParseConfig("x.toml", base+"[audit]\n")
+	if err != nil || c.Audit == nil || c.Audit.Samples != 3000 {
+		t.Errorf("empty [audit]: %+v, %v; want the defaults", c.Audit, err)
+	}
+}
+
+// TestRelativeToOrderedNone: with a bag presentation of the original beside it, relative scores
+// are taken against the original in order (the first "none" whose order is not "bag").
+func TestRelativeToOrderedNone(t *testing.T) {
+	cfg := &Config{Mechanisms: []ComponentConfig{
+		{Name: "none", Label: "none-bag", Params: map[string]any{"order": "bag"}},
+		{Name: "none"},
+	}}
+	rows := []report.Row{
+		{Set: "s", Mechanism: "none-bag", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.2},
+		{Set: "s", Mechanism: "none", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.4},
+	}
+	found := false
+	for _, r := range derivedRows(cfg, rows) {
+		if r.Mechanism == "none-bag" && r.Metric == "relative_accuracy" {
+			found = true
+			if r.Value != 0.5 {
+				t.Errorf("none-bag relative accuracy %v, want 0.2/0.4", r.Value)
+			}
+		}
+	}
+	if !found {
+		t.Error("no relative_accuracy row for none-bag")
+	}
+}

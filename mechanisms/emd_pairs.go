@@ -1,0 +1,220 @@
+package mechanisms
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"dptext/embeddings"
+	"dptext/transport"
+)
+
+// A PairBounder states the bound of its guarantee between two given documents exactly, where
+// Guarantee can only give the per-document budget of a metric guarantee.
+type PairBounder interface {
+	// Epsilon is the mechanism's per-unit ε.
+	Epsilon() float64
+	// PairDistance returns D(x, y) ≥ 0 such that, for every output o,
+	// |ln P(o | x) − ln P(o | y)| ≤ Epsilon()·D(x, y); +Inf when no finite bound holds (for
+	// example two documents whose out-of-vocabulary words, passed through unchanged, differ).
+	// D does not depend on ε.
+	PairDistance(x, y []string) float64
+	// PairDistanceKey identifies the function PairDistance computes (the same for every ε of
+	// one configuration), so callers may cache distances across an ε grid. It is meaningful
+	// only within one process.
+	PairDistanceKey() string
+}
+
+// PairDistance is the distance of the EMD guarantee between documents x and y (see
+// PairBounder): under order "bag" N·E_d(x, y), the minimum over perfect matchings of the summed
+// Euclidean distances of matched word vectors; under order "keep" Σᵢ d(xᵢ, yᵢ). Out-of-
+// vocabulary words follow the policy: "nearest-known" maps them to their vocabulary word first;
+// "drop" removes them (the outputs' lengths then reveal how many there were, so documents with
+// different numbers of them are at +Inf); "keep" releases them unchanged, so they must pair
+// off with identical words (same multiset for bags, same positions for "keep"), else +Inf.
+// Documents whose released lengths differ are at +Inf.
+func (m *EMD) PairDistance(x, y []string) float64 {
+	ax, bx := m.releasedUnits(x)
+	ay, by := m.releasedUnits(y)
+	if len(ax) != len(ay) {
+		return math.Inf(1)
+	}
+	if m.opts.Order == OrderKeep {
+		total := 0.0
+		for i := range ax {
+			switch {
+			case ax[i] >= 0 && ay[i] >= 0:
+				total += euclidean(m.store.Vector(ax[i]), m.store.Vector(ay[i]))
+			case ax[i] < 0 && ay[i] < 0 && bx[i] == by[i]:
+			default:
+				return math.Inf(1)
+			}
+		}
+		return total
+	}
+	var rowsX, rowsY []int
+	oov := map[string]int{}
+	for i, r := range ax {
+		if r >= 0 {
+			rowsX = append(rowsX, r)
+		} else {
+			oov[bx[i]]++
+		}
+	}
+	for i, r := range ay {
+		if r >= 0 {
+			rowsY = append(rowsY, r)
+		} else {
+			oov[by[i]]--
+		}
+	}
+	for _, c := range oov {
+		if c != 0 {
+			return math.Inf(1)
+		}
+	}
+	return matchedDistance(m.store, rowsX, rowsY)
+}
+
+// PairDistanceKey identifies the store, order and out-of-vocabulary policy.
+func (m *EMD) PairDistanceKey() string {
+	return fmt.Sprintf("emd/%p/order=%s/oov=%s", m.store, m.opts.Order, m.opts.OOV)
+}
+
+// releasedUnits lists, in order, what the mechanism releases for doc: a vocabulary row to be
+// privatised (rows[i] ≥ 0) or an out-of-vocabulary word passed through (rows[i] = −1, words[i]
+// the word). Dropped words are absent.
+func (m *EMD) releasedUnits(doc []string) (rows []int, words []string) {
+	for _, w := range doc {
+		row, ok := m.store.Lookup(w)
+		if !ok && m.oov != nil {
+			row, ok = m.oov.lookup(w), true
+		}
+		switch {
+		case ok:
+			rows, words = append(rows, row), append(words, "")
+		case m.opts.OOV == OOVKeep:
+			rows, words = append(rows, -1), append(words, w)
+		}
+	}
+	return rows, words
+}
+
+// matchedDistance is the minimum-cost perfect matching of two equal-size lists of rows under
+// Euclidean word distance (the summed distance, not divided by the size).
+func matchedDistance(store *embeddings.Store, a, b []int) float64 {
+	n := len(a)
+	if n == 0 {
+		return 0
+	}
+	cost := make([]float64, n*n)
+	for i, ra := range a {
+		va := store.Vector(ra)
+		for j, rb := range b {
+			cost[i*n+j] = euclidean(va, store.Vector(rb))
+		}
+	}
+	total, _ := transport.Match(cost, n)
+	return total
+}
+
+// diagnoseBag computes Diagnose's counts for order "bag" (see Diagnose): the number of
+// out-of-vocabulary and in-vocabulary input tokens, the largest number of in-vocabulary inputs
+// paired with an identical output, and the largest total cosine of a pairing of in-vocabulary
+// inputs with in-vocabulary outputs.
+func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
+	var in, out []int
+	for _, w := range original {
+		if row, ok := m.store.Lookup(w); ok {
+			in = append(in, row)
+		} else {
+			oov++
+		}
+	}
+	inVocab = len(in)
+	left := map[int]int{}
+	for _, w := range private {
+		if row, ok := m.store.Lookup(w); ok {
+			out = append(out, row)
+			left[row]++
+		}
+	}
+	for _, r := range in {
+		if left[r] > 0 {
+			left[r]--
+			unchanged++
+		}
+	}
+	// Maximum total cosine = minimum total (1 − cos); unequal sizes are padded with dummy rows
+	// or columns of cost 0 that contribute no cosine.
+	n := max(len(in), len(out))
+	if n == 0 {
+		return oov, inVocab, unchanged, 0
+	}
+	cost := make([]float64, n*n)
+	cosines := make([]float64, n*n)
+	for i, ri := range in {
+		for j, ro := range out {
+			c := cosine(m.store.Vector(ri), m.store.Vector(ro))
+			cosines[i*n+j], cost[i*n+j] = c, 1-c
+		}
+	}
+	_, assign := transport.Match(cost, n)
+	for i := range in {
+		cosSum += cosines[i*n+assign[i]]
+	}
+	return oov, inVocab, unchanged, cosSum
+}
+
+// A FallibleMechanism can report that it could not privatise a document (for example because
+// its noise is not representable) instead of releasing a wrong output.
+type FallibleMechanism interface {
+	Mechanism
+	// TryApply is Apply with an error instead of an output when privatising fails.
+	TryApply(rng *rand.Rand, doc []string) ([]string, error)
+}
+
+// Privatize applies m to doc with rng, through TryApply when m is a FallibleMechanism.
+func Privatize(m Mechanism, rng *rand.Rand, doc []string) ([]string, error) {
+	if f, ok := m.(FallibleMechanism); ok {
+		return f.TryApply(rng, doc)
+	}
+	return m.Apply(rng, doc), nil
+}
+
+// A PassThrougher names the words of a document that its mechanism releases unchanged and
+// outside its guarantee (out-of-vocabulary words under oov = "keep").
+type PassThrougher interface {
+	PassedThrough(doc []string) []string
+}
+
+// PassedThrough lists the out-of-vocabulary words of doc the "keep" policy releases unchanged,
+// in order of first occurrence (none under the other policies).
+func (m *EMD) PassedThrough(doc []string) []string {
+	if m.opts.OOV != OOVKeep {
+		return nil
+	}
+	return unknownWords(m.store, doc)
+}
+
+// PassedThrough lists the out-of-vocabulary tokens of doc the "keep" policy releases unchanged,
+// in order of first occurrence (none under "uniform").
+func (m *ExpMech) PassedThrough(doc []string) []string {
+	if m.opts.OOV != ExpMechOOVKeep || m.opts.Rating == ExpMechRatingRandom {
+		return nil
+	}
+	return unknownWords(m.store, doc)
+}
+
+// unknownWords returns the distinct words of doc outside store, in order of first occurrence.
+func unknownWords(store *embeddings.Store, doc []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range doc {
+		if _, ok := store.Lookup(w); !ok && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
