@@ -36,6 +36,9 @@ type Env struct {
 	// CacheDir is a folder where components may cache derived data between runs (SynTF's ℓ);
 	// empty: no cache.
 	CacheDir string
+	// Check marks a build by `dptext check`: components write nothing (no cache, even one
+	// their options name).
+	Check bool
 	// RawTexts are the raw texts of every corpus document (for heuristics such as learning
 	// which words are names).
 	RawTexts []string
@@ -149,6 +152,9 @@ var Mechanisms = map[string]MechanismEntry{
 			opts := *o.(*mechanisms.SynTFOptions)
 			if opts.EllCacheDir == "" {
 				opts.EllCacheDir = env.CacheDir
+			}
+			if env.Check {
+				opts.EllCacheDir = ""
 			}
 			if opts.EllWorkers == 0 {
 				opts.EllWorkers = env.Workers
