@@ -55,10 +55,13 @@ func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Pat
 	if err := verify(tarball, d); err != nil {
 		return Paths{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return Paths{}, err
+	}
 	fmt.Fprintf(log, "%s: sha256 verified\n", d.Name)
 	staged := filepath.Join(work, "dataset")
 	start := time.Now()
-	n, err := extract(tarball, staged)
+	n, err := extract(ctx, tarball, staged)
 	if err != nil {
 		return Paths{}, fmt.Errorf("datasets: %s: unpacking %s: %w", d.Name, filepath.Base(tarball), err)
 	}
@@ -67,6 +70,9 @@ func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Pat
 		if err := convertVectors(d, staged, log); err != nil {
 			return Paths{}, err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Paths{}, err
 	}
 	if err := os.WriteFile(filepath.Join(staged, completeMarker), []byte(d.SHA256+"\n"), 0o644); err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)

@@ -3,6 +3,7 @@ package datasets
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,8 @@ import (
 // extract unpacks the gzip-compressed tarball into dest and returns the number of files.
 // Entries whose name is absolute or climbs out of dest ("../x") are an error; only regular
 // files and folders are created (npm tarballs hold nothing else), other entry types are an error.
-func extract(tarball, dest string) (int, error) {
+// A cancelled ctx stops it between entries with the context's error.
+func extract(ctx context.Context, tarball, dest string) (int, error) {
 	f, err := os.Open(tarball)
 	if err != nil {
 		return 0, err
@@ -27,6 +29,9 @@ func extract(tarball, dest string) (int, error) {
 	tr := tar.NewReader(gz)
 	files := 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return files, err
+		}
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return files, nil

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -36,6 +37,8 @@ type Env struct {
 	// CacheDir is a folder where components may cache derived data between runs (SynTF's ℓ);
 	// empty: no cache.
 	CacheDir string
+	// Context, when not nil, cancels long constructions (SynTF's ℓ).
+	Context context.Context
 	// Check marks a build by `dptext check`: components write nothing (no cache, even one
 	// their options name).
 	Check bool
@@ -156,6 +159,7 @@ var Mechanisms = map[string]MechanismEntry{
 			if env.Check {
 				opts.EllCacheDir = ""
 			}
+			opts.EllContext = env.Context
 			if opts.EllWorkers == 0 {
 				opts.EllWorkers = env.Workers
 			}

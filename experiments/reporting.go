@@ -79,7 +79,7 @@ func Rereport(dir string) error {
 // results.csv). It returns whether anything moved and a printable verdict.
 func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error) {
 	for _, d := range []string{baselineDir, runDir} {
-		if err := checkComplete(d); err != nil {
+		if err := CheckComplete(d); err != nil {
 			return false, "", err
 		}
 	}
@@ -100,9 +100,9 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 	return !v.OK(), v.String(), nil
 }
 
-// checkComplete fails when dir has a manifest that does not say complete (a folder with a
+// CheckComplete fails when dir has a manifest that does not say complete (a folder with a
 // results.csv and no manifest, such as a hand-made baseline, passes).
-func checkComplete(dir string) error {
+func CheckComplete(dir string) error {
 	man, err := ReadManifest(dir)
 	if os.IsNotExist(err) {
 		return nil

@@ -235,7 +235,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 		}
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint = fpHash
+	r.fingerprint, r.ctx = fpHash, ctx
 	todo, done := r.plan(cells, logf)
 	if err := live.update(func(m *Manifest) { m.Cells, m.CellsDone = len(cells), done }); err != nil {
 		return err
@@ -366,7 +366,9 @@ type runner struct {
 	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
 	// look-ups found them.
 	// fingerprint is the hash written into every cell file (see fingerprint).
-	fingerprint          string
+	fingerprint string
+	// ctx cancels the run, including long mechanism constructions.
+	ctx                  context.Context
 	cache                *privateCache
 	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
@@ -421,7 +423,7 @@ func (r *runner) env(set *SetData) *Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.Name] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir}
+			CacheDir: r.in.cacheDir, Context: r.ctx}
 	}
 	return r.envs[set.Name]
 }
