@@ -237,6 +237,9 @@ func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block
 				}
 				r.rows(ratings, src, sc)
 				for i, v := range src {
+					if ctx != nil && ctx.Err() != nil {
+						return
+					}
 					row := ratings[i*n : (i+1)*n]
 					for e, scale := range scales {
 						c := mine[e]
