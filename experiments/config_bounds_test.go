@@ -21,6 +21,7 @@ func TestConfigRejectsOutOfRangeValuesWithLines(t *testing.T) {
 		{"huge ε grid", "epsilons = [30, 10]", "epsilons = [" + eps + "]", "c.toml:16: mechanisms[1].epsilons: 1001: at most 1000"},
 		{"huge authors", "authors = 4", "authors = 4000000000", "c.toml:9: sets[0].authors: 4000000000: at most 1000000000"},
 		{"type error in params", `rating = "embedding"`, `rating = "embedding"` + "\ncandidates = \"many\"", "c.toml:19: mechanisms[1].params.candidates: incompatible types"},
+		{"huge parameter", `rating = "embedding"`, `rating = "embedding"` + "\ncandidates = 9999999999999", "c.toml:19: mechanisms[1].params.candidates: 9999999999999: at most 1000000000"},
 		{"duplicate label", "name = \"expmech\"\nepsilons", "name = \"none\"\nepsilons", "c.toml:14: mechanisms[1].label: mechanism \"none\" appears twice"},
 		{"plot-name collision", "[[mechanisms]]\nname = \"none\"", "[[sets]]\nname = \"a/b\"\nauthors = 4\n[[sets]]\nname = \"a_b\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"",
 			`c.toml:15: sets[2].name: "a_b" and "a/b" (line 12) would share plot files`},

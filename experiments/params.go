@@ -28,6 +28,9 @@ func (p Params) decodeInto(opts any) error {
 	if len(p.Values) == 0 {
 		return nil
 	}
+	if key, v, ok := hugeInteger("", p.Values); ok {
+		return p.err(key, "%d: at most %d in absolute value (a count this large cannot run)", v, MaxCount)
+	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(p.Values); err != nil {
 		return p.err("", "cannot re-encode parameters: %v", err)
@@ -68,6 +71,40 @@ var lastKeyRE = regexp.MustCompile(`^(?:toml: )?line \d+ \(last key "([^"]+)"\):
 
 // err places an error at key (dotted for nested tables, "" for the table itself): the line of
 // the key, else of its sub-table's header, else of the params table's header.
+// hugeInteger finds an integer parameter (nested tables and arrays included) beyond ±MaxCount,
+// returning its dotted key.
+func hugeInteger(prefix string, v any) (string, int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		if x > MaxCount || x < -MaxCount {
+			return prefix, x, true
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			if kk, n, ok := hugeInteger(key, x[k]); ok {
+				return kk, n, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if kk, n, ok := hugeInteger(prefix, e); ok {
+				return kk, n, true
+			}
+		}
+	case []map[string]any:
+		for _, e := range x {
+			if kk, n, ok := hugeInteger(prefix, e); ok {
+				return kk, n, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
 func (p Params) err(key, format string, args ...any) error {
 	name, line := p.Table, 0
 	if key != "" {

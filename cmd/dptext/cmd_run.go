@@ -46,8 +46,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusInterrupted {
 			kept = fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))
 		}
-		return fmt.Errorf("interrupted: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
-			kept, strings.Join(args, " "))
+		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
+			errInterrupted, kept, strings.Join(args, " "))
 	}
 	if err != nil {
 		return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)

@@ -105,7 +105,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, errAbandoned) {
 			return 130
 		}
-		if errors.Is(err, context.Canceled) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
 			fmt.Fprintf(stderr, "dptext %s: %v\n", args[0], err)
 			return 130
 		}
@@ -124,6 +124,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// errInterrupted marks a command's own message about an interruption (exit status 130).
+var errInterrupted = errors.New("interrupted")
 
 // errAbandoned: the command was interrupted and did not stop within interruptGrace.
 var errAbandoned = errors.New("abandoned")

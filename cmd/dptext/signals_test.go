@@ -98,3 +98,16 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		t.Fatalf("default metrics: exit %d, %s", code, stdout)
 	}
 }
+
+// An interrupted run exits 130 and says what it kept and the command that resumes it.
+func TestInterruptedRunSaysHowToResume(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := t.TempDir()
+	var o, e bytes.Buffer
+	code := runMain(ctx, []string{"run", "../../configs/ci.toml", "--out", out}, &o, &e)
+	if code != 130 || !strings.Contains(e.String(), "0 of 18 cells are finished and kept in "+filepath.Join(out, "cells")) ||
+		!strings.Contains(e.String(), "To resume, run the same command again: dptext run ../../configs/ci.toml --out "+out) {
+		t.Fatalf("exit %d:\n%s", code, e.String())
+	}
+}
