@@ -55,12 +55,17 @@ func caption(cfg *Config, runID string) report.Caption {
 }
 
 // Rereport rewrites a run directory's tables and plots from its results.csv and the config
-// text saved in its manifest.
+// text saved in its manifest, holding the directory's lock meanwhile.
 func Rereport(dir string) error {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a run directory: %w", dir, err)
 	}
+	unlock, err := lockRunDir(dir, func(string, ...any) {})
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if man.Status != StatusComplete {
 		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}

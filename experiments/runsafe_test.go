@@ -269,3 +269,20 @@ func TestPredictionsAreWrittenDeterministically(t *testing.T) {
 		t.Fatalf("predictions of none/sr-nn/rep 0 give %d correct, results.csv disagrees", correct)
 	}
 }
+
+// A run of another host is alive while its heartbeat is recent, dead after staleAfter.
+func TestLivenessOfAnotherHostsRunFollowsItsHeartbeat(t *testing.T) {
+	recent, old := time.Now().Add(-HeartbeatInterval), time.Now().Add(-2*staleAfter)
+	m := &Manifest{Status: StatusRunning, PID: 1, Host: "elsewhere", Heartbeat: &recent}
+	if alive, why := m.Liveness(); !alive {
+		t.Fatalf("recent heartbeat judged dead: %s", why)
+	}
+	m.Heartbeat = &old
+	if alive, _ := m.Liveness(); alive || !strings.Contains(m.StatusLine(), "no heartbeat from pid 1 on host elsewhere") {
+		t.Fatalf("stale heartbeat: %s", m.StatusLine())
+	}
+	m.Status = StatusComplete
+	if m.StatusLine() != StatusComplete {
+		t.Fatalf("complete run reads %q", m.StatusLine())
+	}
+}
