@@ -115,7 +115,7 @@ func checkFingerprint(dir string, now *fingerprint) error {
 	if !hasCellFiles(dir) {
 		return now.write(dir)
 	}
-	return fmt.Errorf("%s holds finished cells computed from other data or settings; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
+	return refusef("%s holds finished cells computed from other data or settings; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
 		dir, strings.Join(now.diff(old), ", "))
 }
 

@@ -63,11 +63,11 @@ func lockRunDir(dir string, logf func(string, ...any)) (func(), error) {
 			return nil, fmt.Errorf("%s exists but is unreadable (%v): another run may be using %s; remove the file if none is", path, rerr, dir)
 		}
 		if old.Host != me.Host {
-			return nil, fmt.Errorf("%s is locked by pid %d on host %s (since %s): another dptext run is writing there. Wait for it, choose another --out, or remove %s if that process is gone",
+			return nil, refusef("%s is locked by pid %d on host %s (since %s): another dptext run is writing there. Wait for it, choose another --out, or remove %s if that process is gone",
 				dir, old.PID, old.Host, old.Started.Format(time.RFC3339), path)
 		}
 		if processAlive(old.PID) {
-			return nil, fmt.Errorf("%s is locked by a running process, pid %d (since %s): another dptext run is writing there. Wait for it or choose another --out",
+			return nil, refusef("%s is locked by a running process, pid %d (since %s): another dptext run is writing there. Wait for it or choose another --out",
 				dir, old.PID, old.Started.Format(time.RFC3339))
 		}
 		logf("%s: taking over the lock of pid %d (started %s), which is no longer running", dir, old.PID, old.Started.Format(time.RFC3339))

@@ -119,6 +119,20 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	return dir, err
 }
 
+// ErrRefused marks errors of Run that refused to start (a locked folder, or finished cells
+// of another config, version or input): the folder was left as it was.
+var ErrRefused = errors.New("refused")
+
+// refusef formats a refusal (see ErrRefused).
+func refusef(format string, args ...any) error {
+	return &refusal{msg: fmt.Sprintf(format, args...)}
+}
+
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string        { return r.msg }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
+
 // checkRunDir refuses, before any data is read, to mix two configs or two versions of a
 // component in one directory, and says what an earlier run there left.
 func checkRunDir(dir string, cfg *Config, force bool, logf func(string, ...any)) error {
@@ -131,11 +145,11 @@ func checkRunDir(dir string, cfg *Config, force bool, logf func(string, ...any))
 		return nil
 	}
 	if old.ConfigHash != cfg.Hash {
-		return fmt.Errorf("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
+		return refusef("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
 			dir, short12(old.ConfigHash), cfg.Hash[:12])
 	}
 	if changed := changedComponents(old.Components, componentVersions(cfg)); len(changed) > 0 {
-		return fmt.Errorf("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
+		return refusef("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
 			dir, strings.Join(changed, ", "))
 	}
 	switch alive, why := old.Liveness(); {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestRerunAfterCorpusEditRefusesOrRecomputes(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := runFixture(t, cfg, dir, 2, context.Background(), nil)
-	if err == nil || !strings.Contains(err.Error(), "changed: corpus (sha256") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "changed: corpus (sha256") {
 		t.Fatalf("rerun after a corpus edit: got %v", err)
 	}
 	if readFile(t, filepath.Join(dir, "results.csv")) != old {
@@ -84,7 +85,7 @@ func TestRunDirectoryIsLocked(t *testing.T) {
 	refused := 0
 	for _, err := range errs {
 		if err != nil {
-			if !strings.Contains(err.Error(), "is locked by a running process") {
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "is locked by a running process") {
 				t.Fatalf("unexpected error: %v", err)
 			}
 			refused++

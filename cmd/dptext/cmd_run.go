@@ -49,6 +49,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
 			errInterrupted, kept, strings.Join(args, " "))
 	}
+	if errors.Is(err, experiments.ErrRefused) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
 	}
