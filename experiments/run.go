@@ -70,7 +70,10 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	if dir == "" {
 		dir = filepath.Join("results", cfg.Name, cfg.Hash[:12])
 	}
+	var logMu sync.Mutex // workers log too (e.g. a damaged cache entry)
 	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
 		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
 	unlock, err := lockRunDir(dir, logf)
@@ -97,10 +100,14 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	if err := live.update(func(*Manifest) {}); err != nil {
 		return dir, err
 	}
-	stop := make(chan struct{})
-	go live.beat(stop)
+	stop, beating := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(beating)
+		live.beat(stop)
+	}()
 	err = run(ctx, cfg, opts, dir, in, fp.hash(), live, logf)
 	close(stop)
+	<-beating
 	if werr := live.update(func(m *Manifest) {
 		end := time.Now().UTC()
 		m.Finished = &end
