@@ -88,6 +88,15 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	// failed start does not destroy the results of an earlier run.
 	in, err := loadInputs(ctx, cfg, opts, logf)
 	if err != nil {
+		if _, merr := ReadManifest(dir); os.IsNotExist(merr) {
+			// Nothing to keep: say in a manifest how this first attempt ended.
+			man := newManifest(cfg, opts.Jobs)
+			man.Status, man.Error = StatusFailed, err.Error()
+			if errors.Is(err, context.Canceled) {
+				man.Status, man.Error = StatusInterrupted, "interrupted while loading the inputs; run the same command again"
+			}
+			_ = man.write(dir)
+		}
 		return dir, err
 	}
 	fp := newFingerprint(cfg, in.inputs)

@@ -43,17 +43,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dir, err := experiments.Run(ctx, cfg, opts)
 	if errors.Is(err, context.Canceled) {
 		kept := "nothing was computed yet"
-		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusInterrupted {
+		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusInterrupted && man.Cells > 0 {
 			kept = fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))
 		}
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
 			errInterrupted, kept, strings.Join(args, " "))
 	}
-	if errors.Is(err, experiments.ErrRefused) {
-		return err
-	}
 	if err != nil {
-		return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
+		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusFailed && man.Error == err.Error() {
+			return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
+		}
+		return err
 	}
 	table, err := os.ReadFile(filepath.Join(dir, "table.md"))
 	if err == nil {
