@@ -80,6 +80,9 @@ func fetch(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Path
 	if err := verify(ctx, tarball, d); err != nil {
 		return Paths{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return Paths{}, err
+	}
 	fmt.Fprintf(log, "%s: sha256 verified\n", d.Name)
 	staged := filepath.Join(work, "dataset")
 	start := time.Now()
@@ -99,6 +102,9 @@ func fetch(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Path
 		if store != nil { // the cache could not be written: go on with the vectors in memory
 			return Paths{Vectors: store}, nil
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Paths{}, err
 	}
 	if err := os.WriteFile(filepath.Join(staged, completeMarker), []byte(d.SHA256+"\n"), 0o644); err != nil {
 		return Paths{}, fmt.Errorf("datasets: %w", err)

@@ -29,6 +29,9 @@ func extract(ctx context.Context, tarball, dest string) (int, error) {
 	tr := tar.NewReader(gz)
 	files := 0
 	for {
+		if err := ctx.Err(); err != nil {
+			return files, err
+		}
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return files, nil

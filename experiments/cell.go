@@ -65,6 +65,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			Scorer: scorer, Metric: metric, Value: v}
 	}
 	var rows []report.Row
+	var preds []prediction
 	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
 	if err != nil {
 		return err
@@ -94,7 +95,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		if entry.Task == TaskTopic {
 			docs, labels = set.TopicTrain, set.TopicTrainLabels
 		}
-		key := fmt.Sprintf("set=%s/scorer=%s/rep=%d", set.Name, sc.ID(), c.rep)
+		key := r.fitKey(c, si)
 		if r.cfg.adaptive(sc) {
 			// The training texts go through the same mechanism (in the classification
 			// protocol the topic and author training documents are the same ones).
@@ -103,7 +104,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 					return err
 				}
 			}
-			docs, key = privateKnown, r.cellPath(c)+"/scorer="+sc.ID()
+			docs = privateKnown
 		}
 		f, err := r.fit(c, si, docs, labels, key)
 		if err != nil {
@@ -117,6 +118,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			truth = set.EvalTopics
 		}
 		s := learn.Score(truth, pred)
+		for i := range pred {
+			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i]})
+		}
 		rows = append(rows, row(sc.ID(), "correct", float64(s.Correct)), row(sc.ID(), "total", float64(s.Total)),
 			row(sc.ID(), "accuracy", s.Accuracy), row(sc.ID(), "macro_precision", s.MacroPrecision),
 			row(sc.ID(), "macro_recall", s.MacroRecall), row(sc.ID(), "macro_f1", s.MacroF1))
@@ -124,10 +128,16 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := r.writeTermVectors(m, c, private, privateKnown); err != nil {
-		return err
+	return r.writeRows(filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))), r.cellPath(c), rows, preds, termVectors(m, private, privateKnown))
+}
+
+// documentID names evaluation document i of a set in predictions.csv: its story id, or its
+// position when the corpus gave none.
+func documentID(set *SetData, i int) string {
+	if i < len(set.EvalIDs) && set.EvalIDs[i] != "" {
+		return set.EvalIDs[i]
 	}
-	return r.writeRows(filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))), rows)
+	return strconv.Itoa(i)
 }
 
 // termVectorer is a mechanism whose output is a synthetic term-frequency vector (SynTF).
@@ -135,14 +145,15 @@ type termVectorer interface {
 	TF(private []string) []mechanisms.TermCount
 }
 
-// writeTermVectors writes, for a mechanism that releases term-frequency vectors, the sparse
-// vector of every private document of the cell to tf/<cell>.tsv: one line per document,
-// `role<TAB>document<TAB>word:count word:count …` (role "eval" for the evaluation snippets or
-// test documents, "known" for privatised training texts).
-func (r *runner) writeTermVectors(m mechanisms.Mechanism, c cell, private, privateKnown [][]string) error {
+// termVectors renders, for a mechanism that releases term-frequency vectors, the sparse
+// vector of every private document of a cell (written to tf/<cell>.tsv when the run
+// completes): one line per document, `role<TAB>document<TAB>word:count word:count …` (role
+// "eval" for the evaluation snippets or test documents, "known" for privatised training
+// texts). It is empty for other mechanisms.
+func termVectors(m mechanisms.Mechanism, private, privateKnown [][]string) string {
 	tv, ok := m.(termVectorer)
 	if !ok {
-		return nil
+		return ""
 	}
 	var b strings.Builder
 	write := func(role string, i int, doc []string) {
@@ -162,8 +173,17 @@ func (r *runner) writeTermVectors(m mechanisms.Mechanism, c cell, private, priva
 	for i, d := range privateKnown {
 		write("known", i, d)
 	}
-	name := strings.TrimSuffix(cellFile(r.cellPath(c)), ".csv") + ".tsv"
-	return writeFileAtomic(filepath.Join(r.dir, "tf", name), []byte(b.String()))
+	return b.String()
+}
+
+// writeTermVectors writes the tf/ folder of a completed run (file name → content).
+func (r *runner) writeTermVectors(files map[string]string) error {
+	for name, data := range files {
+		if err := writeFileAtomic(filepath.Join(r.dir, "tf", name), []byte(data)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *runner) pairMetric(si int) (PairMetric, error) {

@@ -22,7 +22,7 @@ func ScorerNames() []string { return sortedKeys(Scorers) }
 // CheckComponents builds every mechanism (at every ε) and scorer of cfg against a tiny
 // vocabulary, so that parameter values a constructor rejects are found without loading data.
 func CheckComponents(cfg *Config) error {
-	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}}
+	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}, Check: true}
 	for i, m := range cfg.Mechanisms {
 		entry := Mechanisms[m.Name]
 		eps := m.Epsilons

@@ -273,18 +273,107 @@ func (c *Config) errAt(path, key, format string, args ...any) error {
 	if path != "" {
 		name = path + "." + key
 	}
-	return &ConfigError{File: c.Path, Line: c.lines.line(path, key), Key: name, Msg: fmt.Sprintf(format, args...)}
+	return &ConfigError{File: c.Path, Line: c.lines.near(path, key), Key: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Limits on the counts of a config: far above any real experiment, they turn a typo such as
+// repeats = 9999999999999 into an error instead of a run that exhausts memory.
+const (
+	MaxRepeats    = 10_000        // repeats
+	MaxComponents = 1_000         // sets, mechanisms, scorers, gains; ε per mechanism
+	MaxCells      = 1_000_000     // sets × Σ(ε per mechanism) × repeats
+	MaxCount      = 1_000_000_000 // authors, word counts, top_k and other caps
+)
+
+// checkName accepts a run name that is one plain path element (it names results/<name>/).
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("missing: every config needs a name (used for results/<name>/)")
+	case name == "." || name == ".." || strings.HasPrefix(name, "."):
+		return fmt.Errorf("%q: must not start with a dot (it names the folder results/<name>/)", name)
+	case strings.ContainsAny(name, `/\ :`) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return fmt.Errorf("%q must not contain slashes, colons, spaces or control characters", name)
+	case len(name) > 100:
+		return fmt.Errorf("%d bytes: at most 100", len(name))
+	}
+	return nil
+}
+
+// checkSeed rejects a negative seed, which the TOML decoder would wrap around to a huge one.
+func (c *Config) checkSeed() error {
+	var raw struct {
+		Seed any `toml:"seed"`
+	}
+	if _, err := toml.Decode(c.Text, &raw); err != nil {
+		return nil // reported by the strict decode
+	}
+	if v, ok := raw.Seed.(int64); ok && v < 0 {
+		return c.errAt("", "seed", "%d: want an integer from 0 to %d", v, uint64(math.MaxUint64))
+	}
+	return nil
+}
+
+// checkCounts bounds every count of the config (see MaxCount and the other limits).
+func (c *Config) checkCounts() error {
+	type count struct {
+		path, key string
+		v, limit  int
+	}
+	p := c.Protocol
+	counts := []count{
+		{"", "repeats", c.Repeats, MaxRepeats}, {"", "sets", len(c.Sets), MaxComponents},
+		{"", "mechanisms", len(c.Mechanisms), MaxComponents}, {"", "scorers", len(c.Scorers), MaxComponents},
+		{"", "gains", len(c.Gains), MaxComponents}, {"embeddings", "top_k", c.Embeddings.TopK, MaxCount},
+		{"protocol", "known_words", p.KnownWords, MaxCount}, {"protocol", "unknown_words", p.UnknownWords, MaxCount},
+		{"protocol", "stories_per_author", p.StoriesPerAuthor, MaxCount}, {"protocol", "topic_train_words", p.TopicTrainWords, MaxCount},
+		{"protocol", "topic_train_max", p.TopicTrainMax, MaxCount}, {"protocol", "chunk_words", p.ChunkWords, MaxCount},
+		{"protocol", "min_topics_per_author", p.MinTopicsPerAuthor, MaxCount}, {"protocol", "max_docs_per_author", p.MaxDocsPerAuthor, MaxCount},
+	}
+	for i, s := range c.Sets {
+		counts = append(counts, count{fmt.Sprintf("sets[%d]", i), "authors", s.Authors, MaxCount})
+	}
+	for i, m := range c.Mechanisms {
+		counts = append(counts, count{fmt.Sprintf("mechanisms[%d]", i), "epsilons", len(m.Epsilons), MaxComponents})
+	}
+	for _, k := range counts {
+		if k.v > k.limit {
+			return c.errAt(k.path, k.key, "%d: at most %d", k.v, k.limit)
+		}
+	}
+	cells := 0
+	for _, m := range c.Mechanisms {
+		cells += max(1, len(m.Epsilons))
+	}
+	if n := cells * len(c.Sets) * c.Repeats; n > MaxCells {
+		return c.errAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), cells, c.Repeats, n, MaxCells)
+	}
+	return nil
+}
+
+// plotName is the file-system-safe form the report gives a set name in plot file names
+// (report.safeName): two set names with one form would overwrite each other's plots.
+func plotName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 func (c *Config) validate() error {
-	if c.Name == "" {
-		return c.errAt("", "name", "missing: every config needs a name (used for results/<name>/)")
+	if err := checkName(c.Name); err != nil {
+		return c.errAt("", "name", "%v", err)
 	}
-	if strings.ContainsAny(c.Name, `/\ `) {
-		return c.errAt("", "name", "%q must not contain slashes or spaces", c.Name)
+	if err := c.checkSeed(); err != nil {
+		return err
 	}
 	if c.Repeats < 1 {
 		return c.errAt("", "repeats", "%d: want at least 1", c.Repeats)
+	}
+	if err := c.checkCounts(); err != nil {
+		return err
 	}
 	switch c.Corpus.Format {
 	case "sotu":
@@ -354,16 +443,20 @@ func (c *Config) validate() error {
 	if len(c.Sets) == 0 {
 		return &ConfigError{File: c.Path, Key: "sets", Msg: "missing: add at least one [[sets]] table with name and authors"}
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{} // plot name → index of the set
 	for i, s := range c.Sets {
 		path := fmt.Sprintf("sets[%d]", i)
 		if s.Name == "" {
 			return c.errAt(path, "name", "missing")
 		}
-		if seen[s.Name] {
-			return c.errAt(path, "name", "%q used twice", s.Name)
+		if j, ok := seen[plotName(s.Name)]; ok {
+			if c.Sets[j].Name == s.Name {
+				return c.errAt(path, "name", "%q used twice (also line %d)", s.Name, c.lines.near(fmt.Sprintf("sets[%d]", j), "name"))
+			}
+			return c.errAt(path, "name", "%q and %q (line %d) would share plot files (%s): use letters, digits, '.', '_' and '-' to tell them apart",
+				s.Name, c.Sets[j].Name, c.lines.near(fmt.Sprintf("sets[%d]", j), "name"), plotName(s.Name))
 		}
-		seen[s.Name] = true
+		seen[plotName(s.Name)] = i
 		if s.Authors < 2 {
 			return c.errAt(path, "authors", "%d: want at least 2 authors", s.Authors)
 		}

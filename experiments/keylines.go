@@ -39,6 +39,9 @@ func locateKeys(src string) keyLines {
 			if kl[path] == nil {
 				kl[path] = map[string]int{}
 			}
+			if _, seen := kl[path][""]; !seen {
+				kl[path][""] = i + 1 // the header's line, under the empty key
+			}
 			continue
 		}
 		if m := keyRE.FindStringSubmatch(line); m != nil {
@@ -66,8 +69,25 @@ func indexPath(name string, current map[string]string) string {
 	return name
 }
 
-// line returns the line of key in the table at path, or 0 if unknown.
+// line returns the line of key in the table at path ("" for the table's header line), or 0 if
+// unknown.
 func (kl keyLines) line(path, key string) int { return kl[path][key] }
+
+// near returns the line of key in the table at path, else of a sub-table named key (as in
+// [mechanisms.params]), else of the table's header: the best line for an error about key.
+func (kl keyLines) near(path, key string) int {
+	if l := kl.line(path, key); l > 0 {
+		return l
+	}
+	sub := key
+	if path != "" {
+		sub = path + "." + key
+	}
+	if l := kl.line(sub, ""); l > 0 {
+		return l
+	}
+	return kl.line(path, "")
+}
 
 // find returns the first line of key in any table whose unindexed path is table (for keys
 // reported by BurntSushi/toml, which carry no array indices).

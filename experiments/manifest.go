@@ -2,12 +2,14 @@ package experiments
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,9 +42,15 @@ type Manifest struct {
 	Revision   string            `json:"vcs_revision,omitempty"`
 	Started    time.Time         `json:"started"`
 	Finished   *time.Time        `json:"finished,omitempty"`
-	Cells      int               `json:"cells"`
-	CellsDone  int               `json:"cells_done"`
-	Rows       int               `json:"rows,omitempty"`
+	// PID and Host name the process that runs (or ran) the run; Heartbeat is refreshed every
+	// HeartbeatInterval while it runs, so that a run that died without saying so (killed, out
+	// of memory) is recognised: see Liveness.
+	PID       int        `json:"pid,omitempty"`
+	Host      string     `json:"host,omitempty"`
+	Heartbeat *time.Time `json:"heartbeat,omitempty"`
+	Cells     int        `json:"cells"`
+	CellsDone int        `json:"cells_done"`
+	Rows      int        `json:"rows,omitempty"`
 	// PhaseSeconds is the wall time spent in each phase (mechanisms, fit, predict, utility,
 	// building mechanisms) summed over workers, in this invocation (not in resumed cells).
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
@@ -60,7 +68,8 @@ func newManifest(cfg *Config, jobs int) *Manifest {
 	m := &Manifest{Tool: "dptext", Status: StatusRunning, Name: cfg.Name, ConfigPath: filepath.ToSlash(cfg.Path),
 		ConfigHash: cfg.Hash, Config: cfg.Text, Seed: cfg.Seed, Repeats: cfg.Repeats, Jobs: jobs,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		Modules: map[string]string{}, Started: time.Now().UTC()}
+		Modules: map[string]string{}, Started: time.Now().UTC(), PID: os.Getpid(), Host: hostname()}
+	m.Heartbeat = &m.Started
 	m.Components = componentVersions(cfg)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
@@ -86,6 +95,87 @@ func (m *Manifest) write(dir string) error {
 		return err
 	}
 	return writeFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n'))
+}
+
+// HeartbeatInterval is how often a running run refreshes the heartbeat in its manifest.
+const HeartbeatInterval = 10 * time.Second
+
+// staleAfter is how old a heartbeat of another host's run may be before the run counts as dead.
+const staleAfter = 6 * HeartbeatInterval
+
+// Liveness says whether a run whose manifest says "running" is really running. It returns
+// alive = true for runs in any other status; otherwise a run of this host is alive while its
+// process exists, and a run of another host while its heartbeat is recent. why describes the
+// verdict for a dead run.
+func (m *Manifest) Liveness() (alive bool, why string) {
+	if m.Status != StatusRunning {
+		return true, ""
+	}
+	beat := "never"
+	age := time.Duration(-1)
+	if m.Heartbeat != nil {
+		age = time.Since(*m.Heartbeat).Round(time.Second)
+		beat = age.String() + " ago"
+	}
+	if m.PID > 0 && m.Host == hostname() {
+		if processAlive(m.PID) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("its process (pid %d on %s) is gone; last heartbeat %s", m.PID, m.Host, beat)
+	}
+	if age >= 0 && age <= staleAfter {
+		return true, ""
+	}
+	who := "an unrecorded process"
+	if m.PID > 0 {
+		who = fmt.Sprintf("pid %d on host %s", m.PID, m.Host)
+	}
+	return false, fmt.Sprintf("no heartbeat from %s for %s (last %s)", who, staleAfter, beat)
+}
+
+// StatusLine describes how a run ended, or that it is still running, in one line; a run that
+// died while its manifest says "running" is reported as dead.
+func (m *Manifest) StatusLine() string {
+	switch alive, why := m.Liveness(); {
+	case !alive:
+		return "dead (the manifest says running, but " + why + "): run the same command again to resume"
+	case m.Status == StatusRunning:
+		return fmt.Sprintf("running (pid %d on %s, %d of %d cells done)", m.PID, m.Host, m.CellsDone, m.Cells)
+	case m.Error != "":
+		return m.Status + ": " + m.Error
+	}
+	return m.Status
+}
+
+// liveManifest serialises updates of a run's manifest from its workers and its heartbeat.
+type liveManifest struct {
+	mu  sync.Mutex
+	m   *Manifest
+	dir string
+}
+
+// update applies f and rewrites manifest.json.
+func (l *liveManifest) update(f func(m *Manifest)) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f(l.m)
+	now := time.Now().UTC()
+	l.m.Heartbeat = &now
+	return l.m.write(l.dir)
+}
+
+// beat refreshes the heartbeat every HeartbeatInterval until stop is closed.
+func (l *liveManifest) beat(stop <-chan struct{}) {
+	t := time.NewTicker(HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			_ = l.update(func(*Manifest) {})
+		}
+	}
 }
 
 // ReadManifest reads a run directory's manifest.json.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,6 +28,9 @@ func (p Params) decodeInto(opts any) error {
 	if len(p.Values) == 0 {
 		return nil
 	}
+	if key, v, ok := hugeInteger("", p.Values); ok {
+		return p.err(key, "%d: at most %d in absolute value (a count this large cannot run)", v, MaxCount)
+	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(p.Values); err != nil {
 		return p.err("", "cannot re-encode parameters: %v", err)
@@ -39,12 +43,18 @@ func (p Params) decodeInto(opts any) error {
 			msg = pe.Message
 		}
 		key := ""
-		for k := range p.Values {
-			if strings.Contains(msg, "'"+k+"'") || strings.Contains(msg, `"`+k+`"`) {
-				key = k
+		// The message names a position in the re-encoded text ("toml: line 1 (last key
+		// "a.b"): …"), which means nothing to the user: keep the key, drop the rest.
+		if m := lastKeyRE.FindStringSubmatch(msg); m != nil {
+			key, msg = m[1], msg[len(m[0]):]
+		} else {
+			for k := range p.Values {
+				if strings.Contains(msg, "'"+k+"'") || strings.Contains(msg, `"`+k+`"`) {
+					key = k
+				}
 			}
 		}
-		return p.err(key, "%s", msg)
+		return p.err(key, "%s", strings.TrimPrefix(msg, "toml: "))
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -57,13 +67,62 @@ func (p Params) decodeInto(opts any) error {
 	return nil
 }
 
-func (p Params) err(key, format string, args ...any) error {
-	name := p.Table
-	if key != "" {
-		name += "." + strings.Split(key, ".")[0]
+var lastKeyRE = regexp.MustCompile(`^(?:toml: )?line \d+ \(last key "([^"]+)"\): `)
+
+// err places an error at key (dotted for nested tables, "" for the table itself): the line of
+// the key, else of its sub-table's header, else of the params table's header.
+// hugeInteger finds an integer parameter (nested tables and arrays included) beyond ±MaxCount,
+// returning its dotted key.
+func hugeInteger(prefix string, v any) (string, int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		if x > MaxCount || x < -MaxCount {
+			return prefix, x, true
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			if kk, n, ok := hugeInteger(key, x[k]); ok {
+				return kk, n, true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if kk, n, ok := hugeInteger(prefix, e); ok {
+				return kk, n, true
+			}
+		}
+	case []map[string]any:
+		for _, e := range x {
+			if kk, n, ok := hugeInteger(prefix, e); ok {
+				return kk, n, true
+			}
+		}
 	}
-	return &ConfigError{File: p.File, Line: p.lines.line(p.Table, strings.Split(key, ".")[0]), Key: name,
-		Msg: fmt.Sprintf(format, args...)}
+	return "", 0, false
+}
+
+func (p Params) err(key, format string, args ...any) error {
+	name, line := p.Table, 0
+	if key != "" {
+		name += "." + key
+		parts := strings.Split(key, ".")
+		table := strings.Join(append([]string{p.Table}, parts[:len(parts)-1]...), ".")
+		line = p.lines.line(table, parts[len(parts)-1])
+		for n := len(parts) - 1; line == 0 && n >= 1; n-- {
+			line = p.lines.line(strings.Join(append([]string{p.Table}, parts[:n]...), "."), "")
+		}
+		if line == 0 {
+			line = p.lines.line(p.Table, parts[0])
+		}
+	}
+	if line == 0 {
+		line = p.lines.line(p.Table, "")
+	}
+	return &ConfigError{File: p.File, Line: line, Key: name, Msg: fmt.Sprintf(format, args...)}
 }
 
 // tomlKeys lists the toml keys of the struct v points to, in field order.

@@ -130,7 +130,7 @@ attack = "char-ngram-svm"
 		}
 	}
 	// SynTF releases term-frequency vectors: one sparse line per private document.
-	tf := readFile(t, filepath.Join(dir, "tf", "set-top8__mech-syntf__eps-5__rep-0.tsv"))
+	tf := readFile(t, filepath.Join(dir, "tf", strings.TrimSuffix(cellFile("set=top8/mech=syntf/eps=5/rep=0"), ".cell")+".tsv"))
 	lines := strings.Split(strings.TrimSpace(tf), "\n")
 	if !strings.HasPrefix(lines[0], "eval\t0\t") || !strings.Contains(tf, "known\t0\t") {
 		t.Fatalf("tf file starts %q", lines[0])

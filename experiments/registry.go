@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -36,6 +37,11 @@ type Env struct {
 	// CacheDir is a folder where components may cache derived data between runs (SynTF's ℓ);
 	// empty: no cache.
 	CacheDir string
+	// Context, when not nil, cancels long constructions (SynTF's ℓ).
+	Context context.Context
+	// Check marks a build by `dptext check`: components write nothing (no cache, even one
+	// their options name).
+	Check bool
 	// RawTexts are the raw texts of every corpus document (for heuristics such as learning
 	// which words are names).
 	RawTexts []string
@@ -160,6 +166,10 @@ var Mechanisms = map[string]MechanismEntry{
 			if opts.EllCacheDir == "" {
 				opts.EllCacheDir = env.CacheDir
 			}
+			if env.Check {
+				opts.EllCacheDir = ""
+			}
+			opts.EllContext = env.Context
 			if opts.EllWorkers == 0 {
 				opts.EllWorkers = env.Workers
 			}

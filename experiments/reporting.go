@@ -97,14 +97,19 @@ func intervalNote(cfg *Config) string {
 }
 
 // Rereport rewrites a run directory's tables and plots from its results.csv and the config
-// text saved in its manifest.
+// text saved in its manifest, holding the directory's lock meanwhile.
 func Rereport(dir string) error {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a run directory: %w", dir, err)
 	}
+	unlock, err := lockRunDir(dir, func(string, ...any) {})
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if man.Status != StatusComplete {
-		return fmt.Errorf("%s: the run is %s, not complete: run it again to finish it first", dir, man.Status)
+		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}
 	cfg, err := ParseConfig(man.ConfigPath, man.Config)
 	if err != nil {
@@ -120,6 +125,11 @@ func Rereport(dir string) error {
 // CompareRuns runs the regression check of a run against a baseline (both folders holding a
 // results.csv). It returns whether anything moved and a printable verdict.
 func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error) {
+	for _, d := range []string{baselineDir, runDir} {
+		if err := CheckComplete(d); err != nil {
+			return false, "", err
+		}
+	}
 	base, err := report.ReadRowsFile(filepath.Join(baselineDir, "results.csv"))
 	if err != nil {
 		return false, "", err
@@ -135,6 +145,22 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 		return false, "", err
 	}
 	return !v.OK(), v.String(), nil
+}
+
+// CheckComplete fails when dir has a manifest that does not say complete (a folder with a
+// results.csv and no manifest, such as a hand-made baseline, passes).
+func CheckComplete(dir string) error {
+	man, err := ReadManifest(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: unreadable manifest.json: %w", dir, err)
+	}
+	if man.Status != StatusComplete {
+		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
+	}
+	return nil
 }
 
 // CopyBaseline copies a finished run's results.csv, tables and manifest into dst, replacing

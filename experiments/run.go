@@ -3,6 +3,7 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,12 +54,11 @@ func (c cell) path(cfg *Config, sets []*SetData) string {
 		report.FormatEpsilon(c.eps), c.rep)
 }
 
-func cellFile(path string) string {
-	return strings.NewReplacer("/", "__", "=", "-").Replace(path) + ".csv"
-}
-
 // Run executes cfg and returns the run directory. A run killed at any moment and started
 // again with the same options skips the cells it finished and ends with the same results.csv.
+// The directory is locked for the run's duration; finished cells are reused only when the
+// config, component versions, seed and every input are unchanged (otherwise Run refuses,
+// naming what changed, unless opts.Force).
 func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
@@ -69,62 +70,162 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	if dir == "" {
 		dir = filepath.Join("results", cfg.Name, cfg.Hash[:12])
 	}
+	var logMu sync.Mutex // workers log too (e.g. a damaged cache entry)
 	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
 		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
-	if err := prepareRunDir(dir, cfg, opts.Force, logf); err != nil {
+	unlock, err := lockRunDir(dir, logf)
+	if err != nil {
+		return dir, err
+	}
+	defer unlock()
+	if err := checkRunDir(dir, cfg, opts.Force, logf); err != nil {
+		return dir, err
+	}
+	// Until the inputs are hashed and compared, the folder is left as it was: a refused or
+	// failed start does not destroy the results of an earlier run.
+	in, err := loadInputs(ctx, cfg, opts, logf)
+	if err != nil {
+		if _, merr := ReadManifest(dir); os.IsNotExist(merr) {
+			// Nothing to keep: say in a manifest how this first attempt ended.
+			man := newManifest(cfg, opts.Jobs)
+			man.Status, man.Error = StatusFailed, err.Error()
+			if errors.Is(err, context.Canceled) {
+				man.Status, man.Error = StatusInterrupted, "interrupted while loading the inputs; run the same command again"
+			}
+			_ = man.write(dir)
+		}
+		return dir, err
+	}
+	fp := newFingerprint(cfg, in.inputs)
+	if err := prepareRunDir(dir, fp, opts.Force, logf); err != nil {
 		return dir, err
 	}
 	man := newManifest(cfg, opts.Jobs)
-	if err := man.write(dir); err != nil {
+	man.Inputs = in.inputs
+	live := &liveManifest{m: man, dir: dir}
+	if err := live.update(func(*Manifest) {}); err != nil {
 		return dir, err
 	}
-	err := run(ctx, cfg, opts, dir, man, logf)
-	end := time.Now().UTC()
-	man.Finished = &end
-	switch {
-	case err == nil:
-		man.Status = StatusComplete
-	case errors.Is(err, context.Canceled):
-		man.Status, man.Error = StatusInterrupted, "interrupted; run the same command again to resume"
-	default:
-		man.Status, man.Error = StatusFailed, err.Error()
-	}
-	if werr := man.write(dir); werr != nil && err == nil {
+	stop, beating := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(beating)
+		live.beat(stop)
+	}()
+	err = run(ctx, cfg, opts, dir, in, fp.hash(), live, logf)
+	close(stop)
+	<-beating
+	if werr := live.update(func(m *Manifest) {
+		end := time.Now().UTC()
+		m.Finished = &end
+		switch {
+		case err == nil:
+			m.Status = StatusComplete
+		case errors.Is(err, context.Canceled):
+			m.Status, m.Error = StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
+				m.CellsDone, m.Cells, filepath.Join(dir, "cells"))
+		default:
+			m.Status, m.Error = StatusFailed, err.Error()
+		}
+	}); werr != nil && err == nil {
 		err = werr
 	}
 	return dir, err
 }
 
-// prepareRunDir refuses to mix two configs in one directory, removes a previous final result
-// (it is rewritten at the end), and with force discards finished cells.
-func prepareRunDir(dir string, cfg *Config, force bool, logf func(string, ...any)) error {
-	if old, err := ReadManifest(dir); err == nil {
-		if old.ConfigHash != cfg.Hash && !force {
-			return fmt.Errorf("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
-				dir, old.ConfigHash[:12], cfg.Hash[:12])
-		}
-		if changed := changedComponents(old.Components, componentVersions(cfg)); len(changed) > 0 && !force {
-			return fmt.Errorf("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
-				dir, strings.Join(changed, ", "))
-		}
-		if old.Status == StatusComplete && !force {
-			logf("%s: a complete run of this config is there; its finished cells are reused (--force recomputes)", dir)
-		} else if !force {
-			logf("%s: resuming a run that ended %s (%d of %d cells were finished)", dir, old.Status, old.CellsDone, old.Cells)
-		}
+// ErrRefused marks errors of Run that refused to start (a locked folder, or finished cells
+// of another config, version or input): the folder was left as it was.
+var ErrRefused = errors.New("refused")
+
+// refusef formats a refusal (see ErrRefused).
+func refusef(format string, args ...any) error {
+	return &refusal{msg: fmt.Sprintf(format, args...)}
+}
+
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string        { return r.msg }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
+
+// checkRunDir refuses, before any data is read, to mix two configs or two versions of a
+// component in one directory, and says what an earlier run there left.
+func checkRunDir(dir string, cfg *Config, force bool, logf func(string, ...any)) error {
+	old, err := ReadManifest(dir)
+	if err != nil {
+		return nil
 	}
 	if force {
-		if err := os.RemoveAll(filepath.Join(dir, "cells")); err != nil {
+		logf("%s: --force: the finished cells there are discarded", dir)
+		return nil
+	}
+	if old.ConfigHash != cfg.Hash {
+		return refusef("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
+			dir, short12(old.ConfigHash), cfg.Hash[:12])
+	}
+	if changed := changedComponents(old.Components, componentVersions(cfg)); len(changed) > 0 {
+		return refusef("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
+			dir, strings.Join(changed, ", "))
+	}
+	switch alive, why := old.Liveness(); {
+	case !alive:
+		logf("%s: the previous run died without finishing (%s; %d of %d cells were finished); resuming it", dir, why, old.CellsDone, old.Cells)
+	case old.Status == StatusComplete:
+		logf("%s: a complete run of this config is there; its finished cells are reused if its inputs are unchanged (--force recomputes)", dir)
+	default:
+		logf("%s: resuming a run that ended %s (%d of %d cells were finished)", dir, old.Status, old.CellsDone, old.Cells)
+	}
+	return nil
+}
+
+func short12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// runOutputs are the files a run writes when it completes (besides the plots, *.png and
+// *.pdf): they are removed when a run starts so that none of them outlives its run.
+var runOutputs = []string{"results.csv", "summary.csv", "table.md", "table.csv", "table.tex", "predictions.csv", "tf"}
+
+// prepareRunDir discards finished cells with force, else refuses cells made from other
+// inputs or settings (checkFingerprint); then removes the outputs of any earlier run.
+func prepareRunDir(dir string, fp *fingerprint, force bool, logf func(string, ...any)) error {
+	cells := filepath.Join(dir, "cells")
+	if force {
+		if err := os.RemoveAll(cells); err != nil {
 			return err
 		}
 	}
-	for _, f := range []string{"results.csv"} {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+	if old, _ := filepath.Glob(filepath.Join(cells, "*.csv")); len(old) > 0 {
+		logf("%s: %d cell files of an older dptext (no checksum, no fingerprint) are removed and recomputed", dir, len(old))
+		for _, f := range old {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.MkdirAll(cells, 0o755); err != nil {
+		return err
+	}
+	if err := checkFingerprint(dir, fp); err != nil {
+		return err
+	}
+	plots, _ := filepath.Glob(filepath.Join(dir, "*.png"))
+	pdfs, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
+	for _, f := range append(plots, pdfs...) {
+		if err := os.Remove(f); err != nil {
 			return err
 		}
 	}
-	return os.MkdirAll(filepath.Join(dir, "cells"), 0o755)
+	for _, f := range runOutputs {
+		if err := os.RemoveAll(filepath.Join(dir, f)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // changedComponents lists the components whose version differs between two runs, as
@@ -139,12 +240,7 @@ func changedComponents(old, now map[string]string) []string {
 	return out
 }
 
-func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Manifest, logf func(string, ...any)) error {
-	in, err := loadInputs(ctx, cfg, opts, logf)
-	if err != nil {
-		return err
-	}
-	man.Inputs = in.inputs
+func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inputs, fpHash string, live *liveManifest, logf func(string, ...any)) error {
 	sets, err := Split(cfg, in.docs, logf)
 	if err != nil {
 		return err
@@ -170,58 +266,120 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, man *Man
 			}
 		}
 	}
-	man.Cells = len(cells)
-	var todo []cell
-	for _, c := range cells {
-		if _, err := os.Stat(filepath.Join(dir, "cells", cellFile(c.path(cfg, sets)))); err == nil {
-			man.CellsDone++
-		} else {
-			todo = append(todo, c)
-		}
-	}
-	if err := man.write(dir); err != nil {
+	r := newRunner(cfg, sets, in, dir, opts.Jobs)
+	r.fingerprint, r.ctx = fpHash, ctx
+	todo, done := r.plan(cells, logf)
+	if err := live.update(func(m *Manifest) { m.Cells, m.CellsDone = len(cells), done }); err != nil {
 		return err
 	}
-	if man.CellsDone > 0 {
-		logf("%d of %d cells already finished; running %d", man.CellsDone, len(cells), len(todo))
+	if done > 0 {
+		logf("%d of %d cells already finished; running %d", done, len(cells), len(todo))
 	}
-	r := newRunner(cfg, sets, in, dir, opts.Jobs)
 	if !opts.Force {
-		r.cache = &privateCache{dir: filepath.Join(in.cacheDir, "private")}
+		r.cache = &privateCache{dir: filepath.Join(in.cacheDir, "private"), logf: logf}
 	}
-	prog := newProgress(len(cells), man.CellsDone, opts.Progress, logf)
+	prog := newProgress(len(cells), done, opts.Progress, logf)
 	if err := r.runCells(ctx, todo, func(c cell) {
-		man.CellsDone++
-		_ = man.write(dir)
+		_ = live.update(func(m *Manifest) { m.CellsDone++ })
 		prog.done(c.path(cfg, sets))
 	}); err != nil {
 		prog.finish()
 		return err
 	}
 	prog.finish()
-	man.PhaseSeconds = r.spent.seconds()
 	logf("time spent (summed over workers): %s", &r.spent)
 	if r.cache != nil {
 		logf("private cache: %d of %d mechanism applications reused from %s", r.cacheHits.Load(), r.cacheUses.Load(), r.cache.dir)
 	}
-	rows, err := r.collect(cells)
+	out, err := r.collect(cells)
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := report.WriteRows(&buf, rows); err != nil {
+	if err := report.WriteRows(&buf, out.rows); err != nil {
 		return err
 	}
+	if err := r.writeTermVectors(out.tf); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
+		return err
+	}
+	if err := WriteReport(dir, cfg, out.rows); err != nil {
+		return fmt.Errorf("writing tables and plots: %w", err)
+	}
+	// results.csv last: its presence means the run's outputs are all there.
 	if err := writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
 	}
-	man.Rows = len(rows)
-	if err := WriteReport(dir, cfg, rows); err != nil {
-		return fmt.Errorf("writing tables and plots: %w", err)
+	if err := live.update(func(m *Manifest) { m.Rows, m.PhaseSeconds = len(out.rows), r.spent.seconds() }); err != nil {
+		return err
 	}
-	logf("wrote %s (%d rows), table.md and plots", filepath.Join(dir, "results.csv"), len(rows))
+	logf("wrote %s (%d rows), predictions.csv, table.md and plots", filepath.Join(dir, "results.csv"), len(out.rows))
 	return nil
 }
+
+// plan splits cells into those to run and the number already finished: a cell is finished
+// when its file and the files of the topic classifiers it fitted are complete (checksum,
+// format and fingerprint). Incomplete files are logged and recomputed.
+func (r *runner) plan(cells []cell, logf func(string, ...any)) (todo []cell, done int) {
+	valid := map[string]bool{} // file → complete
+	check := func(file, cellPath string) bool {
+		if ok, seen := valid[file]; seen {
+			return ok
+		}
+		rec, err := readCell(filepath.Join(r.dir, "cells", file), cellPath)
+		ok := err == nil && rec.Fingerprint == r.fingerprint
+		switch {
+		case err == nil && !ok:
+			logf("cell %s: computed from other inputs (fingerprint differs); recomputing", cellPath)
+		case err != nil && !errors.Is(err, errNoCell):
+			logf("cell %s: file %s is not a complete cell file (%v); recomputing", cellPath, file, err)
+		}
+		valid[file] = ok
+		return ok
+	}
+	for _, c := range cells {
+		ok := check(cellFile(r.cellPath(c)), r.cellPath(c))
+		for _, key := range r.fitKeys(c) {
+			ok = check(fitFile(key), fitPath(key)) && ok
+		}
+		if ok {
+			done++
+		} else {
+			todo = append(todo, c)
+		}
+	}
+	return todo, done
+}
+
+// fitKeys lists the keys of the fitted topic classifiers of c that write validation rows.
+func (r *runner) fitKeys(c cell) []string {
+	set := r.sets[c.set]
+	if len(set.TopicValidation) == 0 {
+		return nil
+	}
+	var keys []string
+	for si, sc := range r.cfg.Scorers {
+		if Scorers[sc.Name].Task == TaskTopic {
+			keys = append(keys, r.fitKey(c, si))
+		}
+	}
+	return keys
+}
+
+// fitKey names the fitted model of scorer si in cell c: one per set, scorer and repeat, or per
+// cell for an adaptive scorer (trained on privatised texts).
+func (r *runner) fitKey(c cell, si int) string {
+	sc := r.cfg.Scorers[si]
+	if r.cfg.adaptive(sc) {
+		return r.cellPath(c) + "/scorer=" + sc.ID()
+	}
+	return fmt.Sprintf("set=%s/scorer=%s/rep=%d", r.sets[c.set].Name, sc.ID(), c.rep)
+}
+
+func fitPath(key string) string { return "fit/" + key }
+func fitFile(key string) string { return "fit__" + cellFile(key) }
 
 // runner holds what the cells of one run share: the split, lazily built mechanisms and
 // lazily fitted static scorers.
@@ -239,6 +397,10 @@ type runner struct {
 	envs   map[string]*Env
 	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
 	// look-ups found them.
+	// fingerprint is the hash written into every cell file (see fingerprint).
+	fingerprint string
+	// ctx cancels the run, including long mechanism constructions.
+	ctx                  context.Context
 	cache                *privateCache
 	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
@@ -293,7 +455,7 @@ func (r *runner) env(set *SetData) *Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.drawKey] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir}
+			CacheDir: r.in.cacheDir, Context: r.ctx}
 	}
 	return r.envs[set.drawKey]
 }
@@ -375,7 +537,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 			s := learn.Score(set.TopicValidationLabels, pred)
 			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),
 				Metric: "validation_accuracy", Value: s.Accuracy}}
-			if err := r.writeRows(filepath.Join(r.dir, "cells", "fit__"+cellFile(key)), rows); err != nil {
+			if err := r.writeRows(filepath.Join(r.dir, "cells", fitFile(key)), fitPath(key), rows, nil, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -383,41 +545,86 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 	})
 }
 
-func (r *runner) writeRows(path string, rows []report.Row) error {
+// writeRows writes a cell file holding rows, predictions and term vectors of cellPath.
+func (r *runner) writeRows(file, cellPath string, rows []report.Row, preds []prediction, tf string) error {
 	var buf bytes.Buffer
 	if err := report.WriteRows(&buf, rows); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return writeCell(file, &cellRecord{Fingerprint: r.fingerprint, Cell: cellPath, Rows: buf.String(), Predictions: preds, TF: tf})
 }
 
-// collect reads every finished file back in a fixed order: split facts, fit rows, cells.
-func (r *runner) collect(cells []cell) ([]report.Row, error) {
-	var rows []report.Row
+// collected is what collect reads back from the cell files.
+type collected struct {
+	rows        []report.Row
+	predictions []byte            // predictions.csv
+	tf          map[string]string // tf/ file name → content
+}
+
+// collect reads every finished file back in a fixed order: split facts, fit rows (by key),
+// cells; and the per-document predictions and term vectors of the cells in the same order.
+func (r *runner) collect(cells []cell) (*collected, error) {
+	out := &collected{tf: map[string]string{}}
 	for _, s := range r.sets {
 		for _, d := range s.draws() {
-			rows = append(rows, splitRows(d)...)
+			out.rows = append(out.rows, splitRows(d)...)
 		}
 	}
-	fits, _ := filepath.Glob(filepath.Join(r.dir, "cells", "fit__*.csv"))
-	sort.Strings(fits)
-	files := fits
+	fitSeen := map[string]bool{}
+	var fitKeys []string
 	for _, c := range cells {
-		files = append(files, filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))))
+		for _, k := range r.fitKeys(c) {
+			if !fitSeen[k] {
+				fitSeen[k] = true
+				fitKeys = append(fitKeys, k)
+			}
+		}
 	}
-	for _, f := range files {
-		fh, err := os.Open(f)
+	sort.Strings(fitKeys)
+	type item struct{ file, path string }
+	var items []item
+	for _, k := range fitKeys {
+		items = append(items, item{fitFile(k), fitPath(k)})
+	}
+	for _, c := range cells {
+		items = append(items, item{cellFile(r.cellPath(c)), r.cellPath(c)})
+	}
+	var pred bytes.Buffer
+	pw := csv.NewWriter(&pred)
+	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction"})
+	for i, it := range items {
+		file := filepath.Join(r.dir, "cells", it.file)
+		rec, err := readCell(file, it.path)
+		if err == nil && rec.Fingerprint != r.fingerprint {
+			err = fmt.Errorf("computed from other inputs")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v (run again to recompute it)", file, err)
+		}
+		rs, err := rec.rows(file)
 		if err != nil {
 			return nil, err
 		}
-		rs, err := report.ReadRows(fh, f)
-		fh.Close()
-		if err != nil {
-			return nil, err
+		out.rows = append(out.rows, rs...)
+		if i < len(fitKeys) {
+			continue
 		}
-		rows = append(rows, rs...)
+		c := cells[i-len(fitKeys)]
+		for _, p := range rec.Predictions {
+			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), report.FormatEpsilon(c.eps),
+				strconv.Itoa(c.rep), p.Scorer, p.Document, p.Truth, p.Prediction})
+		}
+		if rec.TF != "" {
+			out.tf[strings.TrimSuffix(it.file, ".cell")+".tsv"] = rec.TF
+		}
 	}
-	return append(rows, derivedRows(r.cfg, rows)...), nil
+	pw.Flush()
+	if err := pw.Error(); err != nil {
+		return nil, err
+	}
+	out.predictions = pred.Bytes()
+	out.rows = append(out.rows, derivedRows(r.cfg, out.rows)...)
+	return out, nil
 }
 
 func splitRows(s *SetData) []report.Row {

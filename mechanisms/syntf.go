@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,6 +55,9 @@ type SynTFOptions struct {
 	// EllCacheDir, when not empty, is where ℓ is cached between runs (one small JSON file per
 	// vocabulary, vectors, rating parameters and ε).
 	EllCacheDir string `toml:"ell_cache_dir"`
+	// EllContext, when not nil, cancels the computation of ℓ (which can take a minute): it
+	// then fails with the context's error. Not a config key.
+	EllContext context.Context `toml:"-"`
 }
 
 // DefaultSynTFOptions returns the paper's best settings (Table 2) except lemmatisation, which

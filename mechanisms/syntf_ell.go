@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -146,7 +147,11 @@ func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptio
 	for j, i := range missing {
 		scales[j] = epsilons[i] / (2 * r.sensitivity())
 	}
-	for j, res := range computeSynTFEll(r, scales, opts.EllBlock, workers) {
+	results := computeSynTFEll(opts.EllContext, r, scales, opts.EllBlock, workers)
+	if opts.EllContext != nil && opts.EllContext.Err() != nil {
+		return nil, fmt.Errorf("syntf: computing ℓ: %w", opts.EllContext.Err())
+	}
+	for j, res := range results {
 		i := missing[j]
 		res.W, res.VMax, res.VMin = store.Word(res.WRow), store.Word(res.VMaxRow), store.Word(res.VMinRow)
 		out[i] = res
@@ -195,8 +200,10 @@ func (c *synTFEllColumns) merge(o *synTFEllColumns) {
 	}
 }
 
-// computeSynTFEll returns ℓ for each exponential-mechanism scale ε/(2Δ) of scales.
-func computeSynTFEll(r *synTFRater, scales []float64, block, workers int) []EllResult {
+// computeSynTFEll returns ℓ for each exponential-mechanism scale ε/(2Δ) of scales. When ctx
+// (may be nil) is cancelled, the workers stop after their current block and the result is
+// meaningless (the caller checks ctx).
+func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block, workers int) []EllResult {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -221,7 +228,7 @@ func computeSynTFEll(r *synTFRater, scales []float64, block, workers int) []EllR
 			src := make([]int, 0, block)
 			for {
 				b := int(next.Add(1) - 1)
-				if b >= nBlocks {
+				if b >= nBlocks || (ctx != nil && ctx.Err() != nil) {
 					return
 				}
 				src = src[:0]
@@ -230,6 +237,9 @@ func computeSynTFEll(r *synTFRater, scales []float64, block, workers int) []EllR
 				}
 				r.rows(ratings, src, sc)
 				for i, v := range src {
+					if ctx != nil && ctx.Err() != nil {
+						return
+					}
 					row := ratings[i*n : (i+1)*n]
 					for e, scale := range scales {
 						c := mine[e]

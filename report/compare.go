@@ -76,7 +76,19 @@ type Verdict struct {
 	Protocol []Change
 	// OnlyInBaseline and OnlyInRun are the cells the other side lacks.
 	OnlyInBaseline, OnlyInRun []Key
+	// RepeatsOnlyInBaseline and RepeatsOnlyInRun are the repeats of cells present on both
+	// sides that the other side lacks (a lost cell file of one repeat).
+	RepeatsOnlyInBaseline, RepeatsOnlyInRun []KeyRepeat
 }
+
+// KeyRepeat is one repeat of a cell.
+type KeyRepeat struct {
+	Key    Key
+	Repeat int
+}
+
+// String writes the cell key and the repeat.
+func (k KeyRepeat) String() string { return fmt.Sprintf("%s repeat %d", k.Key, k.Repeat) }
 
 // Moved lists the tested cells that moved beyond tolerance.
 func (v Verdict) Moved() []Change {
@@ -92,7 +104,8 @@ func (v Verdict) Moved() []Change {
 // OK reports whether the run matches the baseline: no moved cell, no protocol change and the
 // same set of cells.
 func (v Verdict) OK() bool {
-	return len(v.Moved()) == 0 && len(v.Protocol) == 0 && len(v.OnlyInBaseline) == 0 && len(v.OnlyInRun) == 0
+	return len(v.Moved()) == 0 && len(v.Protocol) == 0 && len(v.OnlyInBaseline) == 0 && len(v.OnlyInRun) == 0 &&
+		len(v.RepeatsOnlyInBaseline) == 0 && len(v.RepeatsOnlyInRun) == 0
 }
 
 // String prints a summary line, then one line per protocol change, moved cell and missing cell.
@@ -103,8 +116,9 @@ func (v Verdict) String() string {
 		status = "FAIL"
 	}
 	moved := v.Moved()
-	fmt.Fprintf(&b, "%s: %d cells tested at family-wise α = %g (%s); %d moved, %d protocol changes, %d only in baseline, %d only in run\n",
-		status, len(v.Tested), v.Alpha, v.Correction, len(moved), len(v.Protocol), len(v.OnlyInBaseline), len(v.OnlyInRun))
+	fmt.Fprintf(&b, "%s: %d cells tested at family-wise α = %g (%s); %d moved, %d protocol changes, %d only in baseline, %d only in run, %d repeats missing\n",
+		status, len(v.Tested), v.Alpha, v.Correction, len(moved), len(v.Protocol), len(v.OnlyInBaseline), len(v.OnlyInRun),
+		len(v.RepeatsOnlyInBaseline)+len(v.RepeatsOnlyInRun))
 	for _, c := range v.Protocol {
 		fmt.Fprintf(&b, "protocol  %s: baseline %s, run %s\n", c.Key, fmtG(c.Baseline), fmtG(c.Run))
 	}
@@ -116,6 +130,12 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "missing   %s: only in baseline\n", k)
 	}
 	for _, k := range v.OnlyInRun {
+		fmt.Fprintf(&b, "new       %s: only in run\n", k)
+	}
+	for _, k := range v.RepeatsOnlyInBaseline {
+		fmt.Fprintf(&b, "missing   %s: only in baseline\n", k)
+	}
+	for _, k := range v.RepeatsOnlyInRun {
 		fmt.Fprintf(&b, "new       %s: only in run\n", k)
 	}
 	return b.String()
@@ -146,6 +166,7 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("compare: run: %w", err)
 	}
+	v.RepeatsOnlyInBaseline, v.RepeatsOnlyInRun = missingRepeats(baseline, run)
 	for _, b := range base.Cells {
 		if _, ok := cur.Cell(b.Key); !ok {
 			v.OnlyInBaseline = append(v.OnlyInBaseline, b.Key)
@@ -189,6 +210,41 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 		v.Tested[i].Moved = v.Tested[i].AdjustedP <= opts.Alpha
 	}
 	return v, nil
+}
+
+// missingRepeats lists, for cells present on both sides, the repeats only one side has, in
+// the order of the rows.
+func missingRepeats(baseline, run []Row) (onlyBase, onlyRun []KeyRepeat) {
+	type keyString = string
+	repeats := func(rows []Row) (map[keyString]map[int]bool, []KeyRepeat) {
+		m := map[keyString]map[int]bool{}
+		var order []KeyRepeat
+		for _, r := range rows {
+			k := Key{Set: r.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: r.Scorer, Metric: r.Metric}
+			ks := k.String()
+			if m[ks] == nil {
+				m[ks] = map[int]bool{}
+			}
+			if !m[ks][r.Repeat] {
+				m[ks][r.Repeat] = true
+				order = append(order, KeyRepeat{k, r.Repeat})
+			}
+		}
+		return m, order
+	}
+	bm, border := repeats(baseline)
+	rm, rorder := repeats(run)
+	for _, kr := range border {
+		if reps, ok := rm[kr.Key.String()]; ok && !reps[kr.Repeat] {
+			onlyBase = append(onlyBase, kr)
+		}
+	}
+	for _, kr := range rorder {
+		if reps, ok := bm[kr.Key.String()]; ok && !reps[kr.Repeat] {
+			onlyRun = append(onlyRun, kr)
+		}
+	}
+	return onlyBase, onlyRun
 }
 
 // equal reports whether a and b agree within the relative tolerance.

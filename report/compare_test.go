@@ -204,3 +204,20 @@ func TestCompareOptionsValidate(t *testing.T) {
 		t.Errorf("Compare with alpha 0: %v", err)
 	}
 }
+
+// A repeat lost on one side (a missing cell file) fails the comparison and is named, even
+// though the cell's other repeats agree.
+func TestCompareReportsMissingRepeats(t *testing.T) {
+	base := replaceCell(fixtureRows(), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15, 16}, 20))
+	run := replaceCell(fixtureRows(), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15}, 20))
+	v, err := Compare(base, run, DefaultCompareOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.OK() || len(v.RepeatsOnlyInBaseline) != 3 || len(v.RepeatsOnlyInRun) != 0 {
+		t.Fatalf("a missing repeat passed: %s", v)
+	}
+	if !strings.Contains(v.String(), "missing   20/emd/20/sr-nn/correct repeat 4: only in baseline") {
+		t.Fatalf("verdict does not name the repeat:\n%s", v)
+	}
+}

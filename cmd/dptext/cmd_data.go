@@ -30,6 +30,9 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	for _, n := range names {
 		p, err := datasets.Ensure(ctx, *dir, n, stderr)
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("interrupted while fetching %s: its partial download was removed (datasets listed above are complete); run `dptext data` again to fetch the rest: %w", n, ctx.Err())
+		}
 		if err != nil {
 			return err
 		}

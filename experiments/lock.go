@@ -1,0 +1,97 @@
+package experiments
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// lockName is the file in a run directory that a run holds exclusively while it runs.
+const lockName = "run.lock"
+
+// lockInfo is the content of run.lock: who holds the directory.
+type lockInfo struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Started time.Time `json:"started"`
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown-host"
+	}
+	return h
+}
+
+// lockRunDir takes the exclusive lock of dir (creating dir). A lock left by a process of this
+// host that is no longer running is taken over with a log line; a live one, or one of another
+// host, is an error naming its holder. The returned function releases the lock.
+func lockRunDir(dir string, logf func(string, ...any)) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, lockName)
+	me := lockInfo{PID: os.Getpid(), Host: hostname(), Started: time.Now().UTC()}
+	data, _ := json.Marshal(me)
+	for attempt := 0; attempt < 3; attempt++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, werr := f.Write(append(data, '\n'))
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, werr
+			}
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		old, rerr := readLock(path)
+		if rerr != nil {
+			// A lock file being written right now, or garbage: look again shortly.
+			if attempt < 2 {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			return nil, fmt.Errorf("%s exists but is unreadable (%v): another run may be using %s; remove the file if none is", path, rerr, dir)
+		}
+		if old.Host != me.Host {
+			return nil, refusef("%s is locked by pid %d on host %s (since %s): another dptext run is writing there. Wait for it, choose another --out, or remove %s if that process is gone",
+				dir, old.PID, old.Host, old.Started.Format(time.RFC3339), path)
+		}
+		if processAlive(old.PID) {
+			return nil, refusef("%s is locked by a running process, pid %d (since %s): another dptext run is writing there. Wait for it or choose another --out",
+				dir, old.PID, old.Started.Format(time.RFC3339))
+		}
+		logf("%s: taking over the lock of pid %d (started %s), which is no longer running", dir, old.PID, old.Started.Format(time.RFC3339))
+		// Move the stale lock aside under a unique name so that of two runs taking it over at
+		// once only one removes it and the other finds the new lock.
+		aside := fmt.Sprintf("%s.stale-%d", path, me.PID)
+		if err := os.Rename(path, aside); err == nil {
+			os.Remove(aside)
+		}
+	}
+	return nil, fmt.Errorf("could not take the lock %s", path)
+}
+
+func readLock(path string) (lockInfo, error) {
+	var li lockInfo
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return li, err
+	}
+	if err := json.Unmarshal(data, &li); err != nil {
+		return li, err
+	}
+	if li.PID <= 0 {
+		return li, fmt.Errorf("no pid")
+	}
+	return li, nil
+}
