@@ -42,7 +42,10 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 	}
 	if r.cache != nil {
 		if err := r.cache.store(key, out); err != nil {
-			return nil, err
+			// The cache is optional: a full or read-only data disk must not fail the run.
+			if r.cache.logf != nil {
+				r.cache.logf("private cache: could not write %s (%v); going on without caching it", r.cache.path(key), err)
+			}
 		}
 	}
 	return out, nil

@@ -287,3 +287,32 @@ func TestLivenessOfAnotherHostsRunFollowsItsHeartbeat(t *testing.T) {
 		t.Fatalf("complete run reads %q", m.StatusLine())
 	}
 }
+
+// The private-document cache is optional: when it cannot be written (here its folder is a
+// file, as a full or read-only disk would refuse it), the run warns and completes with the same
+// results.
+func TestUnwritablePrivateCacheDoesNotFailTheRun(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	d1, d2 := t.TempDir(), t.TempDir()
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, Jobs: 2, DataDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	blocked := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(blocked, "derived"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(blocked, "derived", "private"), []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d2, Jobs: 2, DataDir: blocked, Log: &log}); err != nil {
+		t.Fatalf("a run failed because the optional cache could not be written: %v", err)
+	}
+	if !strings.Contains(log.String(), "could not write") {
+		t.Fatalf("no warning about the unwritable cache:\n%s", log.String())
+	}
+	if readFile(t, filepath.Join(d1, "results.csv")) != readFile(t, filepath.Join(d2, "results.csv")) {
+		t.Fatal("results differ when the cache cannot be written")
+	}
+}

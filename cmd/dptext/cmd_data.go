@@ -36,7 +36,11 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-16s %s\n", n, p.Dir)
+		where := p.Dir
+		if where == "" && p.Vectors != nil {
+			where = "(in memory only: the cache could not be written; the next command fetches again)"
+		}
+		fmt.Fprintf(stdout, "%-16s %s\n", n, where)
 	}
 	return nil
 }
