@@ -8,6 +8,7 @@ import (
 	"dptext/attackers"
 	"dptext/classifiers"
 	"dptext/embeddings"
+	"dptext/erae"
 	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/ngram"
@@ -198,6 +199,22 @@ var Mechanisms = map[string]MechanismEntry{
 		Options: func() any { o := mechanisms.DefaultScrubOptions(); return &o },
 		Build: func(env *Env, _ float64, o any) (mechanisms.Mechanism, error) {
 			return mechanisms.NewScrub(env.RawTexts, *o.(*mechanisms.ScrubOptions))
+		},
+	},
+	"erae": {
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document; model = file of `dptext train erae` (--no-reward: AE-DP)",
+		Options:     func() any { return &erae.MechanismOptions{} },
+		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
+			path := o.(*erae.MechanismOptions).Model
+			if path == "" {
+				return nil, fmt.Errorf("erae: model is empty: want the path of a model written by `dptext train erae --config CONFIG --out MODEL`")
+			}
+			m, err := env.Memo("erae/"+path, func() (any, error) { return erae.Load(path) })
+			if err != nil {
+				return nil, err
+			}
+			return erae.NewMechanism(m.(*erae.Model), eps)
 		},
 	},
 	"expmech": {

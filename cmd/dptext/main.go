@@ -44,6 +44,7 @@ func init() {
 		"attribute": {"--attacker NAME --input PAN_DIR --output DIR [--language L] [--reject margin --reject-threshold T] [--mechanism NAME --epsilon E]", "answer every unknown text of a PAN attribution problem set in its own answer format (accuracy and PAN's macro-F1 when ground truth is there)", cmdAttribute, false},
 		"privacy":   {"--mechanism syntf --epsilons LIST --n N [--top-k K] [--param k=v]...", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy, true},
 		"audit":     {"--mechanism NAME --epsilon E [--param k=v]... [--params 'k = v, …'] [--claim C] [--samples K] [--alpha A] [--seed S] [--top-k K]", "estimate lower confidence bounds on a mechanism's real privacy loss; exit 1 when one exceeds the claim", cmdAudit, false},
+		"train":     {"erae --config CONFIG --out MODEL [--no-reward] [--steps N] [--pretrain-steps N] [--vocab N] [--hidden N] [--batch N] [--seed S]", "train the ER-AE model of the erae mechanism on a config's training documents (resumes from MODEL.partial)", cmdTrain, true},
 		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare, false},
 	}
 }

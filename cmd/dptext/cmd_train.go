@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"dptext/erae"
+	"dptext/experiments"
+)
+
+// cmdTrain trains a model a mechanism loads from a file: today ER-AE (`train erae`).
+func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "erae" {
+		return usagef("want a model kind: erae")
+	}
+	flags := newFlags("train", stderr)
+	def := erae.DefaultTrainOptions()
+	cfgPath := flags.String("config", "", "experiment config whose corpus, split and embeddings to train on (required)")
+	out := flags.String("out", "", "model file to write (required); the checkpoint is OUT.partial")
+	dataDir := flags.String("data", "", "data folder (default: the cache, $DPTEXT_DATA or ~/.cache/dptext)")
+	noReward := flags.Bool("no-reward", false, "train without the embedding reward: the AE-DP ablation")
+	vocab := flags.Int("vocab", def.Vocab, "output vocabulary size")
+	hidden := flags.Int("hidden", def.Hidden, "GRU state size")
+	latent := flags.Int("latent", def.Latent, "latent vector size")
+	length := flags.Int("length", def.Length, "window length in tokens")
+	batch := flags.Int("batch", def.Batch, "windows per step")
+	steps := flags.Int("steps", def.Steps, "training steps in all")
+	pretrain := flags.Int("pretrain-steps", def.PretrainSteps, "first steps on the reconstruction loss alone")
+	lr := flags.Float64("learning-rate", def.LearningRate, "Adam's step size")
+	seed := flags.Uint64("seed", def.Seed, "seed of the initial weights, batches and exploration draws")
+	every := flags.Int("checkpoint-every", 50, "steps between checkpoints")
+	pos, err := parseInterleaved(flags, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || *cfgPath == "" || *out == "" {
+		return usagef("want --config CONFIG and --out MODEL, no other arguments")
+	}
+	opts := def
+	opts.Reward = !*noReward
+	opts.Vocab, opts.Hidden, opts.Latent, opts.Length, opts.Batch = *vocab, *hidden, *latent, *length, *batch
+	opts.Steps, opts.PretrainSteps, opts.LearningRate, opts.Seed = *steps, *pretrain, *lr, *seed
+	if err := opts.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	cfg, err := experiments.LoadConfig(*cfgPath)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
+	td, err := experiments.LoadTrainingData(ctx, cfg, *dataDir, logf)
+	if err != nil {
+		return err
+	}
+	tokens := 0
+	for _, d := range td.Docs {
+		tokens += len(d)
+	}
+	logf("training on %d documents (%d tokens) by %d authors outside every set; %d evaluation authors excluded", len(td.Docs), tokens, len(td.Authors), td.Excluded)
+	last := time.Time{}
+	progress := func(p erae.Progress) {
+		if time.Since(last) < time.Second && p.Step < p.Steps {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(stderr, "\rstep %d/%d %-8s recon %.3f embed %.3f  %.0f tokens/s  %s left   ",
+			p.Step, p.Steps, p.Phase, p.Recon, p.Embed, p.TokensPerSecond, p.Left.Round(time.Second))
+	}
+	m, err := erae.Train(ctx, td.Docs, td.Embeddings, opts, *out+".partial", *every, progress)
+	fmt.Fprintln(stderr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; the checkpoint %s.partial is kept: run the same command again to resume", *out)
+		}
+		return err
+	}
+	if err := m.Save(*out); err != nil {
+		return err
+	}
+	if err := removeIfExists(*out + ".partial"); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "step\trecon\tembed")
+	for _, c := range m.Curve {
+		fmt.Fprintf(stdout, "%d\t%.4f\t%.4f\n", c.Step, c.Recon, c.Embed)
+	}
+	logf("wrote %s (%d words, H = %d, %d steps)", *out, m.Sizes.Vocab, m.Sizes.Hidden, m.Step)
+	return nil
+}
+
+// removeIfExists removes path; a missing file is not an error.
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

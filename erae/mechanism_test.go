@@ -1,0 +1,99 @@
+package erae
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"dptext/rngs"
+)
+
+// chiSquare returns Pearson's statistic of counts against probabilities q (bins with expected
+// count below 5 merged into one) and its degrees of freedom.
+func chiSquare(counts []int, q []float64, n int) (float64, int) {
+	stat, bins := 0.0, 0
+	restObs, restExp := 0.0, 0.0
+	for v, c := range counts {
+		e := q[v] * float64(n)
+		if e < 5 {
+			restObs += float64(c)
+			restExp += e
+			continue
+		}
+		stat += (float64(c) - e) * (float64(c) - e) / e
+		bins++
+	}
+	if restExp > 0 {
+		stat += (restObs - restExp) * (restObs - restExp) / restExp
+		bins++
+	}
+	return stat, bins - 1
+}
+
+// TestSamplerMatchesExactDistribution draws one position of a document many times through
+// Apply and compares the counts with P(v) ∝ exp(ε·Pr[x̃_i = v]/2), written out here from the
+// generator's probabilities, by a χ² test at false-failure rate 1e−6. The same samples must
+// reject the distribution of a mis-scaled ε (exp(ε·ρ) without the 1/(2Δ)), so the test can
+// tell the two apart.
+func TestSamplerMatchesExactDistribution(t *testing.T) {
+	store, corpus := toyData(t)
+	model, err := Train(context.Background(), corpus, store, toyOptions(), "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const eps, n, pos = 12.0, 20000, 3
+	mech, err := NewMechanism(model, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := corpus[0][:10]
+	rho := model.Probabilities(doc)[pos]
+	exact := func(scale float64) []float64 {
+		q := make([]float64, len(rho))
+		sum := 0.0
+		for v, r := range rho {
+			q[v] = math.Exp(scale * r)
+			sum += q[v]
+		}
+		for v := range q {
+			q[v] /= sum
+		}
+		return q
+	}
+	index := map[string]int{}
+	for i, w := range mech.Words() {
+		index[w] = i
+	}
+	counts := make([]int, len(rho))
+	for k := range n {
+		out := mech.Apply(rngs.New(uint64(k), "erae-sampler-test"), doc)
+		counts[index[out[pos]]]++
+	}
+	stat, df := chiSquare(counts, exact(eps/2), n)
+	crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - 1e-6)
+	if stat > crit {
+		t.Errorf("χ² = %.1f > %.1f (df %d, false-failure rate 1e-6): samples do not follow exp(ε·ρ/2)", stat, crit, df)
+	}
+	wrong, wdf := chiSquare(counts, exact(eps), n)
+	if wcrit := (distuv.ChiSquared{K: float64(wdf)}).Quantile(1 - 1e-6); wrong <= wcrit {
+		t.Errorf("χ² against the mis-scaled exp(ε·ρ) = %.1f ≤ %.1f: the test cannot detect a wrong scale here", wrong, wcrit)
+	}
+	// The exact log-probabilities agree with the formula.
+	lp := mech.LogProbabilities(doc)[pos]
+	for v, q := range exact(eps / 2) {
+		if math.Abs(math.Exp(lp[v])-q) > 1e-12 {
+			t.Fatalf("LogProbabilities row %d: %g, want %g", v, math.Exp(lp[v]), q)
+		}
+	}
+	// Reproducible from the seed.
+	a, b := mech.Apply(rngs.New(5, "x"), doc), mech.Apply(rngs.New(5, "x"), doc)
+	if !slices.Equal(a, b) {
+		t.Errorf("same seed, different outputs: %v vs %v", a, b)
+	}
+	if g := mech.Guarantee(doc); g.Epsilon != eps*float64(len(doc)) {
+		t.Errorf("guarantee ε = %g, want ε·l = %g", g.Epsilon, eps*float64(len(doc)))
+	}
+}

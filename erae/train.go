@@ -1,0 +1,312 @@
+package erae
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"dptext/embeddings"
+	"dptext/rngs"
+)
+
+// TrainOptions configure Train. The paper's reference (two GRU layers of 512 cells, 20,000
+// words, 768-d vectors, length 50, batch 128) is far beyond two CPU cores in an hour; the
+// defaults keep its length, k, λ's and learning rate and shrink the rest (see
+// DefaultTrainOptions).
+type TrainOptions struct {
+	// Vocab is the number of output words: the most frequent words of the training corpus that
+	// have a vector (ties by word).
+	Vocab int `json:"vocab"`
+	// Hidden is the GRU state size H; Latent the latent vector's size Z.
+	Hidden int `json:"hidden"`
+	Latent int `json:"latent"`
+	// Length is the window length (the paper's maximum input length, 50): documents are cut
+	// into windows of this many tokens; shorter documents are not used for training.
+	Length int `json:"length"`
+	// Batch is the number of windows per step (drawn uniformly with replacement).
+	Batch int `json:"batch"`
+	// PretrainSteps are the first steps, on the reconstruction loss alone; Steps is the total.
+	PretrainSteps int `json:"pretrain_steps"`
+	Steps         int `json:"steps"`
+	// LearningRate is Adam's step size (the paper: 0.001); Clip bounds the gradient's global
+	// Euclidean norm (0: no clipping).
+	LearningRate float64 `json:"learning_rate"`
+	Clip         float64 `json:"clip"`
+	// Reward turns the embedding reward on after pre-training (ER-AE); false trains the plain
+	// auto-encoder of the paper's AE-DP ablation.
+	Reward bool `json:"reward"`
+	// K is the number of top-ranked and of randomly drawn rewarded candidates (the paper: 5).
+	K int `json:"k"`
+	// LambdaRecon and LambdaEmbed weigh the two losses (Eq. 10; the paper: 1 and 0.5).
+	LambdaRecon float64 `json:"lambda_recon"`
+	LambdaEmbed float64 `json:"lambda_embed"`
+	// Seed fixes the initial weights, the windows of every step and the exploration draws.
+	Seed uint64 `json:"seed"`
+}
+
+// DefaultTrainOptions returns the defaults: 5,000 words, H = Z = 128, length 50, batch 32,
+// learning rate 0.001, k = 5, λ_recon = 1, λ_embed = 0.5, 1,200 steps of pre-training then
+// 2,400 with the reward: 5.8 million tokens, about 55 minutes at the ≈ 1,800 tokens/s measured
+// on two shared cores.
+func DefaultTrainOptions() TrainOptions {
+	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 50, Batch: 32, PretrainSteps: 1200, Steps: 3600,
+		LearningRate: 0.001, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, Seed: 1}
+}
+
+// Validate reports the first invalid option.
+func (o TrainOptions) Validate() error {
+	switch {
+	case o.Vocab < 2:
+		return fmt.Errorf("vocab = %d: want at least 2 words", o.Vocab)
+	case o.Hidden < 1 || o.Latent < 1:
+		return fmt.Errorf("hidden = %d, latent = %d: want positive sizes", o.Hidden, o.Latent)
+	case o.Length < 1 || o.Batch < 1:
+		return fmt.Errorf("length = %d, batch = %d: want positive values", o.Length, o.Batch)
+	case o.Steps < 1 || o.PretrainSteps < 0 || o.PretrainSteps > o.Steps:
+		return fmt.Errorf("steps = %d, pretrain_steps = %d: want 0 ≤ pretrain_steps ≤ steps, steps ≥ 1", o.Steps, o.PretrainSteps)
+	case !(o.LearningRate > 0) || o.Clip < 0:
+		return fmt.Errorf("learning_rate = %g, clip = %g: want learning_rate > 0, clip ≥ 0", o.LearningRate, o.Clip)
+	case o.Reward && (o.K < 1 || o.LambdaEmbed < 0):
+		return fmt.Errorf("k = %d, lambda_embed = %g: want k ≥ 1 and lambda_embed ≥ 0 with the reward", o.K, o.LambdaEmbed)
+	case !(o.LambdaRecon >= 0):
+		return fmt.Errorf("lambda_recon = %g: want ≥ 0", o.LambdaRecon)
+	}
+	return nil
+}
+
+// Progress is reported after every step.
+type Progress struct {
+	Step, Steps int
+	// Phase is "pretrain" or "reward".
+	Phase string
+	Losses
+	// TokensPerSecond is the throughput since this process started (or resumed).
+	TokensPerSecond float64
+	// Left estimates the remaining time.
+	Left time.Duration
+}
+
+// Vocabulary returns the n most frequent words of corpus that have a vector in store, by
+// decreasing frequency (ties by word).
+func Vocabulary(corpus [][]string, store *embeddings.Store, n int) []string {
+	freq := map[string]int{}
+	for _, d := range corpus {
+		for _, w := range d {
+			freq[w]++
+		}
+	}
+	words := make([]string, 0, len(freq))
+	for w := range freq {
+		if _, ok := store.Lookup(w); ok {
+			words = append(words, w)
+		}
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if freq[words[i]] != freq[words[j]] {
+			return freq[words[i]] > freq[words[j]]
+		}
+		return words[i] < words[j]
+	})
+	return words[:min(n, len(words))]
+}
+
+// windows cuts every document of at least length tokens into consecutive windows of length
+// tokens (the last one ending at the document's end, overlapping its predecessor).
+func windows(corpus [][]int32, length int) [][]int32 {
+	var out [][]int32
+	for _, d := range corpus {
+		if len(d) < length {
+			continue
+		}
+		for s := 0; ; s += length {
+			if s+length >= len(d) {
+				out = append(out, d[len(d)-length:])
+				break
+			}
+			out = append(out, d[s:s+length])
+		}
+	}
+	return out
+}
+
+// trainer is the state of a training run: it is what a checkpoint holds.
+type trainer struct {
+	opts  TrainOptions
+	words []string
+	p     *Params[float32]
+	m, v  []float32 // Adam's moments
+	step  int
+	// curve holds the mean losses of each finished block of curveEvery steps.
+	curve []CurvePoint
+	acc   Losses
+	accN  int
+}
+
+// CurvePoint is the mean training loss over a block of steps.
+type CurvePoint struct {
+	Step  int     `json:"step"`
+	Recon float64 `json:"recon"`
+	Embed float64 `json:"embed"`
+}
+
+const curveEvery = 25
+
+// Train trains a model on corpus (normalised documents: the protocol's training documents,
+// never the evaluation authors') with word vectors from store. When checkpoint is not empty, the
+// state is written there atomically every checkpointEvery steps (and when ctx ends), and a
+// checkpoint of the same options, corpus and vectors found there is resumed; the result equals
+// an uninterrupted run's. progress, when not nil, is called after every step.
+func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts TrainOptions, checkpoint string, checkpointEvery int, progress func(Progress)) (*Model, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	words := Vocabulary(corpus, store, opts.Vocab)
+	if len(words) < 2 {
+		return nil, fmt.Errorf("erae: the training corpus has %d words with vectors: want at least 2", len(words))
+	}
+	index := make(map[string]int32, len(words))
+	vectors := make([]float32, 0, len(words)*store.Dim())
+	for i, w := range words {
+		index[w] = int32(i)
+		id, _ := store.Lookup(w)
+		vectors = append(vectors, store.Vector(id)...)
+	}
+	ids := make([][]int32, len(corpus))
+	for i, d := range corpus {
+		ids[i] = encode(index, len(words), d)
+	}
+	wins := windows(ids, opts.Length)
+	if len(wins) == 0 {
+		return nil, fmt.Errorf("erae: no training document has %d tokens (length): lower length or use longer documents", opts.Length)
+	}
+	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent}
+	fp := dataFingerprint(opts, words, vectors, ids)
+	tr := &trainer{opts: opts, words: words}
+	if checkpoint != "" {
+		resumed, err := readCheckpoint(checkpoint, fp)
+		if err != nil {
+			return nil, err
+		}
+		if resumed != nil {
+			tr = resumed
+		}
+	}
+	if tr.p == nil {
+		tr.p = NewParams[float32](sizes)
+		initParams(tr.p, vectors, rngs.New(opts.Seed, "erae/init"))
+		tr.m, tr.v = make([]float32, len(tr.p.All)), make([]float32, len(tr.p.All))
+	}
+	rw := newRewarder(vectors, store.Dim())
+	w := newBatch[float32](sizes, opts.Batch, opts.Length)
+	g := NewParams[float32](sizes)
+	seqs := make([][]int32, opts.Batch)
+	start, startStep := time.Now(), tr.step
+	save := func() error {
+		if checkpoint == "" {
+			return nil
+		}
+		return writeModelFile(checkpoint, tr.header(fp, true), tr.p, tr.m, tr.v)
+	}
+	for tr.step < opts.Steps {
+		if err := ctx.Err(); err != nil {
+			if serr := save(); serr != nil {
+				return nil, serr
+			}
+			return nil, err
+		}
+		rng := rngs.New(opts.Seed, fmt.Sprintf("erae/step=%d", tr.step))
+		for b := range seqs {
+			seqs[b] = wins[rng.IntN(len(wins))]
+		}
+		w.load(sizes, seqs)
+		w.forward(tr.p)
+		reward := opts.Reward && tr.step >= opts.PretrainSteps
+		var cands []candidate
+		lambdaEmbed := 0.0
+		if reward {
+			cands = selectCandidates(rw, w.probs, w.ids, sizes.Vocab, opts.K, rng)
+			lambdaEmbed = opts.LambdaEmbed
+		}
+		l := lossGrad(w.probs, w.ids, sizes.Vocab, cands, opts.LambdaRecon, lambdaEmbed)
+		if !reward && opts.Reward {
+			// Report the reward's loss during pre-training too, for comparable curves.
+			l.Embed = math.NaN()
+		}
+		clear(g.All)
+		w.backward(tr.p, g)
+		tr.adam(g.All)
+		tr.step++
+		tr.record(l)
+		if progress != nil {
+			elapsed := time.Since(start).Seconds()
+			tps := float64((tr.step-startStep)*opts.Batch*opts.Length) / elapsed
+			left := time.Duration(float64(opts.Steps-tr.step) * elapsed / float64(tr.step-startStep) * float64(time.Second))
+			phase := "pretrain"
+			if reward {
+				phase = "reward"
+			}
+			progress(Progress{Step: tr.step, Steps: opts.Steps, Phase: phase, Losses: l, TokensPerSecond: tps, Left: left})
+		}
+		if checkpointEvery > 0 && tr.step%checkpointEvery == 0 && tr.step < opts.Steps {
+			if err := save(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return tr.model(fp)
+}
+
+// adam applies one Adam update (β₁ = 0.9, β₂ = 0.999, ε = 1e−8) with the gradient g, after
+// clipping its global norm to opts.Clip.
+func (tr *trainer) adam(g []float32) {
+	scale := 1.0
+	if tr.opts.Clip > 0 {
+		norm := 0.0
+		for _, x := range g {
+			norm += float64(x) * float64(x)
+		}
+		if norm = math.Sqrt(norm); norm > tr.opts.Clip {
+			scale = tr.opts.Clip / norm
+		}
+	}
+	const b1, b2, eps = 0.9, 0.999, 1e-8
+	t := float64(tr.step + 1)
+	lr := tr.opts.LearningRate * math.Sqrt(1-math.Pow(b2, t)) / (1 - math.Pow(b1, t))
+	p := tr.p.All
+	for i, x := range g {
+		gi := float64(x) * scale
+		m := b1*float64(tr.m[i]) + (1-b1)*gi
+		v := b2*float64(tr.v[i]) + (1-b2)*gi*gi
+		tr.m[i], tr.v[i] = float32(m), float32(v)
+		p[i] -= float32(lr * m / (math.Sqrt(v) + eps))
+	}
+}
+
+// record adds a step's losses to the loss curve.
+func (tr *trainer) record(l Losses) {
+	tr.acc.Recon += l.Recon
+	if !math.IsNaN(l.Embed) {
+		tr.acc.Embed += l.Embed
+	}
+	tr.accN++
+	if tr.accN == curveEvery {
+		n := float64(tr.accN)
+		tr.curve = append(tr.curve, CurvePoint{Step: tr.step, Recon: tr.acc.Recon / n, Embed: tr.acc.Embed / n})
+		tr.acc, tr.accN = Losses{}, 0
+	}
+}
+
+// encode maps a document's words to vocabulary rows (unknown words to vocab, the unk row).
+func encode(index map[string]int32, vocab int, doc []string) []int32 {
+	out := make([]int32, len(doc))
+	for i, w := range doc {
+		id, ok := index[w]
+		if !ok {
+			id = int32(vocab)
+		}
+		out[i] = id
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package erae
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dptext/embeddings"
+)
+
+// toyData returns a store of 40 words in 8 dimensions (words of one group share a direction)
+// and a corpus of 30 documents of 24 tokens drawn from a few repeating patterns.
+func toyData(t *testing.T) (*embeddings.Store, [][]string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n, dim = 40, 8
+	words := make([]string, n)
+	vecs := make([]float32, n*dim)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%02d", i)
+		for j := range dim {
+			vecs[i*dim+j] = float32(0.3 * rng.NormFloat64())
+		}
+		vecs[i*dim+i%dim] += 1 // group i mod 8
+	}
+	store, err := embeddings.New(words, dim, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus [][]string
+	for d := range 30 {
+		doc := make([]string, 24)
+		for i := range doc {
+			doc[i] = words[(d*3+i*(1+d%4))%n]
+		}
+		doc[5] = "zzz-oov"
+		corpus = append(corpus, doc)
+	}
+	return store, corpus
+}
+
+func toyOptions() TrainOptions {
+	o := DefaultTrainOptions()
+	o.Vocab, o.Hidden, o.Latent, o.Length, o.Batch, o.PretrainSteps, o.Steps = 40, 16, 8, 12, 8, 50, 100
+	o.LearningRate = 0.01
+	return o
+}
+
+// TestTrainLowersLossAndResumes trains a toy model, checks that the reconstruction loss falls,
+// and that a run interrupted after a checkpoint and resumed ends with the same weights (bit for
+// bit) as an uninterrupted one.
+func TestTrainLowersLossAndResumes(t *testing.T) {
+	store, corpus := toyData(t)
+	opts := toyOptions()
+	full, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, last := full.Curve[0].Recon, full.Curve[len(full.Curve)-1].Recon; !(last < first-0.5) {
+		t.Errorf("reconstruction loss %.3f → %.3f: want a clear decrease", first, last)
+	}
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "m.ckpt")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = Train(ctx, corpus, store, opts, ckpt, 10, func(p Progress) {
+		if p.Step == 27 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted training returned %v, want context.Canceled", err)
+	}
+	resumed, err := Train(context.Background(), corpus, store, opts, ckpt, 10, func(p Progress) {
+		if p.Step <= 27 {
+			t.Errorf("resumed run repeated step %d", p.Step)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range full.p.All {
+		if full.p.All[i] != resumed.p.All[i] {
+			t.Fatalf("weight %d differs after resuming: %g vs %g", i, resumed.p.All[i], full.p.All[i])
+		}
+	}
+	other := opts
+	other.Seed++
+	if _, err := Train(context.Background(), corpus, store, other, ckpt, 10, nil); err == nil || !strings.Contains(err.Error(), "other options") {
+		t.Errorf("checkpoint of other options: err = %v, want a mismatch error", err)
+	}
+}
+
+// TestModelFileErrors saves a model, reloads it, and checks that damaged, foreign and
+// version-mismatched files are refused with errors naming the file and the problem.
+func TestModelFileErrors(t *testing.T) {
+	store, corpus := toyData(t)
+	opts := toyOptions()
+	opts.Steps, opts.PretrainSteps = 3, 1
+	m, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.erae")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalFloats(back.p.All, m.p.All) || strings.Join(back.Words, " ") != strings.Join(m.Words, " ") {
+		t.Fatal("reloaded model differs")
+	}
+	data, _ := os.ReadFile(path)
+	cases := map[string][]byte{
+		"checksum mismatch":     flip(data, len(data)/2),
+		"truncated":             data[:len(magic)+5],
+		"not an ER-AE model":    []byte("hello world, not a model"),
+		"format version 9":      withVersion(data, 9),
+		"checksum mismatch (b)": data[:len(data)-1],
+	}
+	for want, content := range cases {
+		p := filepath.Join(dir, "bad")
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		w := strings.TrimSuffix(want, " (b)")
+		if err == nil || !strings.Contains(err.Error(), w) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v, want one naming %s and %q", want, err, p, w)
+		}
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := bytes.Clone(b)
+	c[i] ^= 1
+	return c
+}
+
+func withVersion(b []byte, v byte) []byte {
+	c := bytes.Clone(b)
+	c[len(magic)] = v
+	return c
+}
+
+func equalFloats(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
