@@ -63,7 +63,8 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 // consecutive pairs (i, i+1 mod n, the pairs of the split's emd_mean_in_vocab), computed by the
 // mechanism over the whole documents as it releases them (out-of-vocabulary words included):
 //   - "log_multiplier_infinite_share": the share of pairs without a finite bound (for example
-//     different out-of-vocabulary words passed through unchanged);
+//     different out-of-vocabulary words passed through unchanged, or different numbers of them
+//     dropped);
 //   - "log_multiplier_mean": the mean bound over the pairs whose bound is finite only (absent
 //     when there are none).
 //
