@@ -25,6 +25,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpus := fs.Int("cpus", 2, "CPUs per shard task, also its --jobs")
 	mem := fs.String("mem", "", "memory per task in sbatch's form (e.g. 8G; default: the partition's)")
 	submit := fs.Bool("submit", false, "submit the two scripts with sbatch and print the job ids")
+	exe := fs.String("dptext", "", "the dptext binary the jobs run, as the nodes see it (default: this one)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -61,11 +62,13 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if job.Out, err = filepath.Abs(*out); err != nil {
 		return err
 	}
-	if job.Exe, err = os.Executable(); err != nil {
-		return err
-	}
-	if strings.Contains(job.Exe, "go-build") {
-		return fmt.Errorf("dptext runs from go run's temporary build (%s), which the jobs would not find: build it first (go build -o dptext ./cmd/dptext) and run that", job.Exe)
+	if job.Exe = *exe; job.Exe == "" {
+		if job.Exe, err = os.Executable(); err != nil {
+			return err
+		}
+		if strings.Contains(job.Exe, "go-build") {
+			return fmt.Errorf("dptext runs from go run's temporary build (%s), which the jobs would not find: build it (go build -o dptext ./cmd/dptext) and run that, or pass --dptext PATH", job.Exe)
+		}
 	}
 	if d := os.Getenv(datasets.EnvDataDir); d != "" {
 		if job.Data, err = filepath.Abs(d); err != nil {
