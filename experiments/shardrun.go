@@ -230,13 +230,33 @@ func (r *runner) verify(cells []cell) error {
 func shardStatuses(dir string) string {
 	files, _ := filepath.Glob(filepath.Join(dir, "shards", "*.json"))
 	var b strings.Builder
+	seen := map[Shard]bool{}
 	for _, f := range files {
 		m, err := readManifestAt(f)
 		if err != nil {
 			fmt.Fprintf(&b, "\n  %s: unreadable (%v)", f, err)
 			continue
 		}
+		if m.Shard != nil {
+			seen[*m.Shard] = true
+		}
 		fmt.Fprintf(&b, "\n  %s: %s (%d of %d cells done)", strings.TrimSuffix(filepath.Base(f), ".json"), m.StatusLine(), m.CellsDone, m.Cells)
+	}
+	counts := map[int]bool{}
+	for s := range seen {
+		counts[s.N] = true
+	}
+	var ns []int
+	for n := range counts {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		for k := 0; k < n; k++ {
+			if s := (Shard{K: k, N: n}); !seen[s] {
+				fmt.Fprintf(&b, "\n  %s: never started (no %s)", s.name(), shardManifestName(s))
+			}
+		}
 	}
 	return b.String()
 }
