@@ -144,4 +144,6 @@ while :; do
   sleep 1
 done
 cmp "$tmp/run/results.csv" "$repo/results/baselines/ci/results.csv"
+waited=$(cat "$tmp"/run/slurm/logs/shard-*.out | grep -c 'another process is fetching or checking it' || true)
+echo "shard tasks that waited for another's data fetch or check: $waited"
 echo "slurm CI: the merged results.csv of 3 Slurm shards equals results/baselines/ci/results.csv"
