@@ -31,11 +31,17 @@ const completeMarker = "COMPLETE"
 // into place. If only the embeddings cache cannot be written (e.g. the disk is full), Ensure
 // warns on log and returns the vectors in Paths.Vectors instead; the next call fetches again.
 // Cancelling ctx stops the download, the unpacking and the conversion. Progress goes to log.
+// Processes sharing cacheDir take turns (see lockDataset): one fetches, the others wait.
 func Ensure(ctx context.Context, cacheDir, name string, log io.Writer) (Paths, error) {
 	d, err := Lookup(name)
 	if err != nil {
 		return Paths{}, err
 	}
+	unlock, err := lockDataset(ctx, cacheDir, d.Name, log)
+	if err != nil {
+		return Paths{}, err
+	}
+	defer unlock()
 	return ensure(ctx, cacheDir, d, log)
 }
 

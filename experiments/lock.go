@@ -31,10 +31,16 @@ func hostname() string {
 // host that is no longer running is taken over with a log line; a live one, or one of another
 // host, is an error naming its holder. The returned function releases the lock.
 func lockRunDir(dir string, logf func(string, ...any)) (func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	return takeLock(dir, lockName, nil, logf)
+}
+
+// takeLock takes the lock file name (relative to dir) as lockRunDir describes; gone, when not
+// nil, may declare the holder of a lock of another host dead (then its lock is taken over).
+func takeLock(dir, name string, gone func(lockInfo) (bool, string), logf func(string, ...any)) (func(), error) {
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, lockName)
 	me := lockInfo{PID: os.Getpid(), Host: hostname(), Started: time.Now().UTC()}
 	data, _ := json.Marshal(me)
 	for attempt := 0; attempt < 3; attempt++ {
@@ -62,15 +68,22 @@ func lockRunDir(dir string, logf func(string, ...any)) (func(), error) {
 			}
 			return nil, fmt.Errorf("%s exists but is unreadable (%v): another run may be using %s; remove the file if none is", path, rerr, dir)
 		}
-		if old.Host != me.Host {
+		dead, why := false, ""
+		if old.Host != me.Host && gone != nil {
+			dead, why = gone(old)
+		}
+		if old.Host != me.Host && !dead {
 			return nil, refusef("%s is locked by pid %d on host %s (since %s): another dptext run is writing there. Wait for it, choose another --out, or remove %s if that process is gone",
 				dir, old.PID, old.Host, old.Started.Format(time.RFC3339), path)
 		}
-		if processAlive(old.PID) {
+		if old.Host == me.Host && processAlive(old.PID) {
 			return nil, refusef("%s is locked by a running process, pid %d (since %s): another dptext run is writing there. Wait for it or choose another --out",
 				dir, old.PID, old.Started.Format(time.RFC3339))
 		}
-		logf("%s: taking over the lock of pid %d (started %s), which is no longer running", dir, old.PID, old.Started.Format(time.RFC3339))
+		if why == "" {
+			why = "which is no longer running"
+		}
+		logf("%s: taking over the lock %s of pid %d on %s (started %s), %s", dir, name, old.PID, old.Host, old.Started.Format(time.RFC3339), why)
 		// Move the stale lock aside under a unique name so that of two runs taking it over at
 		// once only one removes it and the other finds the new lock.
 		aside := fmt.Sprintf("%s.stale-%d", path, me.PID)

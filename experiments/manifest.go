@@ -19,6 +19,9 @@ const (
 	StatusComplete    = "complete"
 	StatusFailed      = "failed"
 	StatusInterrupted = "interrupted"
+	// StatusShardComplete ends a shard's manifest (shards/K-of-N.json) when all its cells
+	// are finished; the run's results come from dptext merge.
+	StatusShardComplete = "shard complete"
 )
 
 // Manifest makes a run reproducible: what was run, on what, with which code, and how it ended.
@@ -51,6 +54,8 @@ type Manifest struct {
 	Cells     int        `json:"cells"`
 	CellsDone int        `json:"cells_done"`
 	Rows      int        `json:"rows,omitempty"`
+	// Shard is the part of the cells a shard run computes (absent for a whole run or a merge).
+	Shard *Shard `json:"shard,omitempty"`
 	// PhaseSeconds is the wall time spent in each phase (mechanisms, fit, predict, utility,
 	// building mechanisms) summed over workers, in this invocation (not in resumed cells).
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
@@ -94,7 +99,14 @@ func (m *Manifest) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n'))
+	name := "manifest.json"
+	if m.Shard != nil {
+		name = shardManifestName(*m.Shard)
+		if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
+			return err
+		}
+	}
+	return writeFileAtomic(filepath.Join(dir, name), append(data, '\n'))
 }
 
 // HeartbeatInterval is how often a running run refreshes the heartbeat in its manifest.

@@ -40,6 +40,12 @@ type RunOptions struct {
 	// (for terminals) instead of per-cell log lines.
 	Log      io.Writer
 	Progress io.Writer
+	// Shard, when set, runs only that part of the cells (see Shard and assignShards) and
+	// ends with status "shard complete" in shards/K-of-N.json, without results.csv:
+	// Merge writes the outputs once every shard is done.
+	Shard Shard
+	// merge makes Run compute nothing: it checks every cell and writes the outputs (Merge).
+	merge bool
 }
 
 // cell is one (set, mechanism, ε, repeat) combination: the unit of work and of resumption.
@@ -76,21 +82,22 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 		defer logMu.Unlock()
 		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
-	unlock, err := lockRunDir(dir, logf)
+	unlock, err := lockFor(dir, opts.Shard, logf)
 	if err != nil {
 		return dir, err
 	}
 	defer unlock()
-	if err := checkRunDir(dir, cfg, opts.Force, logf); err != nil {
+	if err := checkRunDir(dir, cfg, opts.Force && !opts.Shard.Sharded(), logf); err != nil {
 		return dir, err
 	}
 	// Until the inputs are hashed and compared, the folder is left as it was: a refused or
 	// failed start does not destroy the results of an earlier run.
 	in, err := loadInputs(ctx, cfg, opts, logf)
 	if err != nil {
-		if _, merr := ReadManifest(dir); os.IsNotExist(merr) {
+		if _, merr := readManifestFile(dir, opts.Shard); os.IsNotExist(merr) {
 			// Nothing to keep: say in a manifest how this first attempt ended.
 			man := newManifest(cfg, opts.Jobs)
+			man.setShard(opts.Shard)
 			man.Status, man.Error = StatusFailed, err.Error()
 			if errors.Is(err, context.Canceled) {
 				man.Status, man.Error = StatusInterrupted, "interrupted while loading the inputs; run the same command again"
@@ -100,10 +107,19 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 		return dir, err
 	}
 	fp := newFingerprint(cfg, in.inputs)
-	if err := prepareRunDir(dir, fp, opts.Force, logf); err != nil {
+	switch {
+	case opts.Shard.Sharded():
+		err = prepareShardDir(dir, fp)
+	case opts.merge:
+		err = prepareMergeDir(dir)
+	default:
+		err = prepareRunDir(dir, fp, opts.Force, logf)
+	}
+	if err != nil {
 		return dir, err
 	}
 	man := newManifest(cfg, opts.Jobs)
+	man.setShard(opts.Shard)
 	man.Inputs = in.inputs
 	live := &liveManifest{m: man, dir: dir}
 	if err := live.update(func(*Manifest) {}); err != nil {
@@ -114,13 +130,15 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 		defer close(beating)
 		live.beat(stop)
 	}()
-	err = run(ctx, cfg, opts, dir, in, fp.hash(), live, logf)
+	err = run(ctx, cfg, opts, dir, in, fp, live, logf)
 	close(stop)
 	<-beating
 	if werr := live.update(func(m *Manifest) {
 		end := time.Now().UTC()
 		m.Finished = &end
 		switch {
+		case err == nil && opts.Shard.Sharded():
+			m.Status = StatusShardComplete
 		case err == nil:
 			m.Status = StatusComplete
 		case errors.Is(err, context.Canceled):
@@ -240,7 +258,7 @@ func changedComponents(old, now map[string]string) []string {
 	return out
 }
 
-func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inputs, fpHash string, live *liveManifest, logf func(string, ...any)) error {
+func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inputs, fp *fingerprint, live *liveManifest, logf func(string, ...any)) error {
 	sets, err := Split(cfg, in.docs, logf)
 	if err != nil {
 		return err
@@ -267,15 +285,32 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 		}
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint, r.ctx = fpHash, ctx
+	r.fingerprint, r.ctx = fp.hash(), ctx
+	all := cells
+	if opts.Shard.Sharded() {
+		cells, r.ownsFit = r.shardCells(all, opts.Shard)
+		logf("shard %s: %d of the %d cells", opts.Shard, len(cells), len(all))
+	}
+	if opts.merge {
+		if err := r.verify(all); err != nil {
+			return err
+		}
+		if err := fp.write(dir); err != nil {
+			return err
+		}
+	}
 	todo, done := r.plan(cells, logf)
+	if opts.Force && opts.Shard.Sharded() {
+		// A shard recomputes its own cells; the other shards' files are not its to remove.
+		todo, done = cells, 0
+	}
 	if err := live.update(func(m *Manifest) { m.Cells, m.CellsDone = len(cells), done }); err != nil {
 		return err
 	}
 	if done > 0 {
 		logf("%d of %d cells already finished; running %d", done, len(cells), len(todo))
 	}
-	if !opts.Force {
+	if !opts.Force && !opts.merge {
 		r.cache = &privateCache{dir: filepath.Join(in.cacheDir, "private"), logf: logf}
 	}
 	prog := newProgress(len(cells), done, opts.Progress, logf)
@@ -291,7 +326,11 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	if r.cache != nil {
 		logf("private cache: %d of %d mechanism applications reused from %s", r.cacheHits.Load(), r.cacheUses.Load(), r.cache.dir)
 	}
-	out, err := r.collect(cells)
+	if opts.Shard.Sharded() {
+		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
+		return nil
+	}
+	out, err := r.collect(all)
 	if err != nil {
 		return err
 	}
@@ -342,7 +381,9 @@ func (r *runner) plan(cells []cell, logf func(string, ...any)) (todo []cell, don
 	for _, c := range cells {
 		ok := check(cellFile(r.cellPath(c)), r.cellPath(c))
 		for _, key := range r.fitKeys(c) {
-			ok = check(fitFile(key), fitPath(key)) && ok
+			if r.writesFit(key) {
+				ok = check(fitFile(key), fitPath(key)) && ok
+			}
 		}
 		if ok {
 			done++
@@ -399,6 +440,8 @@ type runner struct {
 	// look-ups found them.
 	// fingerprint is the hash written into every cell file (see fingerprint).
 	fingerprint string
+	// ownsFit, in a shard, says which fit files the shard writes (nil: all; see writesFit).
+	ownsFit map[string]bool
 	// ctx cancels the run, including long mechanism constructions.
 	ctx                  context.Context
 	cache                *privateCache
@@ -532,7 +575,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 			return nil, fmt.Errorf("scorer %s on set %s: %w", sc.ID(), set.Name, err)
 		}
 		f := &fitted{c: clf}
-		if entry.Task == TaskTopic && len(set.TopicValidation) > 0 {
+		if entry.Task == TaskTopic && len(set.TopicValidation) > 0 && r.writesFit(key) {
 			pred := f.predict(r.cfg.Seed, "validate/"+key, set.TopicValidation)
 			s := learn.Score(set.TopicValidationLabels, pred)
 			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),

@@ -332,11 +332,27 @@ func writeSynTFEllCache(path string, res EllResult) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	// A temporary name of its own: processes sharing the folder (the shards of a run on a
+	// cluster) may write the same entry at once.
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
 	}
-	return os.Rename(tmp, path)
+	_, werr := f.Write(append(data, '\n'))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("syntf: ell_cache_dir: %w", werr)
+	}
+	return nil
 }
 
 // SynTFLosses returns the per-word losses of SynTF at each ε of epsilons over the vocabulary of

@@ -21,6 +21,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	jobs := fs.Int("jobs", 2, "cells run at once (results do not depend on it)")
 	out := fs.String("out", "", "run directory (default results/NAME/CONFIG-HASH; a rerun resumes it)")
 	force := fs.Bool("force", false, "discard finished cells in the run directory and recompute everything, without the cache of privatised documents")
+	shard := fs.String("shard", "", "run only shard K/N of the cells (K from 0), into a run folder the other shards share; auto: from the job array's environment (Slurm, Kubernetes Indexed Job, AWS Batch); then dptext merge RUN_DIR")
+	shards := fs.Int("shards", 0, "with --shard auto: the number of shards where the environment does not say it (JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX; or DPTEXT_SHARDS)")
 	update := fs.Bool("update-baseline", false, "after the run, copy results.csv and tables to results/baselines/NAME/ (a deliberate, reviewed change)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -37,6 +39,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	opts := experiments.RunOptions{OutDir: *out, Jobs: *jobs, Force: *force, Log: stderr}
+	if opts.Shard, err = parseShardFlags(*shard, *shards); err != nil {
+		return err
+	}
+	if opts.Shard.Sharded() && *update {
+		return usagef("--update-baseline: a shard writes no results.csv (dptext merge does)")
+	}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		opts.Progress = stderr
 	}
@@ -48,6 +56,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
 			errInterrupted, kept, strings.Join(args, " "))
+	}
+	if err == nil && opts.Shard.Sharded() {
+		fmt.Fprintf(stdout, "shard %s complete: %s (dptext merge %s once every shard is complete)\n", opts.Shard, dir, dir)
+		return nil
 	}
 	if err != nil {
 		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusFailed && man.Error == err.Error() {

