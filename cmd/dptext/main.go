@@ -32,7 +32,7 @@ func init() {
 		"report":    {"RUN_DIR [--benchfmt [--metrics LIST]]", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport},
 		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate},
 		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate},
-		"bench":     {"decode [--top-k K] [--queries Q] [--workers W] [--glove] [--rounds R] [--reference bench/decode_reference.py]", "measure the emd decoder's throughput (words_per_second)", cmdBench},
+		"bench":     {"decode [--epsilon E] [--top-k K] [--glove | --synthetic VxN] [--queries Q] [--workers W] [--rounds R] [--reference bench/decode_reference.py]", "nearest-word decoding throughput (words_per_second) of the float32 and int8 first passes, share re-checked, roofline fraction", cmdBench},
 		"attribute": {"--attacker NAME --input PAN_DIR --output DIR [--mechanism NAME --epsilon E]", "answer a PAN attribution problem set in its own answer format (accuracy when ground truth is there)", cmdAttribute},
 		"privacy":   {"--mechanism syntf --epsilons LIST --n N [--top-k K] [--param k=v]...", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy},
 		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare},

@@ -1,0 +1,379 @@
+#include "textflag.h"
+
+// func tileScoresAVX2(q, panels, sqNorms *float32, k, npanels int, out *float32, outStride int, mins *float32)
+//
+// For 6 queries packed as k×6 floats (q[t*6+r]) and npanels vocabulary panels of 16 rows packed
+// as k×16 floats each (panel[t*16+j]), writes out[r*outStride + p*16 + j] = sqNorms[p*16+j] −
+// 2·(query r · row j of panel p) and lowers mins[r*8 .. r*8+7] (lane-wise) to the minimum of
+// the values written for query r. Dot products accumulate with FMA in order t = 0, 1, …, k−1.
+// Requires k ≥ 1, AVX2 and FMA.
+TEXT ·tileScoresAVX2(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ panels+8(FP), BX
+	MOVQ sqNorms+16(FP), DX
+	MOVQ k+24(FP), CX
+	MOVQ npanels+32(FP), R8
+	MOVQ out+40(FP), DI
+	MOVQ outStride+48(FP), R9
+	MOVQ mins+56(FP), R10
+	SHLQ $2, R9
+
+panelLoop:
+	TESTQ R8, R8
+	JZ    done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ   SI, AX
+	MOVQ   CX, R11
+
+dimLoop:
+	VMOVUPS      (BX), Y12
+	VMOVUPS      32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(AX), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(AX), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(AX), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 16(AX), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(AX), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $24, AX
+	ADDQ         $64, BX
+	DECQ         R11
+	JNZ          dimLoop
+
+	// f = ‖v‖² − 2·s (doubling is exact; one rounding in the subtraction).
+	VMOVUPS (DX), Y12
+	VMOVUPS 32(DX), Y13
+	VADDPS  Y0, Y0, Y0
+	VSUBPS  Y0, Y12, Y0
+	VADDPS  Y1, Y1, Y1
+	VSUBPS  Y1, Y13, Y1
+	VADDPS  Y2, Y2, Y2
+	VSUBPS  Y2, Y12, Y2
+	VADDPS  Y3, Y3, Y3
+	VSUBPS  Y3, Y13, Y3
+	VADDPS  Y4, Y4, Y4
+	VSUBPS  Y4, Y12, Y4
+	VADDPS  Y5, Y5, Y5
+	VSUBPS  Y5, Y13, Y5
+	VADDPS  Y6, Y6, Y6
+	VSUBPS  Y6, Y12, Y6
+	VADDPS  Y7, Y7, Y7
+	VSUBPS  Y7, Y13, Y7
+	VADDPS  Y8, Y8, Y8
+	VSUBPS  Y8, Y12, Y8
+	VADDPS  Y9, Y9, Y9
+	VSUBPS  Y9, Y13, Y9
+	VADDPS  Y10, Y10, Y10
+	VSUBPS  Y10, Y12, Y10
+	VADDPS  Y11, Y11, Y11
+	VSUBPS  Y11, Y13, Y11
+
+	MOVQ    DI, AX
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ    R9, AX
+	VMOVUPS Y2, (AX)
+	VMOVUPS Y3, 32(AX)
+	ADDQ    R9, AX
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ    R9, AX
+	VMOVUPS Y6, (AX)
+	VMOVUPS Y7, 32(AX)
+	ADDQ    R9, AX
+	VMOVUPS Y8, (AX)
+	VMOVUPS Y9, 32(AX)
+	ADDQ    R9, AX
+	VMOVUPS Y10, (AX)
+	VMOVUPS Y11, 32(AX)
+
+	VMINPS  Y1, Y0, Y0
+	VMINPS  (R10), Y0, Y0
+	VMOVUPS Y0, (R10)
+	VMINPS  Y3, Y2, Y2
+	VMINPS  32(R10), Y2, Y2
+	VMOVUPS Y2, 32(R10)
+	VMINPS  Y5, Y4, Y4
+	VMINPS  64(R10), Y4, Y4
+	VMOVUPS Y4, 64(R10)
+	VMINPS  Y7, Y6, Y6
+	VMINPS  96(R10), Y6, Y6
+	VMOVUPS Y6, 96(R10)
+	VMINPS  Y9, Y8, Y8
+	VMINPS  128(R10), Y8, Y8
+	VMOVUPS Y8, 128(R10)
+	VMINPS  Y11, Y10, Y10
+	VMINPS  160(R10), Y10, Y10
+	VMOVUPS Y10, 160(R10)
+
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ R8
+	JMP  panelLoop
+
+done:
+	VZEROUPPER
+	RET
+
+// func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+//
+// The Int8 kernel (see tileScoresInt8Go for the contract and quantised.go for the layout). For
+// each panel of 16 rows and each of 4 queries it accumulates I = Σ b·a exactly in int32 lanes
+// (VPMADDUBSW: unsigned vocabulary bytes × signed query bytes, pairs summed to int16 without
+// saturation; VPMADDWD with ones: pairs summed to int32), then computes in float32
+// f = ‖v‖² − 2s_z·(m·B + s·I), b = α‖v‖ + β‖e‖ + γW, stores L = f − b and keeps lane-wise
+// minima of L and U = f + b. Requires groups ≥ 1 and AVX2 and FMA.
+TEXT ·tileScoresInt8AVX2(SB), NOSPLIT, $0-72
+	MOVQ q+0(FP), SI
+	MOVQ panels+8(FP), BX
+	MOVQ info+16(FP), DX
+	MOVQ consts+24(FP), R12
+	MOVQ groups+32(FP), CX
+	MOVQ npanels+40(FP), R8
+	MOVQ out+48(FP), DI
+	MOVQ outStride+56(FP), R9
+	MOVQ mins+64(FP), R10
+	SHLQ $2, R9
+	MOVL $0x00010001, AX
+	MOVQ AX, X15
+	VPBROADCASTD X15, Y15
+
+int8PanelLoop:
+	TESTQ R8, R8
+	JZ    int8Done
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  SI, AX
+	MOVQ  CX, R11
+
+int8GroupLoop:
+	VMOVDQU (BX), Y8
+	VMOVDQU 32(BX), Y9
+	VPBROADCASTD 0(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y0, Y0
+	VPADDD       Y12, Y1, Y1
+	VPBROADCASTD 4(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y2, Y2
+	VPADDD       Y12, Y3, Y3
+	VPBROADCASTD 8(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y4, Y4
+	VPADDD       Y12, Y5, Y5
+	VPBROADCASTD 12(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y6, Y6
+	VPADDD       Y12, Y7, Y7
+	ADDQ $16, AX
+	ADDQ $64, BX
+	DECQ R11
+	JNZ  int8GroupLoop
+
+	// Epilogue: info fields at DX (sq 0, m 64, s 128, norm 192, err 256, W 320; halves +0/+32),
+	// query constants at R12 + 160r (B 0, 2s_z 32, α 64, β 96, γ 128).
+	MOVQ DI, AX
+	VCVTDQ2PS    Y0, Y0
+	VMOVUPS      64(DX), Y8
+	VMULPS       0(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y0, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 32(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       64(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  128(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       0(R10), Y11, Y11
+	VMOVUPS      Y11, 0(R10)
+	VMINPS       32(R10), Y12, Y12
+	VMOVUPS      Y12, 32(R10)
+	VCVTDQ2PS    Y1, Y1
+	VMOVUPS      96(DX), Y8
+	VMULPS       0(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y1, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 32(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       64(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  128(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       0(R10), Y11, Y11
+	VMOVUPS      Y11, 0(R10)
+	VMINPS       32(R10), Y12, Y12
+	VMOVUPS      Y12, 32(R10)
+	ADDQ         R9, AX
+	VCVTDQ2PS    Y2, Y2
+	VMOVUPS      64(DX), Y8
+	VMULPS       160(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y2, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 192(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       224(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  256(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  288(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       64(R10), Y11, Y11
+	VMOVUPS      Y11, 64(R10)
+	VMINPS       96(R10), Y12, Y12
+	VMOVUPS      Y12, 96(R10)
+	VCVTDQ2PS    Y3, Y3
+	VMOVUPS      96(DX), Y8
+	VMULPS       160(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y3, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 192(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       224(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  256(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  288(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       64(R10), Y11, Y11
+	VMOVUPS      Y11, 64(R10)
+	VMINPS       96(R10), Y12, Y12
+	VMOVUPS      Y12, 96(R10)
+	ADDQ         R9, AX
+	VCVTDQ2PS    Y4, Y4
+	VMOVUPS      64(DX), Y8
+	VMULPS       320(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y4, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 352(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       384(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  416(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  448(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       128(R10), Y11, Y11
+	VMOVUPS      Y11, 128(R10)
+	VMINPS       160(R10), Y12, Y12
+	VMOVUPS      Y12, 160(R10)
+	VCVTDQ2PS    Y5, Y5
+	VMOVUPS      96(DX), Y8
+	VMULPS       320(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y5, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 352(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       384(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  416(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  448(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       128(R10), Y11, Y11
+	VMOVUPS      Y11, 128(R10)
+	VMINPS       160(R10), Y12, Y12
+	VMOVUPS      Y12, 160(R10)
+	ADDQ         R9, AX
+	VCVTDQ2PS    Y6, Y6
+	VMOVUPS      64(DX), Y8
+	VMULPS       480(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y6, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 512(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       544(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  576(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  608(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       192(R10), Y11, Y11
+	VMOVUPS      Y11, 192(R10)
+	VMINPS       224(R10), Y12, Y12
+	VMOVUPS      Y12, 224(R10)
+	VCVTDQ2PS    Y7, Y7
+	VMOVUPS      96(DX), Y8
+	VMULPS       480(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y7, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 512(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       544(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  576(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  608(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       192(R10), Y11, Y11
+	VMOVUPS      Y11, 192(R10)
+	VMINPS       224(R10), Y12, Y12
+	VMOVUPS      Y12, 224(R10)
+
+	ADDQ $64, DI
+	ADDQ $384, DX
+	DECQ R8
+	JMP  int8PanelLoop
+
+int8Done:
+	VZEROUPPER
+	RET
