@@ -9,8 +9,3 @@ var useAVX2 = false
 func tileScores(q, panels, sqNorms []float32, k, npanels int, out []float32, outStride int, mins []float32) {
 	tileScoresGo(q, panels, sqNorms, k, npanels, out, outStride, mins)
 }
-
-// tileScoresInt8 runs the portable Int8 kernel.
-func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
-	tileScoresInt8Go(q, panels, info, consts, groups, npanels, out, outStride, mins)
-}

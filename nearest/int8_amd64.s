@@ -1,0 +1,242 @@
+#include "textflag.h"
+
+// func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+//
+// The Int8 kernel (see tileScoresInt8Go for the contract and quantised.go for the layout). For
+// each panel of 16 rows and each of 4 queries it accumulates I = Σ b·a exactly in int32 lanes
+// (VPMADDUBSW: unsigned vocabulary bytes × signed query bytes, pairs summed to int16 without
+// saturation; VPMADDWD with ones: pairs summed to int32), then computes in float32
+// f = ‖v‖² − 2s_z·(m·B + s·I), b = α‖v‖ + β‖e‖ + γW, stores L = f − b and keeps lane-wise
+// minima of L and U = f + b. Requires groups ≥ 1 and AVX2 and FMA.
+TEXT ·tileScoresInt8AVX2(SB), NOSPLIT, $0-72
+	MOVQ q+0(FP), SI
+	MOVQ panels+8(FP), BX
+	MOVQ info+16(FP), DX
+	MOVQ consts+24(FP), R12
+	MOVQ groups+32(FP), CX
+	MOVQ npanels+40(FP), R8
+	MOVQ out+48(FP), DI
+	MOVQ outStride+56(FP), R9
+	MOVQ mins+64(FP), R10
+	SHLQ $2, R9
+	MOVL $0x00010001, AX
+	MOVQ AX, X15
+	VPBROADCASTD X15, Y15
+
+int8PanelLoop:
+	TESTQ R8, R8
+	JZ    int8Done
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  SI, AX
+	MOVQ  CX, R11
+
+int8GroupLoop:
+	VMOVDQU (BX), Y8
+	VMOVDQU 32(BX), Y9
+	VPBROADCASTD 0(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y0, Y0
+	VPADDD       Y12, Y1, Y1
+	VPBROADCASTD 4(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y2, Y2
+	VPADDD       Y12, Y3, Y3
+	VPBROADCASTD 8(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y4, Y4
+	VPADDD       Y12, Y5, Y5
+	VPBROADCASTD 12(AX), Y10
+	VPMADDUBSW   Y10, Y8, Y11
+	VPMADDUBSW   Y10, Y9, Y12
+	VPMADDWD     Y15, Y11, Y11
+	VPMADDWD     Y15, Y12, Y12
+	VPADDD       Y11, Y6, Y6
+	VPADDD       Y12, Y7, Y7
+	ADDQ $16, AX
+	ADDQ $64, BX
+	DECQ R11
+	JNZ  int8GroupLoop
+
+	// Epilogue: info fields at DX (sq 0, m 64, s 128, norm 192, err 256, W 320; halves +0/+32),
+	// query constants at R12 + 160r (B 0, 2s_z 32, α 64, β 96, γ 128).
+	MOVQ DI, AX
+	VCVTDQ2PS    Y0, Y0
+	VMOVUPS      64(DX), Y8
+	VMULPS       0(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y0, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 32(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       64(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  128(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       0(R10), Y11, Y11
+	VMOVUPS      Y11, 0(R10)
+	VMINPS       32(R10), Y12, Y12
+	VMOVUPS      Y12, 32(R10)
+	VCVTDQ2PS    Y1, Y1
+	VMOVUPS      96(DX), Y8
+	VMULPS       0(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y1, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 32(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       64(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  96(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  128(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       0(R10), Y11, Y11
+	VMOVUPS      Y11, 0(R10)
+	VMINPS       32(R10), Y12, Y12
+	VMOVUPS      Y12, 32(R10)
+	ADDQ         R9, AX
+	VCVTDQ2PS    Y2, Y2
+	VMOVUPS      64(DX), Y8
+	VMULPS       160(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y2, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 192(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       224(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  256(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  288(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       64(R10), Y11, Y11
+	VMOVUPS      Y11, 64(R10)
+	VMINPS       96(R10), Y12, Y12
+	VMOVUPS      Y12, 96(R10)
+	VCVTDQ2PS    Y3, Y3
+	VMOVUPS      96(DX), Y8
+	VMULPS       160(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y3, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 192(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       224(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  256(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  288(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       64(R10), Y11, Y11
+	VMOVUPS      Y11, 64(R10)
+	VMINPS       96(R10), Y12, Y12
+	VMOVUPS      Y12, 96(R10)
+	ADDQ         R9, AX
+	VCVTDQ2PS    Y4, Y4
+	VMOVUPS      64(DX), Y8
+	VMULPS       320(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y4, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 352(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       384(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  416(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  448(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       128(R10), Y11, Y11
+	VMOVUPS      Y11, 128(R10)
+	VMINPS       160(R10), Y12, Y12
+	VMOVUPS      Y12, 160(R10)
+	VCVTDQ2PS    Y5, Y5
+	VMOVUPS      96(DX), Y8
+	VMULPS       320(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y5, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 352(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       384(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  416(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  448(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       128(R10), Y11, Y11
+	VMOVUPS      Y11, 128(R10)
+	VMINPS       160(R10), Y12, Y12
+	VMOVUPS      Y12, 160(R10)
+	ADDQ         R9, AX
+	VCVTDQ2PS    Y6, Y6
+	VMOVUPS      64(DX), Y8
+	VMULPS       480(R12), Y8, Y8
+	VFMADD231PS  128(DX), Y6, Y8
+	VMOVUPS      0(DX), Y9
+	VFNMADD231PS 512(R12), Y8, Y9
+	VMOVUPS      192(DX), Y10
+	VMULPS       544(R12), Y10, Y10
+	VMOVUPS      256(DX), Y11
+	VFMADD231PS  576(R12), Y11, Y10
+	VMOVUPS      320(DX), Y11
+	VFMADD231PS  608(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 0(AX)
+	VMINPS       192(R10), Y11, Y11
+	VMOVUPS      Y11, 192(R10)
+	VMINPS       224(R10), Y12, Y12
+	VMOVUPS      Y12, 224(R10)
+	VCVTDQ2PS    Y7, Y7
+	VMOVUPS      96(DX), Y8
+	VMULPS       480(R12), Y8, Y8
+	VFMADD231PS  160(DX), Y7, Y8
+	VMOVUPS      32(DX), Y9
+	VFNMADD231PS 512(R12), Y8, Y9
+	VMOVUPS      224(DX), Y10
+	VMULPS       544(R12), Y10, Y10
+	VMOVUPS      288(DX), Y11
+	VFMADD231PS  576(R12), Y11, Y10
+	VMOVUPS      352(DX), Y11
+	VFMADD231PS  608(R12), Y11, Y10
+	VSUBPS       Y10, Y9, Y11
+	VADDPS       Y10, Y9, Y12
+	VMOVUPS      Y11, 32(AX)
+	VMINPS       192(R10), Y11, Y11
+	VMOVUPS      Y11, 192(R10)
+	VMINPS       224(R10), Y12, Y12
+	VMOVUPS      Y12, 224(R10)
+
+	ADDQ $64, DI
+	ADDQ $384, DX
+	DECQ R8
+	JMP  int8PanelLoop
+
+int8Done:
+	VZEROUPPER
+	RET
