@@ -207,3 +207,43 @@ func BenchmarkDecoder(b *testing.B) {
 		}
 	}
 }
+
+func TestThroughputReportsRateRecheckAndRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	store := randomStore(t, rng, 300, 8, 1)
+	queries := queriesNear(rng, store, 45, 0.5)
+	for _, method := range []Method{Float32, Int8} {
+		dec, err := New(store, Options{Workers: 1, Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wps, rechecked, rows, err := Throughput(dec, queries, 10)
+		if err != nil || !(wps > 0) || math.IsInf(wps, 1) || !(rechecked >= 1) || len(rows) != 45 {
+			t.Fatalf("%s: %v words/s, %v re-checked per query, %d rows, error %v", method, wps, rechecked, len(rows), err)
+		}
+		for i, r := range rows {
+			if want := naiveDecode(store, queries[i*8:(i+1)*8]); r != want {
+				t.Fatalf("%s: query %d decoded to %d, naive %d", method, i, r, want)
+			}
+		}
+		if _, _, _, err := Throughput(dec, queries, 0); err == nil {
+			t.Error("batch 0 accepted")
+		}
+		if _, _, _, err := Throughput(dec, queries[:7], 10); err == nil {
+			t.Error("7 query values of dimension 8 accepted")
+		}
+	}
+}
+
+func TestSharedReturnsOneDecoderPerKey(t *testing.T) {
+	store := randomStore(t, rand.New(rand.NewPCG(3, 3)), 50, 4, 1)
+	a, err := Shared(store, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Shared(store, 20, 1)
+	c, _ := Shared(store, 30, 1)
+	if a != b || a == c || a.Store().Len() != 20 || c.Store().Len() != 30 {
+		t.Errorf("Shared: same key gave %p and %p, other top_k %p; sizes %d and %d", a, b, c, a.Store().Len(), c.Store().Len())
+	}
+}
