@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"dptext/embeddings"
 )
@@ -245,5 +246,19 @@ func TestSharedReturnsOneDecoderPerKey(t *testing.T) {
 	c, _ := Shared(store, 30, 1)
 	if a != b || a == c || a.Store().Len() != 20 || c.Store().Len() != 30 {
 		t.Errorf("Shared: same key gave %p and %p, other top_k %p; sizes %d and %d", a, b, c, a.Store().Len(), c.Store().Len())
+	}
+}
+
+func TestMeasureFMAPeakIsPlausible(t *testing.T) {
+	peak := MeasureFMAPeak(1, 20*time.Millisecond)
+	if !useAVX2 {
+		if peak != 0 {
+			t.Errorf("no FMA loop on this CPU, yet a peak of %g", peak)
+		}
+		return
+	}
+	// One AVX2 core: at least 8 flops per cycle at 0.5 GHz, at most 64 (four FMA pipes) at 6 GHz.
+	if peak < 4e9 || peak > 384e9 {
+		t.Errorf("one core's float32 FMA peak measured as %.3g flop/s", peak)
 	}
 }

@@ -3,11 +3,13 @@
 // func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
 //
 // The Int8 kernel (see tileScoresInt8Go for the contract and quantised.go for the layout). For
-// each panel of 16 rows and each of 4 queries it accumulates I = Σ b·a exactly in int32 lanes
-// (VPMADDUBSW: unsigned vocabulary bytes × signed query bytes, pairs summed to int16 without
-// saturation; VPMADDWD with ones: pairs summed to int32), then computes in float32
+// each panel of 16 rows and each of 4 queries it accumulates I = Σ b·a exactly in int32 lanes,
+// two groups of 4 dimensions per step (VPMADDUBSW: unsigned vocabulary bytes × signed query
+// bytes, adjacent pairs summed to int16; VPADDW: the two groups' int16 sums added, at most
+// 2·2·255·31 = 31620 < 2¹⁵ so nothing saturates; VPMADDWD with ones: pairs summed to int32),
+// then computes in float32
 // f = ‖v‖² − 2s_z·(m·B + s·I), b = α‖v‖ + β‖e‖ + γW, stores L = f − b and keeps lane-wise
-// minima of L and U = f + b. Requires groups ≥ 1 and AVX2 and FMA.
+// minima of L and U = f + b. Requires an even groups ≥ 2, AVX2 and FMA.
 TEXT ·tileScoresInt8AVX2(SB), NOSPLIT, $0-72
 	MOVQ q+0(FP), SI
 	MOVQ panels+8(FP), BX
@@ -40,9 +42,17 @@ int8PanelLoop:
 int8GroupLoop:
 	VMOVDQU (BX), Y8
 	VMOVDQU 32(BX), Y9
+	VMOVDQU 64(BX), Y13
+	VMOVDQU 96(BX), Y14
 	VPBROADCASTD 0(AX), Y10
 	VPMADDUBSW   Y10, Y8, Y11
 	VPMADDUBSW   Y10, Y9, Y12
+	VPBROADCASTD 16(AX), Y10
+	VPMADDUBSW   Y10, Y13, Y10
+	VPADDW       Y10, Y11, Y11
+	VPBROADCASTD 16(AX), Y10
+	VPMADDUBSW   Y10, Y14, Y10
+	VPADDW       Y10, Y12, Y12
 	VPMADDWD     Y15, Y11, Y11
 	VPMADDWD     Y15, Y12, Y12
 	VPADDD       Y11, Y0, Y0
@@ -50,6 +60,12 @@ int8GroupLoop:
 	VPBROADCASTD 4(AX), Y10
 	VPMADDUBSW   Y10, Y8, Y11
 	VPMADDUBSW   Y10, Y9, Y12
+	VPBROADCASTD 20(AX), Y10
+	VPMADDUBSW   Y10, Y13, Y10
+	VPADDW       Y10, Y11, Y11
+	VPBROADCASTD 20(AX), Y10
+	VPMADDUBSW   Y10, Y14, Y10
+	VPADDW       Y10, Y12, Y12
 	VPMADDWD     Y15, Y11, Y11
 	VPMADDWD     Y15, Y12, Y12
 	VPADDD       Y11, Y2, Y2
@@ -57,6 +73,12 @@ int8GroupLoop:
 	VPBROADCASTD 8(AX), Y10
 	VPMADDUBSW   Y10, Y8, Y11
 	VPMADDUBSW   Y10, Y9, Y12
+	VPBROADCASTD 24(AX), Y10
+	VPMADDUBSW   Y10, Y13, Y10
+	VPADDW       Y10, Y11, Y11
+	VPBROADCASTD 24(AX), Y10
+	VPMADDUBSW   Y10, Y14, Y10
+	VPADDW       Y10, Y12, Y12
 	VPMADDWD     Y15, Y11, Y11
 	VPMADDWD     Y15, Y12, Y12
 	VPADDD       Y11, Y4, Y4
@@ -64,13 +86,19 @@ int8GroupLoop:
 	VPBROADCASTD 12(AX), Y10
 	VPMADDUBSW   Y10, Y8, Y11
 	VPMADDUBSW   Y10, Y9, Y12
+	VPBROADCASTD 28(AX), Y10
+	VPMADDUBSW   Y10, Y13, Y10
+	VPADDW       Y10, Y11, Y11
+	VPBROADCASTD 28(AX), Y10
+	VPMADDUBSW   Y10, Y14, Y10
+	VPADDW       Y10, Y12, Y12
 	VPMADDWD     Y15, Y11, Y11
 	VPMADDWD     Y15, Y12, Y12
 	VPADDD       Y11, Y6, Y6
 	VPADDD       Y12, Y7, Y7
-	ADDQ $16, AX
-	ADDQ $64, BX
-	DECQ R11
+	ADDQ $32, AX
+	ADDQ $128, BX
+	SUBQ $2, R11
 	JNZ  int8GroupLoop
 
 	// Epilogue: info fields at DX (sq 0, m 64, s 128, norm 192, err 256, W 320; halves +0/+32),

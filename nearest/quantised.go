@@ -11,17 +11,19 @@ import (
 // Quantisation. Row v (n float32 values) is stored as m_v + s_v·a_t with a_t ∈ {0…255}: m_v is
 // the row's minimum, s_v = (max − min)/255 rounded up to float32 and a_t = round((v_t − m_v)/s_v).
 // The rounding error e_t = v_t − (m_v + s_v·a_t) is known exactly at packing time; the decoder
-// keeps ‖e_v‖ per row. A query z (float64) becomes ẑ_t = s_z·b_t with s_z = max_t |z_t| / 63
-// rounded up to float32 and b_t = round(z_t/s_z) ∈ {−63…63}; d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
-// ‖ẑ‖₁ are computed per query. Seven bits for the query keep vpmaddubsw (unsigned byte × signed
-// byte, adjacent pairs summed into int16) free of saturation: 2·255·63 = 32130 < 2¹⁵.
+// keeps ‖e_v‖ per row. A query z (float64) becomes ẑ_t = s_z·b_t with s_z = max_t |z_t| / 31
+// rounded up to float32 and b_t = round(z_t/s_z) ∈ {−31…31}; d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
+// ‖ẑ‖₁ are computed per query. Six bits for the query let the AVX2 kernel add two vpmaddubsw
+// results (unsigned byte × signed byte, adjacent pairs summed into int16) before widening them
+// to int32, without saturation: 2·2·255·31 = 31620 < 2¹⁵. The query's coarser step costs little:
+// the rows re-checked stay a few per query (see `dptext bench decode`).
 //
 // Score. With I_v = Σ_t b_t·a_t (exact in int32) and B_z = Σ_t b_t,
 //
 //	ẑ·v̂ = Σ_t s_z b_t (m_v + s_v a_t) = s_z·(m_v·B_z + s_v·I_v),
 //
 // and the kernel computes, in float32, f̂_v = ‖v‖²₃₂ − 2s_z·(m_v·B_z + s_v·I_v) (I_v converts to
-// float32 exactly because |I_v| ≤ n·255·63 < 2²⁴ for n ≤ MaxInt8Dim).
+// float32 exactly because |I_v| ≤ n·255·31 < 2²⁴ for n ≤ MaxInt8Dim).
 //
 // Bound. Let f_v = ‖v‖² − 2z·v exactly, u = 2⁻²⁴. Then |f̂_v − f_v| ≤ E_v where
 //
@@ -53,7 +55,7 @@ import (
 const MaxInt8Dim = 1024
 
 // Layout of the Int8 kernel: queries in tiles of int8TileQueries; a panel holds panelRows rows,
-// dimensions in groups of 4 (zero-padded), stored per group as two 32-byte halves (rows 0–7 and
+// dimensions in an even number of groups of 4 (zero-padded: a = b = 0 adds nothing), stored per group as two 32-byte halves (rows 0–7 and
 // 8–15, 4 bytes per row); each panel has infoFields×panelRows float32 of per-row data; each query
 // has queryConsts constants broadcast to 8 lanes.
 const (
@@ -70,6 +72,9 @@ type quantised struct {
 	info        []float32 // npanels × infoFields × panelRows
 }
 
+// queryLevels is the largest |b_t| of a quantised query (six bits and a sign).
+const queryLevels = 31
+
 // inflate is the factor 1 + 2⁻²⁰ applied to every bound factor (see the derivation above).
 const inflate = 1 + 1.0/(1<<20)
 
@@ -85,7 +90,7 @@ func up32(x float64) float32 {
 // quantise packs store for the Int8 method.
 func quantise(store *embeddings.Store, npanels int) *quantised {
 	dim := store.Dim()
-	groups := (dim + 3) / 4
+	groups := (dim + 7) / 8 * 2
 	q := &quantised{
 		dim:    dim,
 		groups: groups,
@@ -141,13 +146,13 @@ func (q *quantised) prepareQuery(z []float64, tile []int8, r int, consts []float
 	}
 	scale := 0.0
 	if zmax > 0 {
-		scale = float64(up32(zmax / 63))
+		scale = float64(up32(zmax / queryLevels))
 	}
 	sumB, dSq, zhSq, zh1 := 0.0, 0.0, 0.0, 0.0
 	for t, x := range z {
 		b := 0.0
 		if scale > 0 {
-			b = min(63, max(-63, math.RoundToEven(x/scale)))
+			b = min(queryLevels, max(-queryLevels, math.RoundToEven(x/scale)))
 		}
 		tile[(t/4)*4*int8TileQueries+r*4+t%4] = int8(b)
 		zh := scale * b

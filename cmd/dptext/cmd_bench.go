@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"dptext/embeddings"
 	"dptext/experiments"
@@ -24,7 +25,7 @@ import (
 )
 
 // flopsPerCycle is the float32 peak of one AVX2 core with two FMA units: 2 units × 8 lanes ×
-// 2 operations.
+// 2 operations (used with --ghz).
 const flopsPerCycle = 32
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -41,7 +42,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rounds := fs.Int("rounds", 3, "rounds; medians are printed")
 	reference := fs.String("reference", "", "also run this reference script each round, back to back (e.g. bench/decode_reference.py)")
 	python := fs.String("python", "/usr/bin/python3", "interpreter of --reference (Debian's, which has python3-numpy)")
-	ghz := fs.Float64("ghz", 0, "core clock for the roofline (0: the first \"cpu MHz\" of /proc/cpuinfo)")
+	ghz := fs.Float64("ghz", 0, "core clock for the roofline, taken as 32 flop/cycle/core (0: measure the FMA peak instead)")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return err
@@ -88,18 +89,24 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cores == 0 {
 		cores = runtime.GOMAXPROCS(0)
 	}
-	clock := *ghz
-	if clock == 0 {
-		clock = cpuGHz()
+	if *ghz < 0 {
+		return usagef("--ghz %g: want 0 (measure) or a clock in GHz", *ghz)
 	}
-	roofline := 0.0 // words/s of a float32 scan at the FMA peak of the cores used
-	if clock > 0 {
-		roofline = float64(cores) * flopsPerCycle * clock * 1e9 / (2 * float64(vocab) * float64(dim))
+	// roofline returns the words/s of a float32 scan at the cores' float32 peak (0 if unknown):
+	// measured just before each round, since the machine may be shared.
+	roofline := func() float64 {
+		peak := float64(cores) * flopsPerCycle * *ghz * 1e9
+		if *ghz == 0 {
+			peak = nearest.MeasureFMAPeak(cores, 200*time.Millisecond)
+		}
+		return peak / (2 * float64(vocab) * float64(dim))
 	}
 	fmt.Fprintf(stdout, "bench decode vocabulary=%dx%d (%s) queries=%d epsilon=%g workers=%d rounds=%d; queries are EMD-noisy vectors of words drawn by Zipf's law over frequency rank\n",
 		vocab, dim, vocabularyName(*real), *queries, *epsilon, cores, *rounds)
-	if roofline > 0 {
-		fmt.Fprintf(stdout, "roofline: %d cores × %d flop/cycle × %.2f GHz / (2·%d·%d flop per word) = %.0f words/s\n", cores, flopsPerCycle, clock, vocab, dim, roofline)
+	if *ghz > 0 {
+		fmt.Fprintf(stdout, "roofline: %d cores × %d flop/cycle × %g GHz / (2·%d·%d flop per word)\n", cores, flopsPerCycle, *ghz, vocab, dim)
+	} else {
+		fmt.Fprintf(stdout, "roofline: measured float32 FMA peak of %d cores (before each round) / (2·%d·%d flop per word)\n", cores, vocab, dim)
 	}
 
 	methods := []nearest.Method{nearest.Float32, nearest.Int8}
@@ -118,8 +125,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rates := make([][]float64, len(methods))
 	rechecked := make([][]float64, len(methods))
-	var theirs []float64
+	var theirs, roofs []float64
 	for round := range *rounds {
+		roof := roofline()
+		roofs = append(roofs, roof)
+		fmt.Fprintf(stdout, "round %d roofline words_per_second=%.0f\n", round, roof)
 		var first []int
 		for i, dec := range decoders {
 			wps, perQuery, got, err := nearest.Throughput(dec, z, 400)
@@ -146,8 +156,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for i, m := range methods {
 		fmt.Fprintf(stdout, "median %-8s words_per_second=%.0f rechecked_share=%.5f", m, median(rates[i]), median(rechecked[i]))
-		if roofline > 0 {
-			fmt.Fprintf(stdout, " roofline_fraction=%.2f", median(rates[i])/roofline)
+		if roofs[0] > 0 {
+			fmt.Fprintf(stdout, " roofline_fraction=%.2f", medianRatio(rates[i], roofs))
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -210,25 +220,6 @@ func zipfRows(rng *rand.Rand, vocab, m int) []int {
 		rows[i] = min(vocab-1, sort.SearchFloat64s(cum, rng.Float64()*total))
 	}
 	return rows
-}
-
-// cpuGHz returns the clock of the first core listed in /proc/cpuinfo, or 0 if unknown.
-func cpuGHz() float64 {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "cpu MHz" {
-			mhz, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err == nil {
-				return mhz / 1000
-			}
-		}
-	}
-	return 0
 }
 
 // writeRawVectors writes store's vectors as raw little-endian float32 (the reference's

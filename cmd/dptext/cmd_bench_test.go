@@ -18,7 +18,7 @@ func TestBenchDecodePrintsBothMethodsAndRejectsBadFlags(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{
-		{"--synthetic", "12"}, {"--synthetic", "0x5"}, {"--epsilon", "0"}, {"--queries", "0"}, {"--rounds", "0"}, {"--workers", "-1"},
+		{"--synthetic", "12"}, {"--synthetic", "0x5"}, {"--epsilon", "0"}, {"--queries", "0"}, {"--rounds", "0"}, {"--workers", "-1"}, {"--ghz", "-1"},
 	} {
 		if code, _, errOut := run(t, append([]string{"bench", "decode"}, bad...)...); code != 2 || !strings.Contains(errOut, bad[0]) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the flag", bad, code, errOut)
