@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -33,7 +34,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("want `bench decode`")
 	}
 	fs := newFlags("bench", stderr)
-	topK := fs.Int("top-k", 100000, "vocabulary size (the K most frequent words)")
+	topK := fs.Int("top-k", 100000, "keep the K most frequent words (0: all); with --synthetic only when given")
 	queries := fs.Int("queries", 2000, "noisy vectors to decode per round")
 	epsilon := fs.Float64("epsilon", 10, "ε of the EMD noise added to the query words")
 	workers := fs.Int("workers", 0, "goroutines (0: all cores)")
@@ -74,7 +75,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return usagef("--synthetic %q: %v", *synthetic, err)
 		}
-		if *topK > 0 {
+		topKSet := false
+		fs.Visit(func(f *flag.Flag) { topKSet = topKSet || f.Name == "top-k" })
+		if topKSet && *topK > 0 { // an explicit --top-k keeps the K first rows
 			v = min(v, *topK)
 		}
 		if store, err = normalVocabulary(rng, v, n, 0.4); err != nil {

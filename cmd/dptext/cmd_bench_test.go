@@ -43,3 +43,14 @@ func TestZipfRowsFavourFrequentWords(t *testing.T) {
 		t.Errorf("row 0 drawn %d times of 20000; Zipf's law gives about 2680", first)
 	}
 }
+
+func TestBenchDecodeSyntheticSizeIsNotCutByTheDefaultTopK(t *testing.T) {
+	code, out, errOut := run(t, "bench", "decode", "--synthetic", "100001x3", "--queries", "5", "--rounds", "1", "--ghz", "3")
+	if code != 0 || !strings.Contains(out, "vocabulary=100001x3") {
+		t.Errorf("exit %d, stderr %q; want vocabulary=100001x3 in:\n%s", code, errOut, out)
+	}
+	code, out, _ = run(t, "bench", "decode", "--synthetic", "500x3", "--top-k", "200", "--queries", "5", "--rounds", "1", "--ghz", "3")
+	if code != 0 || !strings.Contains(out, "vocabulary=200x3") {
+		t.Errorf("explicit --top-k 200: exit %d; want vocabulary=200x3 in:\n%s", code, out)
+	}
+}
