@@ -230,3 +230,39 @@ func TestExactTiesGoToTheLowestRow(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodersMatchNaive builds a small vocabulary and queries from the fuzzer's bytes (each
+// value a signed byte times a power of two chosen by the next byte, so rows mix tiny and huge
+// coordinates, duplicates and ties) and checks both methods and both kernels against the naive
+// float64 scan.
+func FuzzDecodersMatchNaive(f *testing.F) {
+	f.Add([]byte{3, 5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18})
+	f.Add([]byte{1, 2, 0x80, 0x7f, 0x80, 0x7f, 0, 0, 0, 0xff, 1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 4 {
+			return
+		}
+		dim, rows := 1+int(data[0])%9, 1+int(data[1])%40
+		next := 2
+		value := func() float64 {
+			if next+1 >= len(data) {
+				next = 2
+			}
+			x := math.Ldexp(float64(int8(data[next])), int(data[next+1]%24)-12)
+			next += 2
+			return x
+		}
+		vecs := make([]float32, rows*dim)
+		for i := range vecs {
+			vecs[i] = float32(value())
+		}
+		store := mustStore(t, vecs, dim)
+		queries := make([]float64, 7*dim)
+		for i := range queries {
+			queries[i] = value()
+		}
+		forEachKernel(t, func(t *testing.T, kernel string) {
+			checkAgainstNaive(t, kernel+" kernel, fuzzed", store, queries)
+		})
+	})
+}
