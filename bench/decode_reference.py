@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference throughput of nearest-word decoding with batched numpy (BLAS sgemm).
 
-This is the yardstick for dptext's Go decoder (mechanisms.Decoder): for a batch of noisy
+This is the yardstick for dptext's Go decoder (nearest.Decoder): for a batch of noisy
 query vectors z, find argmin_v ||z - v||^2 over a vocabulary of V vectors of dimension n,
 computed the usual way as argmin_v (||v||^2 - 2 z.v) with one float32 matrix product per
 batch. It prints one line ending in words_per_second=<number> per repeat and a median.
@@ -11,7 +11,10 @@ batch. It prints one line ending in words_per_second=<number> per repeat and a m
 Without --vectors the vocabulary is standard normal (seeded), which costs the same to decode.
 --vectors names a raw little-endian float32 file of V x n values (row-major, frequency order).
 Which BLAS numpy uses: python3 -c "import numpy; numpy.show_config()" (Debian: the
-libblas.so.3 alternative; install libopenblas0-pthread for OpenBLAS).
+libblas.so.3 alternative; install libopenblas0-pthread for OpenBLAS). OpenBLAS picks its kernel
+for the CPU (AVX-512 where present); OPENBLAS_CORETYPE=Haswell restricts it to AVX2/FMA, the
+instruction set of dptext's kernels. `dptext bench decode --reference` passes the vocabulary it
+decodes as --vectors, so both decode the same words.
 """
 import argparse
 import statistics

@@ -3,9 +3,9 @@ package mechanisms
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
 
 	"dptext/embeddings"
+	"dptext/nearest"
 )
 
 // EMD out-of-vocabulary policies (option oov).
@@ -88,7 +88,7 @@ type EMD struct {
 	store   *embeddings.Store
 	epsilon float64
 	opts    EMDOptions
-	decoder *Decoder
+	decoder *nearest.Decoder
 	oov     *nearestKnown // nil unless opts.OOV is "nearest-known"
 }
 
@@ -119,7 +119,7 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	default:
 		return nil, fmt.Errorf("emd: order = %q: want %q or %q", opts.Order, OrderBag, OrderKeep)
 	}
-	decoder, err := sharedDecoder(store, opts.TopK, opts.Workers)
+	decoder, err := nearest.Shared(store, opts.TopK, opts.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("emd: %w", err)
 	}
@@ -129,37 +129,6 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 		m.oov = newNearestKnown(store)
 	}
 	return m, nil
-}
-
-// decoders holds one Decoder per (store, top_k, workers), so that the mechanisms of an ε grid
-// share one packed copy of the vocabulary (40 MB for 100,000 × 100) instead of one each.
-var decoders struct {
-	sync.Mutex
-	byKey map[decoderKey]*Decoder
-}
-
-type decoderKey struct {
-	store         *embeddings.Store
-	topK, workers int
-}
-
-// sharedDecoder returns the decoder of store's topK most frequent words, packing it on first use.
-func sharedDecoder(store *embeddings.Store, topK, workers int) (*Decoder, error) {
-	decoders.Lock()
-	defer decoders.Unlock()
-	key := decoderKey{store, topK, workers}
-	if d, ok := decoders.byKey[key]; ok {
-		return d, nil
-	}
-	d, err := NewDecoder(store.TopK(topK), workers)
-	if err != nil {
-		return nil, err
-	}
-	if decoders.byKey == nil {
-		decoders.byKey = map[decoderKey]*Decoder{}
-	}
-	decoders.byKey[key] = d
-	return d, nil
 }
 
 // Epsilon is the per-word ε.

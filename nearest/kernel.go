@@ -1,4 +1,4 @@
-package mechanisms
+package nearest
 
 // Layout of the scoring kernel. Queries go in tiles of tileQueries rows packed dimension-major
 // (q[t*tileQueries+r]); the vocabulary goes in panels of panelRows rows packed the same way

@@ -1,11 +1,11 @@
-package mechanisms
+package nearest
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the assembly scoring kernel; tests switch it off to check the portable one.
+// useAVX2 selects the assembly kernels (runtime CPU check); tests switch it off to check the portable ones.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// tileScoresAVX2 is the assembly version of tileScoresGo (decode_kernel_amd64.s).
+// tileScoresAVX2 is the assembly version of tileScoresGo (kernel_amd64.s).
 //
 //go:noescape
 func tileScoresAVX2(q, panels, sqNorms *float32, k, npanels int, out *float32, outStride int, mins *float32)

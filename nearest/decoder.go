@@ -1,83 +1,173 @@
-package mechanisms
+package nearest
 
 import (
 	"fmt"
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"dptext/embeddings"
 )
+
+// Method selects the first-pass kernel of a Decoder. Every method returns the same answers
+// (the naive float64 argmin); they differ in speed and memory only.
+type Method int
+
+const (
+	// Auto is Int8 when the dimension allows it (n ≤ MaxInt8Dim), Float32 otherwise.
+	Auto Method = iota
+	// Float32 scores every row in float32 (FMA) and re-decides, in float64, the rows within a
+	// rigorous rounding margin of the best (see Decoder.margin).
+	Float32
+	// Int8 scores every row with 8-bit integer multiply-adds on a quantised copy of the
+	// vocabulary and re-decides, in float64, the rows whose proven lower bound does not exceed
+	// the best proven upper bound (see quantised.go).
+	Int8
+)
+
+// String returns the method's name as `dptext bench decode` prints it.
+func (m Method) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case Float32:
+		return "float32"
+	case Int8:
+		return "int8"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Options configures a Decoder.
+type Options struct {
+	// Workers is the number of goroutines a call to Decode may use (0: GOMAXPROCS).
+	Workers int
+	// Method is the first-pass kernel (zero value: Auto).
+	Method Method
+}
 
 // Decoder maps noisy vectors back to words: for a query z it returns the row of the vocabulary
 // vector v minimising the float64 squared distance Σ_t (z_t − v_t)² (summed in order t = 0…n−1),
 // ties going to the lowest row. This is Vec⁻¹ of Fernandes et al. 2019, Algorithm 2.
 //
-// The search is exact yet runs in float32: queries are scored in batches by a matrix-product
-// kernel (assembly with AVX2 and FMA when the CPU has them) computing f(v) = ‖v‖² − 2·z·v
-// block by block over the vocabulary with a fused running minimum. Float32 rounding could flip
-// near-ties, so every word whose float32 score lies within a rigorous error bound of the best
-// is kept and the candidates are re-decided in float64 (see margin). The answer is therefore
-// the same as a naive float64 scan, at any number of workers. A Decoder is safe for concurrent
-// use.
+// The search is exact yet runs in reduced precision: queries are scored in batches by a
+// matrix-product kernel (assembly with AVX2 and FMA when the CPU has them) computing
+// f(v) = ‖v‖² − 2·z·v block by block over the vocabulary with fused running minima. Every row
+// the kernel's proven error bound cannot exclude is re-decided in float64, so the answer is the
+// same as a naive float64 scan, at any number of workers. A Decoder is safe for concurrent use.
 type Decoder struct {
 	store   *embeddings.Store
 	dim     int
 	npanels int
+	method  Method // Float32 or Int8 (never Auto)
+	workers int
+
+	// Float32 method.
 	panels  []float32 // npanels panels of panelRows×dim, dimension-major within a panel
 	sqNorms []float32 // ‖v‖² rounded to float32; +Inf for the padding rows of the last panel
 	maxNorm float64   // max ‖v‖ over the vocabulary
-	workers int
-	scratch sync.Pool // *decodeScratch
+
+	// Int8 method (quantised.go).
+	q *quantised
+
+	scratch   sync.Pool // *decodeScratch
+	queries   atomic.Int64
+	rechecked atomic.Int64
 }
 
 // blockPanels is the number of vocabulary panels scored per kernel call: 64 panels of 16 words
-// × 100 dimensions are 400 KB, which stay in a core's L2 cache while all of a worker's query
-// tiles stream over them.
+// × 100 dimensions are 400 KB in float32 (100 KB quantised), which stay in a core's L2 cache
+// while all of a worker's query tiles stream over them.
 const blockPanels = 64
 
-// NewDecoder packs the vocabulary of store for decoding. workers is the number of goroutines a
-// call to Decode may use (0: GOMAXPROCS).
-func NewDecoder(store *embeddings.Store, workers int) (*Decoder, error) {
+// New packs the vocabulary of store for decoding with opts.
+func New(store *embeddings.Store, opts Options) (*Decoder, error) {
 	if store == nil || store.Len() == 0 {
 		return nil, fmt.Errorf("decoder: empty vocabulary")
 	}
-	if workers < 0 {
-		return nil, fmt.Errorf("decoder: workers = %d: want 0 (all cores) or a positive count", workers)
+	if opts.Workers < 0 {
+		return nil, fmt.Errorf("decoder: workers = %d: want 0 (all cores) or a positive count", opts.Workers)
 	}
 	dim, n := store.Dim(), store.Len()
-	npanels := (n + panelRows - 1) / panelRows
+	for w := 0; w < n; w++ {
+		for t, x := range store.Vector(w) {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("decoder: the vector of %q (row %d) has the non-finite value %v in dimension %d", store.Word(w), w, x, t)
+			}
+		}
+	}
+	method := opts.Method
+	switch method {
+	case Auto:
+		method = Int8
+		if dim > MaxInt8Dim {
+			method = Float32
+		}
+	case Float32:
+	case Int8:
+		if dim > MaxInt8Dim {
+			return nil, fmt.Errorf("decoder: method int8 needs dimension ≤ %d, the vocabulary has %d", MaxInt8Dim, dim)
+		}
+	default:
+		return nil, fmt.Errorf("decoder: method %d: want Auto, Float32 or Int8", int(method))
+	}
 	d := &Decoder{
 		store:   store,
 		dim:     dim,
-		npanels: npanels,
-		panels:  make([]float32, npanels*panelRows*dim),
-		sqNorms: make([]float32, npanels*panelRows),
-		workers: workers,
+		npanels: (n + panelRows - 1) / panelRows,
+		method:  method,
+		workers: opts.Workers,
 	}
+	if method == Int8 {
+		d.q = quantise(store, d.npanels)
+	} else {
+		d.packFloat32()
+	}
+	d.scratch.New = func() any { return d.newScratch() }
+	return d, nil
+}
+
+// packFloat32 builds the float32 panels and norms of the Float32 method.
+func (d *Decoder) packFloat32() {
+	dim, n := d.dim, d.store.Len()
+	d.panels = make([]float32, d.npanels*panelRows*dim)
+	d.sqNorms = make([]float32, d.npanels*panelRows)
 	for i := range d.sqNorms {
 		d.sqNorms[i] = float32(math.Inf(1))
 	}
 	for w := 0; w < n; w++ {
-		v := store.Vector(w)
+		v := d.store.Vector(w)
 		panel := d.panels[(w/panelRows)*panelRows*dim:]
 		sq := 0.0
 		for t, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("decoder: the vector of %q (row %d) has the non-finite value %v in dimension %d", store.Word(w), w, x, t)
-			}
 			panel[t*panelRows+w%panelRows] = x
 			sq += float64(x) * float64(x)
 		}
 		d.sqNorms[w] = float32(sq)
 		d.maxNorm = math.Max(d.maxNorm, math.Sqrt(sq))
 	}
-	d.scratch.New = func() any { return d.newScratch() }
-	return d, nil
 }
 
 // Store returns the vocabulary the decoder searches.
 func (d *Decoder) Store() *embeddings.Store { return d.store }
+
+// Method returns the first-pass kernel in use (Float32 or Int8).
+func (d *Decoder) Method() Method { return d.method }
+
+// Stats counts the work of a Decoder since it was made.
+type Stats struct {
+	// Queries is the number of vectors decoded.
+	Queries int64
+	// Rechecked is the number of (query, row) pairs re-decided in float64: the rows the first
+	// pass could not rule out. Rechecked / (Queries · vocabulary size) is the share re-checked.
+	Rechecked int64
+}
+
+// Stats returns the counts accumulated by all calls to Decode so far.
+func (d *Decoder) Stats() Stats {
+	return Stats{Queries: d.queries.Load(), Rechecked: d.rechecked.Load()}
+}
 
 // Decode sets dst[i] to the vocabulary row nearest to query i, where queries holds len(dst)
 // vectors of Store().Dim() float64 values, row-major.
@@ -85,20 +175,26 @@ func (d *Decoder) Decode(queries []float64, dst []int) {
 	if len(queries) != len(dst)*d.dim {
 		panic(fmt.Sprintf("decoder: %d query values for %d queries of dimension %d", len(queries), len(dst), d.dim))
 	}
-	tiles := (len(dst) + tileQueries - 1) / tileQueries
+	tq := tileQueries
+	run := d.decodeTiles
+	if d.method == Int8 {
+		tq, run = int8TileQueries, d.decodeTilesInt8
+	}
+	tiles := (len(dst) + tq - 1) / tq
 	workers := d.workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, tiles)
+	d.queries.Add(int64(len(dst)))
 	if workers <= 1 {
-		d.decodeTiles(queries, dst, 0, tiles)
+		run(queries, dst, 0, tiles)
 		return
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*tiles/workers, (w+1)*tiles/workers
-		wg.Go(func() { d.decodeTiles(queries, dst, lo, hi) })
+		wg.Go(func() { run(queries, dst, lo, hi) })
 	}
 	wg.Wait()
 }
@@ -106,16 +202,18 @@ func (d *Decoder) Decode(queries []float64, dst []int) {
 // decodeScratch is one worker's memory: packed query tiles, the kernel's output block, per-query
 // search state and the candidate lists.
 type decodeScratch struct {
-	packed     []float32 // tiles × dim × tileQueries
+	packed     []float32 // Float32: tiles × dim × tileQueries
+	packedInt  []int8    // Int8: tiles × groups × int8TileQueries × 4
+	consts     []float32 // Int8: tiles × int8TileQueries × queryConsts × 8
 	scores     []float32 // tileQueries × blockPanels·panelRows
-	mins       []float32 // tileQueries × minLanes
-	best       []float32 // per query: smallest float32 score seen
-	margin     []float32 // per query: error bound of float32 scores (see margin)
+	mins       []float32 // tileQueries × 2·minLanes
+	best       []float32 // per query: smallest float32 score (Float32) or upper bound (Int8) seen
+	margin     []float32 // per query: error bound of float32 scores (Float32 only; see margin)
 	candidates [][]decodeCandidate
 }
 
-// decodeCandidate is a vocabulary row whose float32 score came within the margin of the best score
-// seen when it was scanned.
+// decodeCandidate is a vocabulary row the first pass could not rule out when it was scanned,
+// with its float32 score (Float32) or lower bound (Int8).
 type decodeCandidate struct {
 	row   int32
 	score float32
@@ -124,7 +222,7 @@ type decodeCandidate struct {
 func (d *Decoder) newScratch() any {
 	return &decodeScratch{
 		scores: make([]float32, tileQueries*blockPanels*panelRows),
-		mins:   make([]float32, tileQueries*minLanes),
+		mins:   make([]float32, tileQueries*2*minLanes),
 	}
 }
 
@@ -148,7 +246,8 @@ func (d *Decoder) margin(zNorm float64) float32 {
 	return float32(2.1*float64(d.dim+4)*u*s*s) * (1 + 1e-6)
 }
 
-// decodeTiles decodes the queries of tiles [lo, hi) with one scratch from the pool.
+// decodeTiles decodes the queries of tiles [lo, hi) with the Float32 method and one scratch from
+// the pool.
 func (d *Decoder) decodeTiles(queries []float64, dst []int, lo, hi int) {
 	s := d.scratch.Get().(*decodeScratch)
 	defer d.scratch.Put(s)
@@ -159,12 +258,8 @@ func (d *Decoder) decodeTiles(queries []float64, dst []int, lo, hi int) {
 	}
 	s.packed = reuseSlice(s.packed, (hi-lo)*tileQueries*d.dim)
 	clear(s.packed)
-	s.best = reuseSlice(s.best, nq)
+	s.prepare(nq)
 	s.margin = reuseSlice(s.margin, nq)
-	if cap(s.candidates) < nq {
-		s.candidates = make([][]decodeCandidate, nq)
-	}
-	s.candidates = s.candidates[:nq]
 	for q := range nq {
 		z := queries[(first+q)*d.dim : (first+q+1)*d.dim]
 		tile := s.packed[(q/tileQueries)*tileQueries*d.dim:]
@@ -173,34 +268,46 @@ func (d *Decoder) decodeTiles(queries []float64, dst []int, lo, hi int) {
 			tile[t*tileQueries+q%tileQueries] = float32(x)
 			sq += x * x
 		}
-		s.best[q] = float32(math.Inf(1))
 		s.margin[q] = d.margin(math.Sqrt(sq))
-		s.candidates[q] = s.candidates[q][:0]
 	}
+	mins := s.mins[:tileQueries*minLanes]
 	for p0 := 0; p0 < d.npanels; p0 += blockPanels {
 		np := min(blockPanels, d.npanels-p0)
 		width := np * panelRows
 		panels := d.panels[p0*panelRows*d.dim : (p0+np)*panelRows*d.dim]
 		norms := d.sqNorms[p0*panelRows : (p0+np)*panelRows]
 		for tile := 0; tile < hi-lo; tile++ {
-			for i := range s.mins {
-				s.mins[i] = float32(math.Inf(1))
+			for i := range mins {
+				mins[i] = float32(math.Inf(1))
 			}
 			tileScores(s.packed[tile*tileQueries*d.dim:(tile+1)*tileQueries*d.dim], panels, norms,
-				d.dim, np, s.scores, blockPanels*panelRows, s.mins)
+				d.dim, np, s.scores, blockPanels*panelRows, mins)
 			for r := range tileQueries {
 				q := tile*tileQueries + r
 				if q >= nq {
 					break
 				}
 				s.collect(q, s.scores[r*blockPanels*panelRows:r*blockPanels*panelRows+width],
-					s.mins[r*minLanes:(r+1)*minLanes], p0*panelRows)
+					mins[r*minLanes:(r+1)*minLanes], p0*panelRows)
 			}
 		}
 	}
 	for q := range nq {
 		z := queries[(first+q)*d.dim : (first+q+1)*d.dim]
 		dst[first+q] = d.redecide(z, s.candidates[q], s.best[q]+s.margin[q])
+	}
+}
+
+// prepare resets the per-query search state of nq queries.
+func (s *decodeScratch) prepare(nq int) {
+	s.best = reuseSlice(s.best, nq)
+	if cap(s.candidates) < nq {
+		s.candidates = make([][]decodeCandidate, nq)
+	}
+	s.candidates = s.candidates[:nq]
+	for q := range nq {
+		s.best[q] = float32(math.Inf(1))
+		s.candidates[q] = s.candidates[q][:0]
 	}
 }
 
@@ -224,18 +331,21 @@ func (s *decodeScratch) collect(q int, scores, lanes []float32, firstRow int) {
 	}
 }
 
-// redecide returns the decodeCandidate (with float32 score ≤ threshold) nearest to z in float64,
-// ties by lowest row. Candidates are in increasing row order.
+// redecide returns the decodeCandidate (with score ≤ threshold) nearest to z in float64, ties by
+// lowest row. Candidates are in increasing row order.
 func (d *Decoder) redecide(z []float64, cands []decodeCandidate, threshold float32) int {
 	bestRow, bestDist := -1, math.Inf(1)
+	checked := 0
 	for _, c := range cands {
 		if c.score > threshold {
 			continue
 		}
+		checked++
 		if dist := decodeDistance(z, d.store.Vector(int(c.row))); dist < bestDist {
 			bestRow, bestDist = int(c.row), dist
 		}
 	}
+	d.rechecked.Add(int64(checked))
 	return bestRow
 }
 

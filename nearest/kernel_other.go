@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package mechanisms
+package nearest
 
 // useAVX2 is false off amd64: the portable kernel is the only one.
 var useAVX2 = false

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"dptext/rngs"
+)
+
+func TestBenchDecodePrintsBothMethodsAndRejectsBadFlags(t *testing.T) {
+	code, out, errOut := run(t, "bench", "decode", "--synthetic", "500x12", "--queries", "60", "--rounds", "2", "--epsilon", "5", "--ghz", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"vocabulary=500x12", "median float32", "median int8", "rechecked_share=", "roofline_fraction=", "ratio int8/float32"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range [][]string{
+		{"--synthetic", "12"}, {"--synthetic", "0x5"}, {"--epsilon", "0"}, {"--queries", "0"}, {"--rounds", "0"}, {"--workers", "-1"}, {"--ghz", "-1"},
+	} {
+		if code, _, errOut := run(t, append([]string{"bench", "decode"}, bad...)...); code != 2 || !strings.Contains(errOut, bad[0]) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the flag", bad, code, errOut)
+		}
+	}
+}
+
+func TestZipfRowsFavourFrequentWords(t *testing.T) {
+	rows := zipfRows(rngs.New(7, "test/zipf"), 1000, 20000)
+	first := 0
+	for _, r := range rows {
+		if r < 0 || r >= 1000 {
+			t.Fatalf("row %d outside the vocabulary", r)
+		}
+		if r == 0 {
+			first++
+		}
+	}
+	// P(row 0) = 1/H(1000) ≈ 0.134; 20000 draws: standard deviation ≈ 48, so the window
+	// [2400, 2970] is over 6 deviations wide on each side (false failure rate < 1e-8).
+	if first < 2400 || first > 2970 {
+		t.Errorf("row 0 drawn %d times of 20000; Zipf's law gives about 2680", first)
+	}
+}
+
+func TestBenchDecodeSyntheticSizeIsNotCutByTheDefaultTopK(t *testing.T) {
+	code, out, errOut := run(t, "bench", "decode", "--synthetic", "100001x3", "--queries", "5", "--rounds", "1", "--ghz", "3")
+	if code != 0 || !strings.Contains(out, "vocabulary=100001x3") {
+		t.Errorf("exit %d, stderr %q; want vocabulary=100001x3 in:\n%s", code, errOut, out)
+	}
+	code, out, _ = run(t, "bench", "decode", "--synthetic", "500x3", "--top-k", "200", "--queries", "5", "--rounds", "1", "--ghz", "3")
+	if code != 0 || !strings.Contains(out, "vocabulary=200x3") {
+		t.Errorf("explicit --top-k 200: exit %d; want vocabulary=200x3 in:\n%s", code, out)
+	}
+}

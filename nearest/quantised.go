@@ -1,0 +1,285 @@
+package nearest
+
+import (
+	"math"
+
+	"dptext/embeddings"
+)
+
+// The Int8 method: a first pass on an 8-bit copy of the vocabulary with a proven error bound.
+//
+// Quantisation. Row v (n float32 values) is stored as m_v + s_v·a_t with a_t ∈ {0…255}: m_v is
+// the row's minimum, s_v = (max − min)/255 rounded up to float32 and a_t = round((v_t − m_v)/s_v).
+// The rounding error e_t = v_t − (m_v + s_v·a_t) is known exactly at packing time; the decoder
+// keeps ‖e_v‖ per row. A query z (float64) becomes ẑ_t = s_z·b_t with s_z = max_t |z_t| / 31
+// rounded up to float32 and b_t = round(z_t/s_z) ∈ {−31…31}; d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
+// ‖ẑ‖₁ are computed per query. Six bits for the query let the AVX2 kernel add two vpmaddubsw
+// results (unsigned byte × signed byte, adjacent pairs summed into int16) before widening them
+// to int32, without saturation: 2·2·255·31 = 31620 < 2¹⁵. The query's coarser step costs little:
+// the rows re-checked stay a few per query (see `dptext bench decode`).
+//
+// Score. With I_v = Σ_t b_t·a_t (exact in int32) and B_z = Σ_t b_t,
+//
+//	ẑ·v̂ = Σ_t s_z b_t (m_v + s_v a_t) = s_z·(m_v·B_z + s_v·I_v),
+//
+// and the kernel computes, in float32, f̂_v = ‖v‖²₃₂ − 2s_z·(m_v·B_z + s_v·I_v) (I_v converts to
+// float32 exactly because |I_v| ≤ n·255·31 < 2²⁴ for n ≤ MaxInt8Dim).
+//
+// Bound. Let f_v = ‖v‖² − 2z·v exactly, u = 2⁻²⁴. Then |f̂_v − f_v| ≤ E_v where
+//
+//	E_v = 2‖d‖·‖v‖ + 2‖ẑ‖·‖e_v‖ + u·(8.1‖ẑ‖₁ + 3.1)·W_v,   W_v = max(1, ‖v‖², |m_v| + 255·s_v):
+//
+//   - quantisation: z·v − ẑ·v̂ = ẑ·e + d·v (expand z = ẑ + d, v = v̂ + e), so by Cauchy–Schwarz
+//     |2z·v − 2ẑ·v̂| ≤ 2‖ẑ‖‖e_v‖ + 2‖d‖‖v‖;
+//   - float32 rounding: the two terms of the sum are bounded by s_z|m_v||B_z| ≤ |m_v|·‖ẑ‖₁ and
+//     s_z·s_v|I_v| ≤ 255·s_v·‖ẑ‖₁, so with G = 2‖ẑ‖₁(|m_v| + 255s_v) the product, the
+//     multiply-add and the final multiply-subtract (fused or not) err by at most 3.01u·G, the
+//     float32 ‖v‖² by 1.01u‖v‖², and the subtraction's result (≤ 1.01‖v‖² + 1.01G) by u times
+//     that. Rounding L and U below costs u·(|f̂| + b) more, which the same u-terms and the 2⁻²⁰
+//     factor cover: 6.02u‖ẑ‖₁·K_v + 2.02u‖v‖² + u·(1.01‖v‖² + 2.02‖ẑ‖₁K_v) ≤ u(8.1‖ẑ‖₁ + 3.1)W_v.
+//
+// The naive float64 scan computes Σ(z_t − v_t)² with relative error below (n+3)·2⁻⁵³, so its
+// winner w can exceed the exact distance of any row r by δ_w + δ_r with
+// δ_v = (n+3)·2⁻⁵²·(‖z‖² + 1)·W_v ≥ (n+3)·2⁻⁵³·(‖z‖ + ‖v‖)². The kernel therefore uses
+// b_v = E_v + δ_v and forms L_v = f̂_v − b_v and U_v = f̂_v + b_v; all per-query factors
+// (2‖d‖, 2‖ẑ‖, u(8.1‖ẑ‖₁ + 3.1) + (n+3)2⁻⁵²(‖z‖²+1)) are multiplied by 1 + 2⁻²⁰ (covering the
+// float32 evaluation of b_v and the float64 evaluation of the norms) and rounded up to float32,
+// and the per-row factors ‖v‖, ‖e_v‖ and W_v are rounded up likewise.
+//
+// Exactness. For the naive winner w and every row r: L_w ≤ f_w − δ_w ≤ f_r + δ_r ≤ U_r, so w
+// satisfies L_w ≤ min_r U_r. The decoder keeps every row with L_v ≤ min_r U_r (running minima
+// only make the kept set larger), re-decides them in float64 in increasing row order with ties
+// to the lowest row, and so returns w.
+
+// MaxInt8Dim is the largest dimension the Int8 method accepts (|I_v| must stay below 2²⁴).
+const MaxInt8Dim = 1024
+
+// Layout of the Int8 kernel: queries in tiles of int8TileQueries; a panel holds panelRows rows,
+// dimensions in an even number of groups of 4 (zero-padded: a = b = 0 adds nothing), stored per group as two 32-byte halves (rows 0–7 and
+// 8–15, 4 bytes per row); each panel has infoFields×panelRows float32 of per-row data; each query
+// has queryConsts constants broadcast to 8 lanes.
+const (
+	int8TileQueries = 4
+	groupBytes      = 4 * panelRows
+	infoFields      = 6 // ‖v‖²₃₂, m_v, s_v, ‖v‖↑, ‖e_v‖↑, W_v↑
+	queryConsts     = 5 // B_z, 2s_z, α = 2‖d‖, β = 2‖ẑ‖, γ
+)
+
+// quantised is the Int8 copy of a vocabulary.
+type quantised struct {
+	dim, groups int
+	panels      []uint8   // npanels × groups × groupBytes
+	info        []float32 // npanels × infoFields × panelRows
+}
+
+// queryLevels is the largest |b_t| of a quantised query (six bits and a sign).
+const queryLevels = 31
+
+// inflate is the factor 1 + 2⁻²⁰ applied to every bound factor (see the derivation above).
+const inflate = 1 + 1.0/(1<<20)
+
+// up32 returns the smallest float32 ≥ x.
+func up32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// quantise packs store for the Int8 method.
+func quantise(store *embeddings.Store, npanels int) *quantised {
+	dim := store.Dim()
+	groups := (dim + 7) / 8 * 2
+	q := &quantised{
+		dim:    dim,
+		groups: groups,
+		panels: make([]uint8, npanels*groups*groupBytes),
+		info:   make([]float32, npanels*infoFields*panelRows),
+	}
+	for p := range npanels {
+		for j := range panelRows {
+			q.info[p*infoFields*panelRows+j] = float32(math.Inf(1)) // padding rows never win
+		}
+	}
+	for w := range store.Len() {
+		v := store.Vector(w)
+		p, j := w/panelRows, w%panelRows
+		panel := q.panels[p*groups*groupBytes : (p+1)*groups*groupBytes]
+		lo, hi := v[0], v[0]
+		sq := 0.0
+		for _, x := range v {
+			lo, hi = min(lo, x), max(hi, x)
+			sq += float64(x) * float64(x)
+		}
+		m := float64(lo)
+		s := float64(up32((float64(hi) - m) / 255))
+		errSq := 0.0
+		for t, x := range v {
+			a := 0.0
+			if s > 0 {
+				a = min(255, max(0, math.RoundToEven((float64(x)-m)/s)))
+			}
+			panel[(t/4)*groupBytes+(j/8)*32+(j%8)*4+t%4] = uint8(a)
+			e := float64(x) - (m + s*a)
+			errSq += e * e
+		}
+		info := q.info[p*infoFields*panelRows:]
+		info[0*panelRows+j] = float32(sq)
+		info[1*panelRows+j] = float32(m)
+		info[2*panelRows+j] = float32(s)
+		info[3*panelRows+j] = up32(math.Sqrt(sq) * inflate)
+		info[4*panelRows+j] = up32(math.Sqrt(errSq) * inflate)
+		info[5*panelRows+j] = up32(max(1, sq, math.Abs(m)+255*s) * inflate)
+	}
+	return q
+}
+
+// prepareQuery quantises z into slot r of a packed query tile and writes its constants
+// (queryConsts values, each broadcast to 8 lanes) to consts.
+func (q *quantised) prepareQuery(z []float64, tile []int8, r int, consts []float32) {
+	const u = 1.0 / (1 << 24)
+	zmax, zSq := 0.0, 0.0
+	for _, x := range z {
+		zmax = max(zmax, math.Abs(x))
+		zSq += x * x
+	}
+	scale := 0.0
+	if zmax > 0 {
+		scale = float64(up32(zmax / queryLevels))
+	}
+	sumB, dSq, zhSq, zh1 := 0.0, 0.0, 0.0, 0.0
+	for t, x := range z {
+		b := 0.0
+		if scale > 0 {
+			b = min(queryLevels, max(-queryLevels, math.RoundToEven(x/scale)))
+		}
+		tile[(t/4)*4*int8TileQueries+r*4+t%4] = int8(b)
+		zh := scale * b
+		sumB += b
+		dSq += (x - zh) * (x - zh)
+		zhSq += zh * zh
+		zh1 += math.Abs(zh)
+	}
+	n := float64(q.dim)
+	vals := [queryConsts]float32{
+		float32(sumB),
+		float32(2 * scale),
+		up32(2 * math.Sqrt(dSq) * inflate),
+		up32(2 * math.Sqrt(zhSq) * inflate),
+		up32((u*(8.1*zh1+3.1) + (n+3)*math.Ldexp(1, -52)*(zSq+1)) * inflate),
+	}
+	for c, v := range vals {
+		for l := range 8 {
+			consts[c*8+l] = v
+		}
+	}
+}
+
+// decodeTilesInt8 decodes the queries of tiles [lo, hi) with the Int8 method and one scratch
+// from the pool.
+func (d *Decoder) decodeTilesInt8(queries []float64, dst []int, lo, hi int) {
+	const tq = int8TileQueries
+	s := d.scratch.Get().(*decodeScratch)
+	defer d.scratch.Put(s)
+	first, last := lo*tq, min(hi*tq, len(dst))
+	nq := last - first
+	if nq <= 0 {
+		return
+	}
+	qz := d.q
+	tileBytes := qz.groups * 4 * tq
+	tileConsts := tq * queryConsts * 8
+	s.packedInt = reuseSlice(s.packedInt, (hi-lo)*tileBytes)
+	clear(s.packedInt)
+	s.consts = reuseSlice(s.consts, (hi-lo)*tileConsts)
+	clear(s.consts)
+	s.prepare(nq)
+	for q := range nq {
+		z := queries[(first+q)*d.dim : (first+q+1)*d.dim]
+		tile := q / tq
+		qz.prepareQuery(z, s.packedInt[tile*tileBytes:(tile+1)*tileBytes], q%tq,
+			s.consts[tile*tileConsts+(q%tq)*queryConsts*8:])
+	}
+	mins := s.mins[:tq*2*minLanes]
+	stride := blockPanels * panelRows
+	for p0 := 0; p0 < d.npanels; p0 += blockPanels {
+		np := min(blockPanels, d.npanels-p0)
+		panels := qz.panels[p0*qz.groups*groupBytes : (p0+np)*qz.groups*groupBytes]
+		info := qz.info[p0*infoFields*panelRows : (p0+np)*infoFields*panelRows]
+		for tile := 0; tile < hi-lo; tile++ {
+			for i := range mins {
+				mins[i] = float32(math.Inf(1))
+			}
+			tileScoresInt8(s.packedInt[tile*tileBytes:(tile+1)*tileBytes], panels, info,
+				s.consts[tile*tileConsts:(tile+1)*tileConsts], qz.groups, np, s.scores, stride, mins)
+			for r := range tq {
+				q := tile*tq + r
+				if q >= nq {
+					break
+				}
+				s.collectBounds(q, s.scores[r*stride:r*stride+np*panelRows], mins[r*2*minLanes:(r+1)*2*minLanes], p0*panelRows)
+			}
+		}
+	}
+	for q := range nq {
+		z := queries[(first+q)*d.dim : (first+q+1)*d.dim]
+		dst[first+q] = d.redecide(z, s.candidates[q], s.best[q])
+	}
+}
+
+// collectBounds lowers the query's best upper bound with the block's and records the block's
+// rows whose lower bound does not exceed it. lanes holds the block's lane-wise minima of the
+// lower bounds (first minLanes) and upper bounds (next minLanes); a block whose smallest lower
+// bound exceeds the best upper bound is skipped after one comparison.
+func (s *decodeScratch) collectBounds(q int, lower, lanes []float32, firstRow int) {
+	minL, minU := lanes[0], lanes[minLanes]
+	for l := 1; l < minLanes; l++ {
+		minL, minU = min(minL, lanes[l]), min(minU, lanes[minLanes+l])
+	}
+	s.best[q] = min(s.best[q], minU)
+	if minL > s.best[q] {
+		return
+	}
+	threshold := s.best[q]
+	for j, l := range lower {
+		if l <= threshold {
+			s.candidates[q] = append(s.candidates[q], decodeCandidate{row: int32(firstRow + j), score: l})
+		}
+	}
+}
+
+// tileScoresInt8Go is the portable Int8 kernel. For the int8TileQueries packed queries q (with
+// their constants consts) and npanels packed panels with per-row info, it writes the lower bound
+// L of row j of panel p for query r to out[r*outStride+p*panelRows+j] and lowers
+// mins[r*2*minLanes+l] and mins[r*2*minLanes+minLanes+l] to the smallest L and U written for
+// query r (lane l = j mod minLanes): exactly the contract of the assembly kernel, whose float32
+// operations may be fused differently (the bound covers both).
+func tileScoresInt8Go(q []int8, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
+	for p := range npanels {
+		panel := panels[p*groups*groupBytes : (p+1)*groups*groupBytes]
+		inf := info[p*infoFields*panelRows : (p+1)*infoFields*panelRows]
+		for r := range int8TileQueries {
+			var acc [panelRows]int32
+			for g := range groups {
+				qb := q[g*4*int8TileQueries+r*4 : g*4*int8TileQueries+r*4+4]
+				blk := panel[g*groupBytes : (g+1)*groupBytes]
+				for j := range panelRows {
+					a := blk[(j/8)*32+(j%8)*4 : (j/8)*32+(j%8)*4+4]
+					acc[j] += int32(a[0])*int32(qb[0]) + int32(a[1])*int32(qb[1]) + int32(a[2])*int32(qb[2]) + int32(a[3])*int32(qb[3])
+				}
+			}
+			c := consts[r*queryConsts*8:]
+			lanes := mins[r*2*minLanes : (r+1)*2*minLanes]
+			for j := range panelRows {
+				t := inf[panelRows+j]*c[0] + inf[2*panelRows+j]*float32(acc[j])
+				f := inf[j] - c[8]*t
+				b := c[16]*inf[3*panelRows+j] + c[24]*inf[4*panelRows+j] + c[32]*inf[5*panelRows+j]
+				lower, upper := f-b, f+b
+				out[r*outStride+p*panelRows+j] = lower
+				lanes[j%minLanes] = min(lanes[j%minLanes], lower)
+				lanes[minLanes+j%minLanes] = min(lanes[minLanes+j%minLanes], upper)
+			}
+		}
+	}
+}
