@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -30,8 +31,9 @@ func CheckComponents(cfg *Config) error {
 			eps = []float64{math.NaN()}
 		}
 		for _, e := range eps {
-			if _, err := entry.build(env, e, cfg.params(fmt.Sprintf("mechanisms[%d]", i), m)); err != nil {
-				return wrapParamsError(cfg, fmt.Sprintf("mechanisms[%d]", i), m.ID(), err)
+			p := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m)
+			if _, err := entry.build(env, e, p); err != nil {
+				return wrapParamsError(p, m.ID(), err)
 			}
 		}
 	}
@@ -44,21 +46,48 @@ func CheckComponents(cfg *Config) error {
 			_, err = entry.classifier(env, p)
 		}
 		if err != nil {
-			return wrapParamsError(cfg, fmt.Sprintf("scorers[%d]", i), s.ID(), err)
+			return wrapParamsError(p, s.ID(), err)
 		}
 	}
 	return nil
 }
 
-// wrapParamsError places a constructor's error at the component's params table; decoding
-// errors already name their key and line.
-func wrapParamsError(cfg *Config, path, id string, err error) error {
+// wrapParamsError places a constructor's error in the component's params table p: at the
+// line of the key the message names (constructors say "KEY = VALUE: want …") when the table
+// sets that key, else at the table's header. Decoding errors already name their key and line.
+func wrapParamsError(p Params, id string, err error) error {
 	var ce *ConfigError
 	if errors.As(err, &ce) {
 		return err
 	}
-	return cfg.errAt(path, "params", "%s: %v", id, err)
+	set := map[string]string{} // leaf key → dotted key, for the keys the table sets
+	var walk func(prefix string, v map[string]any)
+	walk = func(prefix string, v map[string]any) {
+		for _, k := range sortedKeys(v) {
+			if sub, ok := v[k].(map[string]any); ok {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			if _, dup := set[k]; !dup {
+				set[k] = prefix + k
+			}
+		}
+	}
+	walk("", p.Values)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, id+": ") && !strings.HasPrefix(msg, p.Component+": ") {
+		msg = id + ": " + msg
+	}
+	for _, m := range namedKeyRE.FindAllStringSubmatch(msg, -1) {
+		if key, ok := set[m[1]]; ok {
+			return p.err(key, "%s", msg)
+		}
+	}
+	return p.err("", "%s", msg)
 }
+
+// namedKeyRE finds the "KEY = " by which a constructor's error names an option.
+var namedKeyRE = regexp.MustCompile(`(?:^|[:,] )([a-z][a-z0-9_]*) = `)
 
 // tinyStore is a three-word vocabulary for CheckComponents.
 func tinyStore() *embeddings.Store {

@@ -44,6 +44,8 @@ type Config struct {
 	Hash string `toml:"-"`
 
 	lines keyLines
+	// skipFileChecks: validation does not look the corpus and embeddings paths up.
+	skipFileChecks bool
 }
 
 // CorpusConfig names the documents of the experiment.
@@ -203,8 +205,12 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig decodes and validates config text; path is used in errors.
-func ParseConfig(path, src string) (*Config, error) {
-	cfg := &Config{Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
+func ParseConfig(path, src string) (*Config, error) { return parseConfig(path, src, true) }
+
+// parseConfig is ParseConfig; without checkFiles the corpus and embeddings paths are not
+// looked up (a config saved in a run's manifest, read on another machine or folder).
+func parseConfig(path, src string, checkFiles bool) (*Config, error) {
+	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
 	cfg.Corpus = CorpusConfig{Format: "sotu", Topic: "party", EraSplitYear: 1900}
 	cfg.Embeddings = EmbeddingsConfig{Format: "wink", Vocabulary: VocabularyWords}
 	md, err := toml.Decode(src, cfg)
@@ -384,7 +390,7 @@ func (c *Config) validate() error {
 		if c.Corpus.Path == "" {
 			return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
 		}
-		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil {
+		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil && !c.skipFileChecks {
 			return c.errAt("corpus", "path", "%v", err)
 		}
 	default:
@@ -401,7 +407,7 @@ func (c *Config) validate() error {
 	if c.Embeddings.Path == "" && c.Embeddings.Format != "wink" {
 		return c.errAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
 	}
-	if c.Embeddings.Path != "" {
+	if c.Embeddings.Path != "" && !c.skipFileChecks {
 		if _, err := os.Stat(c.resolve(c.Embeddings.Path)); err != nil {
 			return c.errAt("embeddings", "path", "%v", err)
 		}

@@ -97,7 +97,8 @@ func intervalNote(cfg *Config) string {
 }
 
 // Rereport rewrites a run directory's tables and plots from its results.csv and the config
-// text saved in its manifest, holding the directory's lock meanwhile.
+// text saved in its manifest, holding the directory's lock meanwhile. It needs nothing outside
+// the folder: the corpus and embeddings the config names are not looked up.
 func Rereport(dir string) error {
 	man, err := ReadManifest(dir)
 	if err != nil {
@@ -111,7 +112,7 @@ func Rereport(dir string) error {
 	if man.Status != StatusComplete {
 		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}
-	cfg, err := ParseConfig(man.ConfigPath, man.Config)
+	cfg, err := parseConfig(man.ConfigPath, man.Config, false)
 	if err != nil {
 		return fmt.Errorf("%s: the config saved in manifest.json: %w", dir, err)
 	}

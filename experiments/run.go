@@ -76,6 +76,11 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 		defer logMu.Unlock()
 		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
+	// Parameter values are checked (by the code of `dptext check`) before anything is loaded
+	// or written: a bad value fails at once, naming its line, and leaves no run folder.
+	if err := CheckComponents(cfg); err != nil {
+		return dir, err
+	}
 	unlock, err := lockRunDir(dir, logf)
 	if err != nil {
 		return dir, err
