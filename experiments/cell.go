@@ -189,6 +189,10 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 func (r *runner) pairMetric(si int) (PairMetric, error) {
 	sc := r.cfg.Scorers[si]
 	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
-		return Scorers[sc.Name].metric(&Env{Embeddings: r.in.store, Workers: r.jobs}, r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
+		o, err := r.cfg.scorerOpts(si)
+		if err != nil {
+			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
+		}
+		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs})
 	})
 }

@@ -11,7 +11,6 @@ import (
 
 	"dptext/embeddings"
 	"dptext/learn"
-	"dptext/mechanisms"
 )
 
 // MechanismNames lists the registered mechanisms, sorted.
@@ -25,28 +24,31 @@ func ScorerNames() []string { return sortedKeys(Scorers) }
 func CheckComponents(cfg *Config) error {
 	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}, Check: true}
 	for i, m := range cfg.Mechanisms {
-		entry := Mechanisms[m.Name]
+		o, err := cfg.mechanismOptions(i)
+		if err != nil {
+			return err
+		}
 		eps := m.Epsilons
 		if len(eps) == 0 {
 			eps = []float64{math.NaN()}
 		}
 		for _, e := range eps {
-			p := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m)
-			if _, err := entry.build(env, e, p); err != nil {
-				return wrapParamsError(p, m.ID(), err)
+			if _, err := o.Build(env, e); err != nil {
+				return wrapParamsError(cfg.params(fmt.Sprintf("mechanisms[%d]", i), m), m.ID(), err)
 			}
 		}
 	}
 	for i, s := range cfg.Scorers {
-		entry, p := Scorers[s.Name], cfg.params(fmt.Sprintf("scorers[%d]", i), s)
-		var err error
-		if entry.Task == TaskUtility {
-			_, err = entry.metric(env, p)
-		} else {
-			_, err = entry.classifier(env, p)
+		o, err := cfg.scorerOpts(i)
+		if err == nil {
+			if o.Metric != nil {
+				_, err = o.Metric.Build(env)
+			} else {
+				_, err = o.Classifier.Build(env)
+			}
 		}
 		if err != nil {
-			return wrapParamsError(p, s.ID(), err)
+			return wrapParamsError(cfg.params(fmt.Sprintf("scorers[%d]", i), s), s.ID(), err)
 		}
 	}
 	return nil
@@ -114,9 +116,11 @@ func Describe(cfg *Config) string {
 		strings.Join(mechs, ", "), strings.Join(scorers, ", "), cfg.Repeats, cells)
 }
 
-// BuildMechanism makes the registered mechanism name at ε (ignored, and may be NaN, for
-// mechanisms without ε) with params as a config's params table would give them.
-func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (mechanisms.Mechanism, error) {
+// DecodeMechanism decodes params (as a config's params table would give them, "command line"
+// in errors) into the options of the registered mechanism name, and checks ε (ignored, and
+// may be NaN, for mechanisms without ε). The options say what they need (Needs) and build the
+// mechanism (Build).
+func DecodeMechanism(name string, eps float64, params map[string]any) (*MechanismOptions, error) {
 	entry, ok := Mechanisms[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
@@ -124,12 +128,12 @@ func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (
 	if entry.UsesEpsilon && !entry.Epsilons.Contains(eps) {
 		return nil, fmt.Errorf("mechanism %q needs --epsilon in %s (got %v)", name, entry.Epsilons, eps)
 	}
-	return entry.build(env, eps, Params{File: "command line", Table: "params", Component: name, Values: params})
+	return entry.decode(Params{File: "command line", Table: "params", Component: name, Values: params})
 }
 
-// BuildClassifier makes the registered attacker or topic classifier name with params as a
-// config's params table would give them.
-func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classifier, error) {
+// DecodeClassifier decodes params (as a config's params table would give them) into the
+// options of the registered attacker or topic classifier name.
+func DecodeClassifier(name string, params map[string]any) (*ScorerOptions[learn.Classifier], error) {
 	entry, ok := Scorers[name]
 	if !ok || entry.Classifier == nil {
 		var names []string
@@ -140,7 +144,7 @@ func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classi
 		}
 		return nil, fmt.Errorf("unknown attacker or classifier %q; valid: %s", name, strings.Join(names, ", "))
 	}
-	return entry.classifier(env, Params{File: "command line", Table: "params", Component: name, Values: params})
+	return entry.Classifier.decode(Params{File: "command line", Table: "params", Component: name, Values: params}, entry.Needs)
 }
 
 // DefaultParams renders the default options of a registered mechanism or scorer as the TOML
@@ -148,9 +152,9 @@ func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classi
 func DefaultParams(name string) (string, error) {
 	var opts any
 	if e, ok := Mechanisms[name]; ok {
-		opts = e.Options()
+		opts = e.Spec.defaults()
 	} else if e, ok := Scorers[name]; ok {
-		opts = e.Options()
+		opts = e.defaults()
 	} else {
 		return "", fmt.Errorf("unknown component %q; valid: %s", name, strings.Join(append(MechanismNames(), ScorerNames()...), ", "))
 	}

@@ -46,6 +46,10 @@ type Config struct {
 	lines keyLines
 	// skipFileChecks: validation does not look the corpus and embeddings paths up.
 	skipFileChecks bool
+	// mechOptions[i] and scorerOptions[i] are the params of Mechanisms[i] and Scorers[i],
+	// decoded once by validation.
+	mechOptions   []*MechanismOptions
+	scorerOptions []ScorerDecoded
 }
 
 // CorpusConfig names the documents of the experiment.
@@ -545,6 +549,7 @@ func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []
 
 func (c *Config) validateMechanisms() error {
 	ids := map[string]bool{}
+	c.mechOptions = nil
 	for i, m := range c.Mechanisms {
 		path := fmt.Sprintf("mechanisms[%d]", i)
 		if err := c.checkIdentity(path, "mechanism", m, sortedKeys(Mechanisms), ids); err != nil {
@@ -573,15 +578,18 @@ func (c *Config) validateMechanisms() error {
 			}
 			seenEps[e] = true
 		}
-		if err := c.params(path, m).decodeInto(entry.Options()); err != nil {
+		o, err := entry.decode(c.params(path, m))
+		if err != nil {
 			return err
 		}
+		c.mechOptions = append(c.mechOptions, o)
 	}
 	return nil
 }
 
 func (c *Config) validateScorers() error {
 	ids := map[string]bool{}
+	c.scorerOptions = nil
 	for i, s := range c.Scorers {
 		path := fmt.Sprintf("scorers[%d]", i)
 		if err := c.checkIdentity(path, "scorer", s, sortedKeys(Scorers), ids); err != nil {
@@ -600,11 +608,30 @@ func (c *Config) validateScorers() error {
 		default:
 			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
 		}
-		if err := c.params(path, s).decodeInto(entry.Options()); err != nil {
+		o, err := entry.decode(c.params(path, s))
+		if err != nil {
 			return err
 		}
+		c.scorerOptions = append(c.scorerOptions, o)
 	}
 	return nil
+}
+
+// mechanismOptions returns the decoded params of mechanism i (decoded now if the config's
+// components were changed after validation).
+func (c *Config) mechanismOptions(i int) (*MechanismOptions, error) {
+	if i < len(c.mechOptions) {
+		return c.mechOptions[i], nil
+	}
+	return Mechanisms[c.Mechanisms[i].Name].decode(c.params(fmt.Sprintf("mechanisms[%d]", i), c.Mechanisms[i]))
+}
+
+// scorerOpts returns the decoded params of scorer i (see mechanismOptions).
+func (c *Config) scorerOpts(i int) (ScorerDecoded, error) {
+	if i < len(c.scorerOptions) {
+		return c.scorerOptions[i], nil
+	}
+	return Scorers[c.Scorers[i].Name].decode(c.params(fmt.Sprintf("scorers[%d]", i), c.Scorers[i]))
 }
 
 func (c *Config) validateGains() error {

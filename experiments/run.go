@@ -514,7 +514,11 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	key := fmt.Sprintf("%s/%d/%v", set.drawKey, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
 		defer r.spent.add("build mechanisms", time.Now())
-		m, err := Mechanisms[mc.Name].build(r.env(set), c.eps, r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc))
+		o, err := r.cfg.mechanismOptions(c.mech)
+		if err != nil {
+			return nil, err
+		}
+		m, err := o.Build(r.env(set), c.eps)
 		if err != nil {
 			return nil, fmt.Errorf("mechanism %s at ε = %v: %w", mc.ID(), c.eps, err)
 		}
@@ -528,7 +532,11 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 	set, sc := r.sets[c.set].draw(c.rep), r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := Scorers[sc.Name]
-		clf, err := entry.classifier(r.env(set), r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
+		o, err := r.cfg.scorerOpts(si)
+		if err != nil {
+			return nil, err
+		}
+		clf, err := o.Classifier.Build(r.env(set))
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}

@@ -170,6 +170,10 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			params["order"] = mechanisms.OrderKeep // the words are written back in place
 		}
 	}
+	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	if err != nil {
+		return err
+	}
 	name := "standard input"
 	in := io.Reader(os.Stdin)
 	if len(pos) == 1 {
@@ -195,12 +199,12 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
-	if learnsFromText(*mech, params) {
+	if mo.Needs().TrainingCorpus {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err
 		}
 	}
-	m, err := experiments.BuildMechanism(*mech, *eps, params, env)
+	m, err := mo.Build(env, *eps)
 	if err != nil {
 		return err
 	}
@@ -382,16 +386,32 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	var env experiments.Env
 	env.Workers = 2
-	needVectors := *mech != "" || *attacker == "sr-nn"
-	if needVectors {
+	ao, err := experiments.DecodeClassifier(*attacker, params)
+	if err != nil {
+		return err
+	}
+	needs := ao.Needs()
+	var mo *experiments.MechanismOptions
+	if *mech != "" {
+		if mo, err = experiments.DecodeMechanism(*mech, *eps, mparams); err != nil {
+			return err
+		}
+		needs = needs.Or(mo.Needs())
+	}
+	if needs.TrainingCorpus {
+		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
+			return err
+		}
+	}
+	if needs.Vectors {
 		if env.Embeddings, err = emb.load(ctx, stderr); err != nil {
 			return err
 		}
 	}
 	opts := experiments.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
-		NewAttacker: func() (learn.Classifier, error) { return experiments.BuildClassifier(*attacker, params, &env) }}
-	if *mech != "" {
-		if opts.Mechanism, err = experiments.BuildMechanism(*mech, *eps, mparams, &env); err != nil {
+		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
+	if mo != nil {
+		if opts.Mechanism, err = mo.Build(&env, *eps); err != nil {
 			return err
 		}
 	}
@@ -438,12 +458,6 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	opts.EllContext = ctx
 	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
 	return mechanisms.PrintSynTFPrivacy(stdout, store, eps, *n, opts, 0)
-}
-
-// learnsFromText reports whether a mechanism with these parameters trains on a corpus: expmech's
-// context rating (a language model) and SynTF's tf-idf weighting (document frequencies).
-func learnsFromText(mech string, params paramFlag) bool {
-	return (mech == "expmech" && params["rating"] == "context") || (mech == "syntf" && params["weighting"] == "tfidf")
 }
 
 // defaultTrainingCorpus is the normalised text of the default corpus (the State of the Union
