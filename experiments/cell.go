@@ -88,7 +88,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 				}
 			}
 			r.spent.add("utility", start)
-			rows = append(rows, row(sc.ID(), "mean", sum/float64(n)), row(sc.ID(), "unscored", float64(len(private)-n)))
+			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
 			continue
 		}
 		docs, labels := set.Known, set.KnownAuthors
@@ -121,9 +121,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		for i := range pred {
 			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i]})
 		}
-		rows = append(rows, row(sc.ID(), "correct", float64(s.Correct)), row(sc.ID(), "total", float64(s.Total)),
-			row(sc.ID(), "accuracy", s.Accuracy), row(sc.ID(), "macro_precision", s.MacroPrecision),
-			row(sc.ID(), "macro_recall", s.MacroRecall), row(sc.ID(), "macro_f1", s.MacroF1))
+		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
+			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
+			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"dptext/embeddings"
 	"dptext/report"
 )
 
@@ -215,8 +216,8 @@ func ParseConfig(path, src string) (*Config, error) { return parseConfig(path, s
 // looked up (a config saved in a run's manifest, read on another machine or folder).
 func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
-	cfg.Corpus = CorpusConfig{Format: "sotu", Topic: "party", EraSplitYear: 1900}
-	cfg.Embeddings = EmbeddingsConfig{Format: "wink", Vocabulary: VocabularyWords}
+	cfg.Corpus = CorpusConfig{Format: CorpusFormats[0].Name, Topic: "party", EraSplitYear: 1900}
+	cfg.Embeddings = EmbeddingsConfig{Format: embeddings.FormatWink, Vocabulary: VocabularyWords}
 	md, err := toml.Decode(src, cfg)
 	if err != nil {
 		var pe toml.ParseError
@@ -385,30 +386,28 @@ func (c *Config) validate() error {
 	if err := c.checkCounts(); err != nil {
 		return err
 	}
-	switch c.Corpus.Format {
-	case "sotu":
+	format, ok := corpusFormat(c.Corpus.Format)
+	switch {
+	case !ok:
+		return c.errAt("corpus", "format", "%q: want %s", c.Corpus.Format, quoteList(corpusFormatNames()))
+	case format.Dataset != "":
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.errAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
 		}
-	case "jsonl", "dir", "pan":
-		if c.Corpus.Path == "" {
-			return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
-		}
-		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil && !c.skipFileChecks {
+	case c.Corpus.Path == "":
+		return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
+	case !c.skipFileChecks:
+		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil {
 			return c.errAt("corpus", "path", "%v", err)
 		}
-	default:
-		return c.errAt("corpus", "format", "%q: want \"sotu\", \"jsonl\", \"dir\" or \"pan\"", c.Corpus.Format)
 	}
 	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
 		return c.errAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
 	}
-	switch c.Embeddings.Format {
-	case "wink", "word2vec-bin", "text", "cache", "auto":
-	default:
-		return c.errAt("embeddings", "format", "%q: want \"wink\", \"word2vec-bin\", \"text\", \"cache\" or \"auto\"", c.Embeddings.Format)
+	if !slices.Contains(embeddingsFormatNames(), c.Embeddings.Format) {
+		return c.errAt("embeddings", "format", "%q: want %s", c.Embeddings.Format, quoteList(embeddingsFormatNames()))
 	}
-	if c.Embeddings.Path == "" && c.Embeddings.Format != "wink" {
+	if c.Embeddings.Path == "" && c.Embeddings.Format != embeddings.FormatWink {
 		return c.errAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
 	}
 	if c.Embeddings.Path != "" && !c.skipFileChecks {
@@ -700,7 +699,7 @@ func (c *Config) validateReport() error {
 		for _, s := range c.Scorers {
 			col := report.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
 			if col.Task == TaskUtility {
-				col.Metric = "mean"
+				col.Metric = report.MetricMean
 			}
 			c.Report.Columns = append(c.Report.Columns, col)
 		}

@@ -9,7 +9,7 @@ import (
 
 // relativeMetrics are the scores given relative to the none mechanism as
 // relative_<metric> (SynTF's "relative performance": private / original).
-var relativeMetrics = []string{"accuracy", "macro_f1", "macro_precision", "macro_recall"}
+var relativeMetrics = []string{report.MetricAccuracy, report.MetricMacroF1, report.MetricMacroPrecision, report.MetricMacroRecall}
 
 // derivedRows computes, from a run's rows, each scorer's performance relative to the none
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
@@ -77,12 +77,12 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 			u, okU := v[g.Utility+"/macro_f1"]
 			a, okA := v[g.Attack+"/macro_f1"]
 			if okU && okA {
-				out = append(out, row("delta_f1", u-a))
+				out = append(out, row(report.MetricDeltaF1, u-a))
 			}
 			ru, okU := v[g.Utility+"/relative_macro_f1"]
 			ra, okA := v[g.Attack+"/relative_macro_f1"]
 			if okU && okA {
-				out = append(out, row("delta_relative_f1", ru-ra))
+				out = append(out, row(report.MetricDeltaRelativeF1, ru-ra))
 			}
 		}
 	}

@@ -12,19 +12,33 @@ import (
 	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/ngram"
+	"dptext/report"
 )
 
 // Scorer tasks: what a scorer's labels are, which fixes its chance level and its training data.
+// The values are the report's (report.TaskAuthor …), defined once there.
 const (
 	// TaskAuthor: an authorship attacker, trained on the known texts of the set's authors and
 	// asked who wrote each private snippet.
-	TaskAuthor = "author"
+	TaskAuthor = report.TaskAuthor
 	// TaskTopic: a topic classifier, trained on documents of other authors and asked the topic of
 	// each private snippet.
-	TaskTopic = "topic"
+	TaskTopic = report.TaskTopic
 	// TaskUtility: a measure over (original, private) snippet pairs.
-	TaskUtility = "utility"
+	TaskUtility = report.TaskUtility
 )
+
+// ScorerKind names the kind of scorer of a task, as `dptext list` shows it: "attacker",
+// "classifier" or "utility".
+func ScorerKind(task string) string {
+	switch task {
+	case TaskAuthor:
+		return "attacker"
+	case TaskTopic:
+		return "classifier"
+	}
+	return "utility"
+}
 
 // Env is what builders may use besides their options.
 type Env struct {
@@ -68,10 +82,9 @@ func (e *Env) Memo(key string, build func() (any, error)) (any, error) {
 	return l.val, l.err
 }
 
-// A PairMetric measures how much of an original document a private one keeps.
-type PairMetric interface {
-	Measure(original, private []string) float64
-}
+// A PairMetric measures how much of an original document a private one keeps (defined in
+// classifiers, with the measures).
+type PairMetric = classifiers.PairMetric
 
 // Needs declares what a component reads from its Env besides its options, so that commands
 // load exactly that (and nothing is guessed from names).

@@ -17,16 +17,8 @@ func WriteReport(dir string, cfg *Config, rows []report.Row) error {
 
 func caption(cfg *Config, runID string) report.Caption {
 	corpus := cfg.Corpus.Format
-	if cfg.Corpus.Format == "sotu" {
-		corpus = fmt.Sprintf("State of the Union addresses (topic = %s)", cfg.Corpus.Topic)
-		if cfg.Corpus.Topic == "era" {
-			corpus = fmt.Sprintf("State of the Union addresses (topic = era, before/from %d)", cfg.Corpus.EraSplitYear)
-		}
-	} else if cfg.Corpus.Path != "" {
-		corpus += " " + cfg.Corpus.Path
-		if cfg.Corpus.Language != "" {
-			corpus += fmt.Sprintf(" (language %s)", cfg.Corpus.Language)
-		}
+	if f, ok := corpusFormat(cfg.Corpus.Format); ok {
+		corpus = f.Caption(cfg.Corpus)
 	}
 	emb := "GloVe 6B 100-d (wink)"
 	if cfg.Embeddings.Path != "" {

@@ -549,7 +549,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 			pred := f.predict(r.cfg.Seed, "validate/"+key, set.TopicValidation)
 			s := learn.Score(set.TopicValidationLabels, pred)
 			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),
-				Metric: "validation_accuracy", Value: s.Accuracy}}
+				Metric: report.MetricValidationAccuracy, Value: s.Accuracy}}
 			if err := r.writeRows(filepath.Join(r.dir, "cells", fitFile(key)), fitPath(key), rows, nil, ""); err != nil {
 				return nil, err
 			}

