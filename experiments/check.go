@@ -3,7 +3,6 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 
@@ -28,12 +27,8 @@ func CheckComponents(cfg *Config) error {
 		if err != nil {
 			return err
 		}
-		eps := m.Epsilons
-		if len(eps) == 0 {
-			eps = []float64{math.NaN()}
-		}
-		for _, e := range eps {
-			if _, err := o.Build(env, e); err != nil {
+		for _, e := range epsilonsOf(m) {
+			if _, err := o.Build(env, e.value); err != nil {
 				return wrapParamsError(cfg.params(fmt.Sprintf("mechanisms[%d]", i), m), m.ID(), err)
 			}
 		}

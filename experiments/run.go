@@ -45,13 +45,48 @@ type RunOptions struct {
 // cell is one (set, mechanism, ε, repeat) combination: the unit of work and of resumption.
 type cell struct {
 	set, mech int
-	eps       float64 // NaN for mechanisms without ε
+	eps       epsilon
 	rep       int
+}
+
+// epsilon is a cell's privacy parameter: ε for mechanisms with one, absent (ok false) for the
+// others, which carry no placeholder value.
+type epsilon struct {
+	value float64
+	ok    bool
+}
+
+// String is ε in its shortest form, "" when absent: the form of results.csv and cell paths.
+func (e epsilon) String() string {
+	if !e.ok {
+		return ""
+	}
+	return strconv.FormatFloat(e.value, 'g', -1, 64)
+}
+
+// rowValue is ε as report.Row holds it, whose convention for "no ε" is NaN (shown as "–").
+func (e epsilon) rowValue() float64 {
+	if !e.ok {
+		return math.NaN()
+	}
+	return e.value
+}
+
+// epsilonsOf lists the ε of a configured mechanism: its epsilons, or one absent ε.
+func epsilonsOf(m ComponentConfig) []epsilon {
+	if len(m.Epsilons) == 0 {
+		return []epsilon{{}}
+	}
+	out := make([]epsilon, len(m.Epsilons))
+	for i, v := range m.Epsilons {
+		out[i] = epsilon{value: v, ok: true}
+	}
+	return out
 }
 
 func (c cell) path(cfg *Config, sets []*SetData) string {
 	return fmt.Sprintf("set=%s/mech=%s/eps=%s/rep=%d", sets[c.set].Name, cfg.Mechanisms[c.mech].ID(),
-		report.FormatEpsilon(c.eps), c.rep)
+		c.eps, c.rep)
 }
 
 // Run executes cfg and returns the run directory. A run killed at any moment and started
@@ -260,11 +295,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	var cells []cell
 	for si := range sets {
 		for mi, m := range cfg.Mechanisms {
-			eps := m.Epsilons
-			if len(eps) == 0 {
-				eps = []float64{math.NaN()}
-			}
-			for _, e := range eps {
+			for _, e := range epsilonsOf(m) {
 				for r := 0; r < cfg.Repeats; r++ {
 					cells = append(cells, cell{si, mi, e, r})
 				}
@@ -511,16 +542,16 @@ feed:
 
 func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	set, mc := r.sets[c.set].draw(c.rep), r.cfg.Mechanisms[c.mech]
-	key := fmt.Sprintf("%s/%d/%v", set.drawKey, c.mech, c.eps)
+	key := fmt.Sprintf("%s/%d/%s", set.drawKey, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
 		defer r.spent.add("build mechanisms", time.Now())
 		o, err := r.cfg.mechanismOptions(c.mech)
 		if err != nil {
 			return nil, err
 		}
-		m, err := o.Build(r.env(set), c.eps)
+		m, err := o.Build(r.env(set), c.eps.value)
 		if err != nil {
-			return nil, fmt.Errorf("mechanism %s at ε = %v: %w", mc.ID(), c.eps, err)
+			return nil, fmt.Errorf("mechanism %s at ε = %s: %w", mc.ID(), c.eps, err)
 		}
 		return m, nil
 	})
@@ -624,7 +655,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		}
 		c := cells[i-len(fitKeys)]
 		for _, p := range rec.Predictions {
-			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), report.FormatEpsilon(c.eps),
+			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
 				strconv.Itoa(c.rep), p.Scorer, p.Document, p.Truth, p.Prediction})
 		}
 		if rec.TF != "" {
