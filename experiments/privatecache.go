@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
 )
 
 // privateCache keeps privatised documents under a key that covers everything they depend on,
