@@ -17,6 +17,8 @@ import (
 	"text/tabwriter"
 
 	"dptext/embeddings"
+
+	"dptext/atomicfile"
 )
 
 // SynTF's privacy accounting (Weggenmann and Kerschbaum 2018, Sect. 3.4). Every pair of
@@ -332,11 +334,10 @@ func writeSynTFEllCache(path string, res EllResult) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // SynTFLosses returns the per-word losses of SynTF at each ε of epsilons over the vocabulary of

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"dptext/atomicfile"
 )
 
 // Write renders a run's rows into dir: table.md, table.csv and table.tex (see the layout),
@@ -98,21 +100,9 @@ func safeName(s string) string {
 	}, s)
 }
 
-// writeAtomic writes data to dir/name through a temporary file in dir and a rename.
+// writeAtomic writes data to dir/name so that a reader never sees a partial file.
 func writeAtomic(dir, name string, data []byte) error {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
 		return fmt.Errorf("report: writing %s: %w", filepath.Join(dir, name), err)
 	}
 	return nil
