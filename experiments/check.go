@@ -120,8 +120,10 @@ func DecodeMechanism(name string, eps float64, params map[string]any) (*Mechanis
 	if !ok {
 		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
 	}
-	if entry.UsesEpsilon && !entry.Epsilons.Contains(eps) {
-		return nil, fmt.Errorf("mechanism %q needs --epsilon in %s (got %v)", name, entry.Epsilons, eps)
+	if entry.UsesEpsilon {
+		if err := entry.Epsilons.Check(eps); err != nil {
+			return nil, fmt.Errorf("mechanism %q needs --epsilon: %v", name, err)
+		}
 	}
 	return entry.decode(Params{File: "command line", Table: "params", Component: name, Values: params})
 }

@@ -566,11 +566,8 @@ func (c *Config) validateMechanisms() error {
 		}
 		seenEps := map[float64]bool{}
 		for _, e := range m.Epsilons {
-			if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
-				return c.errAt(path, "epsilons", "%v: every ε must be a finite number > 0", e)
-			}
-			if r := entry.Epsilons; !r.Contains(e) {
-				return c.errAt(path, "epsilons", "%v: mechanism %q represents ε in %s only", e, m.Name, r)
+			if err := entry.Epsilons.Check(e); err != nil {
+				return c.errAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
 			}
 			if seenEps[e] {
 				return c.errAt(path, "epsilons", "%v appears twice", e)

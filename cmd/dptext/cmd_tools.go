@@ -98,8 +98,8 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usagef("--epsilons: %v", err)
 	}
 	for _, e := range eps {
-		if !mechanisms.EMDEpsilonRange.Contains(e) {
-			return usagef("--epsilons: %g is outside the range the emd mechanism represents, %s", e, mechanisms.EMDEpsilonRange)
+		if err := experiments.Mechanisms["emd"].Epsilons.Check(e); err != nil {
+			return usagef("--epsilons: emd: %v", err)
 		}
 	}
 	store, err := emb.load(ctx, stderr)
