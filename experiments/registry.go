@@ -13,6 +13,7 @@ import (
 	"dptext/mechanisms"
 	"dptext/ngram"
 	"dptext/report"
+	"dptext/utility"
 )
 
 // Scorer tasks: what a scorer's labels are, which fixes its chance level and its training data.
@@ -83,8 +84,8 @@ func (e *Env) Memo(key string, build func() (any, error)) (any, error) {
 }
 
 // A PairMetric measures how much of an original document a private one keeps (defined in
-// classifiers, with the measures).
-type PairMetric = classifiers.PairMetric
+// package utility, with the measures).
+type PairMetric = utility.PairMetric
 
 // Needs declares what a component reads from its Env besides its options, so that commands
 // load exactly that (and nothing is guessed from names).
@@ -421,7 +422,7 @@ var Scorers = map[string]ScorerEntry{
 		Classifier: ScorerSpec[classifiers.KNNOptions, learn.Classifier]{
 			Defaults: func() classifiers.KNNOptions { o := classifiers.DefaultKNNOptions(); o.K = 1; return o },
 			Build: func(env *Env, o classifiers.KNNOptions) (learn.Classifier, error) {
-				return classifiers.NewMeanEmbeddingKNN(env.Embeddings, o)
+				return attackers.NewSRNN(env.Embeddings, o)
 			},
 		},
 	},
@@ -512,10 +513,10 @@ var Scorers = map[string]ScorerEntry{
 	"cosine": {
 		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true},
 		Description: "cosine similarity of the (centred) mean word embeddings of original and private snippet",
-		Metric: ScorerSpec[classifiers.CosineOptions, PairMetric]{
-			Defaults: classifiers.DefaultCosineOptions,
-			Build: func(env *Env, o classifiers.CosineOptions) (PairMetric, error) {
-				return classifiers.NewMeanCosine(env.Embeddings, o)
+		Metric: ScorerSpec[utility.CosineOptions, PairMetric]{
+			Defaults: utility.DefaultCosineOptions,
+			Build: func(env *Env, o utility.CosineOptions) (PairMetric, error) {
+				return utility.NewMeanCosine(env.Embeddings, o)
 			},
 		},
 	},
@@ -524,7 +525,7 @@ var Scorers = map[string]ScorerEntry{
 		Description: "L2 change of the stylometric feature vector (WritePrints-limited rates) between original and private snippet",
 		Metric: ScorerSpec[noOptions, PairMetric]{
 			Defaults: func() noOptions { return noOptions{} },
-			Build:    func(*Env, noOptions) (PairMetric, error) { return classifiers.NewStyleL2(attackers.StyleVector) },
+			Build:    func(*Env, noOptions) (PairMetric, error) { return utility.NewStyleL2(attackers.StyleVector) },
 		},
 	},
 	"wmd": {
@@ -533,7 +534,7 @@ var Scorers = map[string]ScorerEntry{
 		Metric: ScorerSpec[noOptions, PairMetric]{
 			Defaults: func() noOptions { return noOptions{} },
 			Build: func(env *Env, _ noOptions) (PairMetric, error) {
-				return classifiers.NewWordMoversDistance(env.Embeddings)
+				return utility.NewWordMoversDistance(env.Embeddings)
 			},
 		},
 	},
