@@ -21,6 +21,7 @@ import (
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
+	"dptext/attribution"
 	"dptext/experiments"
 	"dptext/learn"
 	"dptext/mechanisms"
@@ -380,7 +381,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(pos) > 0 || *input == "" || *output == "" {
 		return usagef("--input and --output are required; no other arguments")
 	}
-	rule := experiments.RejectRule{Rule: *reject, Threshold: *threshold}
+	rule := attribution.RejectRule{Rule: *reject, Threshold: *threshold}
 	if err := rule.Validate(); err != nil {
 		return usagef("--reject: %v", err)
 	}
@@ -408,18 +409,18 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	opts := experiments.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
+	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
 		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
 	if mo != nil {
 		if opts.Mechanism, err = mo.Build(&env, *eps); err != nil {
 			return err
 		}
 	}
-	res, err := experiments.Attribute(opts)
+	res, err := attribution.Attribute(opts)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, experiments.FormatResults(res))
+	fmt.Fprint(stdout, attribution.FormatResults(res))
 	fmt.Fprintf(stdout, "answers written to %s\n", *output)
 	return nil
 }
