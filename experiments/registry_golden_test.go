@@ -86,7 +86,7 @@ func registryOutputs(t *testing.T) map[string]string {
 		return hex.EncodeToString(sum[:8])
 	}
 	var private [][]string // the random mechanism's outputs, for the utility measures
-	pool := test             // every document and private output, for the classifiers
+	pool := test           // every document and private output, for the classifiers
 	for _, name := range MechanismNames() {
 		entry := Mechanisms[name]
 		o, err := entry.decode(Params{File: "golden", Table: "params", Component: name})
