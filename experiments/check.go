@@ -144,6 +144,27 @@ func DecodeClassifier(name string, params map[string]any) (*ScorerOptions[learn.
 	return entry.Classifier.decode(Params{File: "command line", Table: "params", Component: name, Values: params}, entry.Needs)
 }
 
+// ComponentNeeds is what the registered mechanism or scorer name reads from its Env with
+// params (nil: its default options).
+func ComponentNeeds(name string, params map[string]any) (Needs, error) {
+	p := Params{File: "command line", Table: "params", Component: name, Values: params}
+	if e, ok := Mechanisms[name]; ok {
+		o, err := e.decode(p)
+		if err != nil {
+			return Needs{}, err
+		}
+		return o.Needs(), nil
+	}
+	if e, ok := Scorers[name]; ok {
+		o, err := e.decode(p)
+		if err != nil {
+			return Needs{}, err
+		}
+		return o.Needs(), nil
+	}
+	return Needs{}, fmt.Errorf("unknown component %q; valid: %s", name, strings.Join(append(MechanismNames(), ScorerNames()...), ", "))
+}
+
 // DefaultParams renders the default options of a registered mechanism or scorer as the TOML
 // lines of a params table (empty when it has no options).
 func DefaultParams(name string) (string, error) {

@@ -29,6 +29,15 @@ func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				table = "mechanisms"
 			}
 			fmt.Fprintf(stdout, "# %s %s: keys of its [%s.params] table, with their defaults\n", name, versionOf(name), table)
+			needs, err := experiments.ComponentNeeds(name, nil)
+			if err != nil {
+				return err
+			}
+			releases := ""
+			if e, ok := experiments.Mechanisms[name]; ok {
+				releases = "; releases: " + e.Releases
+			}
+			fmt.Fprintf(stdout, "# with these defaults it needs: %s%s\n", needs, releases)
 			if params == "" {
 				params = "# (no parameters)\n"
 			}
