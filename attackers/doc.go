@@ -2,6 +2,7 @@
 // authors, trained on the candidates' known texts and asked to name the author of unknown
 // snippets. Every attacker implements learn.Classifier.
 //
+//   - sr-nn: the nearest neighbour of mean word embeddings (Fernandes et al. 2019, NewSRNN).
 //   - koppel11: the random-feature-subset similarity method of Koppel, Schler and Argamon
 //     (2011), as reproduced for PAN by Potthast et al. (2016), with a compat and a paper mode.
 //   - char-ngram-svm: tf-idf character n-grams into a one-vs-rest linear SVM (the PAN baseline).

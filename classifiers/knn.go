@@ -132,7 +132,7 @@ func meanMatrix(store *embeddings.Store, docs [][]string) (means, sqNorms []floa
 	sqNorms = make([]float32, len(docs))
 	acc := make([]float64, dim)
 	for i, d := range docs {
-		if !meanVector(store, d, acc) {
+		if !store.MeanVector(d, acc) {
 			continue
 		}
 		var s float64
@@ -143,28 +143,4 @@ func meanMatrix(store *embeddings.Store, docs [][]string) (means, sqNorms []floa
 		sqNorms[i] = float32(s)
 	}
 	return means, sqNorms
-}
-
-// meanVector sets mean to the average raw vector of the in-vocabulary words of doc
-// (repeated words count repeatedly) and reports whether there was any; if not, mean is zero.
-func meanVector(store *embeddings.Store, doc []string, mean []float64) bool {
-	clear(mean)
-	known := 0
-	for _, w := range doc {
-		i, ok := store.Lookup(w)
-		if !ok {
-			continue
-		}
-		known++
-		for j, v := range store.Vector(i) {
-			mean[j] += float64(v)
-		}
-	}
-	if known == 0 {
-		return false
-	}
-	for j := range mean {
-		mean[j] /= float64(known)
-	}
-	return true
 }

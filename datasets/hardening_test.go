@@ -77,7 +77,7 @@ func TestEnsureCleansStaleFetchFolders(t *testing.T) {
 		t.Errorf("log does not say why the dead fetch's folder went:\n%s", log.String())
 	}
 	// A dataset already present does not stop the cleaning (the folder may be another dataset's).
-	dead := filepath.Join(cache, ".fetch-gutenberg-dead")
+	dead := filepath.Join(cache, ".fetch-other-dead")
 	os.MkdirAll(dead, 0o755)
 	os.WriteFile(filepath.Join(dead, ownerFile), []byte(fmt.Sprintf("%d %s %d\n", deadPid(t), host, now)), 0o644)
 	log.Reset()

@@ -9,7 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"dptext/atomicfile"
 )
 
 // CacheExt is the file extension of dptext's embedding cache; Load's "auto" format maps it to "cache".
@@ -40,20 +41,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // directory and renames it into place, so path holds either the old content or the complete new
 // cache, never a partial one.
 func WriteCache(path string, s *Store) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("embeddings: writing cache: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := writeCacheTo(tmp, s); err != nil {
-		tmp.Close()
+	if err := atomicfile.Write(path, func(w io.Writer) error { return writeCacheTo(w, s) }); err != nil {
 		return fmt.Errorf("embeddings: writing cache %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("embeddings: writing cache %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("embeddings: writing cache: %w", err)
 	}
 	return nil
 }

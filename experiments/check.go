@@ -3,14 +3,13 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"math"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"dptext/embeddings"
 	"dptext/learn"
-	"dptext/mechanisms"
 )
 
 // MechanismNames lists the registered mechanisms, sorted.
@@ -24,41 +23,68 @@ func ScorerNames() []string { return sortedKeys(Scorers) }
 func CheckComponents(cfg *Config) error {
 	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}, Check: true}
 	for i, m := range cfg.Mechanisms {
-		entry := Mechanisms[m.Name]
-		eps := m.Epsilons
-		if len(eps) == 0 {
-			eps = []float64{math.NaN()}
+		o, err := cfg.mechanismOptions(i)
+		if err != nil {
+			return err
 		}
-		for _, e := range eps {
-			if _, err := entry.build(env, e, cfg.params(fmt.Sprintf("mechanisms[%d]", i), m)); err != nil {
-				return wrapParamsError(cfg, fmt.Sprintf("mechanisms[%d]", i), m.ID(), err)
+		for _, e := range epsilonsOf(m) {
+			if _, err := o.Build(env, e.value); err != nil {
+				return wrapParamsError(cfg.params(fmt.Sprintf("mechanisms[%d]", i), m), m.ID(), err)
 			}
 		}
 	}
 	for i, s := range cfg.Scorers {
-		entry, p := Scorers[s.Name], cfg.params(fmt.Sprintf("scorers[%d]", i), s)
-		var err error
-		if entry.Task == TaskUtility {
-			_, err = entry.metric(env, p)
-		} else {
-			_, err = entry.classifier(env, p)
+		o, err := cfg.scorerOpts(i)
+		if err == nil {
+			if o.Metric != nil {
+				_, err = o.Metric.Build(env)
+			} else {
+				_, err = o.Classifier.Build(env)
+			}
 		}
 		if err != nil {
-			return wrapParamsError(cfg, fmt.Sprintf("scorers[%d]", i), s.ID(), err)
+			return wrapParamsError(cfg.params(fmt.Sprintf("scorers[%d]", i), s), s.ID(), err)
 		}
 	}
 	return nil
 }
 
-// wrapParamsError places a constructor's error at the component's params table; decoding
-// errors already name their key and line.
-func wrapParamsError(cfg *Config, path, id string, err error) error {
+// wrapParamsError places a constructor's error in the component's params table p: at the
+// line of the key the message names (constructors say "KEY = VALUE: want …") when the table
+// sets that key, else at the table's header. Decoding errors already name their key and line.
+func wrapParamsError(p Params, id string, err error) error {
 	var ce *ConfigError
 	if errors.As(err, &ce) {
 		return err
 	}
-	return cfg.errAt(path, "params", "%s: %v", id, err)
+	set := map[string]string{} // leaf key → dotted key, for the keys the table sets
+	var walk func(prefix string, v map[string]any)
+	walk = func(prefix string, v map[string]any) {
+		for _, k := range sortedKeys(v) {
+			if sub, ok := v[k].(map[string]any); ok {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			if _, dup := set[k]; !dup {
+				set[k] = prefix + k
+			}
+		}
+	}
+	walk("", p.Values)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, id+": ") && !strings.HasPrefix(msg, p.Component+": ") {
+		msg = id + ": " + msg
+	}
+	for _, m := range namedKeyRE.FindAllStringSubmatch(msg, -1) {
+		if key, ok := set[m[1]]; ok {
+			return p.err(key, "%s", msg)
+		}
+	}
+	return p.err("", "%s", msg)
 }
+
+// namedKeyRE finds the "KEY = " by which a constructor's error names an option.
+var namedKeyRE = regexp.MustCompile(`(?:^|[:,] )([a-z][a-z0-9_]*) = `)
 
 // tinyStore is a three-word vocabulary for CheckComponents.
 func tinyStore() *embeddings.Store {
@@ -85,22 +111,26 @@ func Describe(cfg *Config) string {
 		strings.Join(mechs, ", "), strings.Join(scorers, ", "), cfg.Repeats, cells)
 }
 
-// BuildMechanism makes the registered mechanism name at ε (ignored, and may be NaN, for
-// mechanisms without ε) with params as a config's params table would give them.
-func BuildMechanism(name string, eps float64, params map[string]any, env *Env) (mechanisms.Mechanism, error) {
+// DecodeMechanism decodes params (as a config's params table would give them, "command line"
+// in errors) into the options of the registered mechanism name, and checks ε (ignored, and
+// may be NaN, for mechanisms without ε). The options say what they need (Needs) and build the
+// mechanism (Build).
+func DecodeMechanism(name string, eps float64, params map[string]any) (*MechanismOptions, error) {
 	entry, ok := Mechanisms[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
 	}
-	if entry.UsesEpsilon && !entry.Epsilons.Contains(eps) {
-		return nil, fmt.Errorf("mechanism %q needs --epsilon in %s (got %v)", name, entry.Epsilons, eps)
+	if entry.UsesEpsilon {
+		if err := entry.Epsilons.Check(eps); err != nil {
+			return nil, fmt.Errorf("mechanism %q needs --epsilon: %v", name, err)
+		}
 	}
-	return entry.build(env, eps, Params{File: "command line", Table: "params", Component: name, Values: params})
+	return entry.decode(Params{File: "command line", Table: "params", Component: name, Values: params})
 }
 
-// BuildClassifier makes the registered attacker or topic classifier name with params as a
-// config's params table would give them.
-func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classifier, error) {
+// DecodeClassifier decodes params (as a config's params table would give them) into the
+// options of the registered attacker or topic classifier name.
+func DecodeClassifier(name string, params map[string]any) (*ScorerOptions[learn.Classifier], error) {
 	entry, ok := Scorers[name]
 	if !ok || entry.Classifier == nil {
 		var names []string
@@ -111,7 +141,28 @@ func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classi
 		}
 		return nil, fmt.Errorf("unknown attacker or classifier %q; valid: %s", name, strings.Join(names, ", "))
 	}
-	return entry.classifier(env, Params{File: "command line", Table: "params", Component: name, Values: params})
+	return entry.Classifier.decode(Params{File: "command line", Table: "params", Component: name, Values: params}, entry.Needs)
+}
+
+// ComponentNeeds is what the registered mechanism or scorer name reads from its Env with
+// params (nil: its default options).
+func ComponentNeeds(name string, params map[string]any) (Needs, error) {
+	p := Params{File: "command line", Table: "params", Component: name, Values: params}
+	if e, ok := Mechanisms[name]; ok {
+		o, err := e.decode(p)
+		if err != nil {
+			return Needs{}, err
+		}
+		return o.Needs(), nil
+	}
+	if e, ok := Scorers[name]; ok {
+		o, err := e.decode(p)
+		if err != nil {
+			return Needs{}, err
+		}
+		return o.Needs(), nil
+	}
+	return Needs{}, fmt.Errorf("unknown component %q; valid: %s", name, strings.Join(append(MechanismNames(), ScorerNames()...), ", "))
 }
 
 // DefaultParams renders the default options of a registered mechanism or scorer as the TOML
@@ -119,9 +170,9 @@ func BuildClassifier(name string, params map[string]any, env *Env) (learn.Classi
 func DefaultParams(name string) (string, error) {
 	var opts any
 	if e, ok := Mechanisms[name]; ok {
-		opts = e.Options()
+		opts = e.Spec.defaults()
 	} else if e, ok := Scorers[name]; ok {
-		opts = e.Options()
+		opts = e.defaults()
 	} else {
 		return "", fmt.Errorf("unknown component %q; valid: %s", name, strings.Join(append(MechanismNames(), ScorerNames()...), ", "))
 	}

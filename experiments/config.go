@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"dptext/embeddings"
 	"dptext/report"
 )
 
@@ -44,6 +45,12 @@ type Config struct {
 	Hash string `toml:"-"`
 
 	lines keyLines
+	// skipFileChecks: validation does not look the corpus and embeddings paths up.
+	skipFileChecks bool
+	// mechOptions[i] and scorerOptions[i] are the params of Mechanisms[i] and Scorers[i],
+	// decoded once by validation.
+	mechOptions   []*MechanismOptions
+	scorerOptions []ScorerDecoded
 }
 
 // CorpusConfig names the documents of the experiment.
@@ -203,10 +210,14 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig decodes and validates config text; path is used in errors.
-func ParseConfig(path, src string) (*Config, error) {
-	cfg := &Config{Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
-	cfg.Corpus = CorpusConfig{Format: "sotu", Topic: "party", EraSplitYear: 1900}
-	cfg.Embeddings = EmbeddingsConfig{Format: "wink", Vocabulary: VocabularyWords}
+func ParseConfig(path, src string) (*Config, error) { return parseConfig(path, src, true) }
+
+// parseConfig is ParseConfig; without checkFiles the corpus and embeddings paths are not
+// looked up (a config saved in a run's manifest, read on another machine or folder).
+func parseConfig(path, src string, checkFiles bool) (*Config, error) {
+	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
+	cfg.Corpus = CorpusConfig{Format: CorpusFormats[0].Name, Topic: "party", EraSplitYear: 1900}
+	cfg.Embeddings = EmbeddingsConfig{Format: embeddings.FormatWink, Vocabulary: VocabularyWords}
 	md, err := toml.Decode(src, cfg)
 	if err != nil {
 		var pe toml.ParseError
@@ -375,33 +386,31 @@ func (c *Config) validate() error {
 	if err := c.checkCounts(); err != nil {
 		return err
 	}
-	switch c.Corpus.Format {
-	case "sotu":
+	format, ok := corpusFormat(c.Corpus.Format)
+	switch {
+	case !ok:
+		return c.errAt("corpus", "format", "%q: want %s", c.Corpus.Format, quoteList(corpusFormatNames()))
+	case format.Dataset != "":
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.errAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
 		}
-	case "jsonl", "dir", "pan":
-		if c.Corpus.Path == "" {
-			return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
-		}
+	case c.Corpus.Path == "":
+		return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
+	case !c.skipFileChecks:
 		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil {
 			return c.errAt("corpus", "path", "%v", err)
 		}
-	default:
-		return c.errAt("corpus", "format", "%q: want \"sotu\", \"jsonl\", \"dir\" or \"pan\"", c.Corpus.Format)
 	}
 	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
 		return c.errAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
 	}
-	switch c.Embeddings.Format {
-	case "wink", "word2vec-bin", "text", "cache", "auto":
-	default:
-		return c.errAt("embeddings", "format", "%q: want \"wink\", \"word2vec-bin\", \"text\", \"cache\" or \"auto\"", c.Embeddings.Format)
+	if !slices.Contains(embeddingsFormatNames(), c.Embeddings.Format) {
+		return c.errAt("embeddings", "format", "%q: want %s", c.Embeddings.Format, quoteList(embeddingsFormatNames()))
 	}
-	if c.Embeddings.Path == "" && c.Embeddings.Format != "wink" {
+	if c.Embeddings.Path == "" && c.Embeddings.Format != embeddings.FormatWink {
 		return c.errAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
 	}
-	if c.Embeddings.Path != "" {
+	if c.Embeddings.Path != "" && !c.skipFileChecks {
 		if _, err := os.Stat(c.resolve(c.Embeddings.Path)); err != nil {
 			return c.errAt("embeddings", "path", "%v", err)
 		}
@@ -539,6 +548,7 @@ func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []
 
 func (c *Config) validateMechanisms() error {
 	ids := map[string]bool{}
+	c.mechOptions = nil
 	for i, m := range c.Mechanisms {
 		path := fmt.Sprintf("mechanisms[%d]", i)
 		if err := c.checkIdentity(path, "mechanism", m, sortedKeys(Mechanisms), ids); err != nil {
@@ -556,26 +566,26 @@ func (c *Config) validateMechanisms() error {
 		}
 		seenEps := map[float64]bool{}
 		for _, e := range m.Epsilons {
-			if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
-				return c.errAt(path, "epsilons", "%v: every ε must be a finite number > 0", e)
-			}
-			if r := entry.Epsilons; !r.Contains(e) {
-				return c.errAt(path, "epsilons", "%v: mechanism %q represents ε in %s only", e, m.Name, r)
+			if err := entry.Epsilons.Check(e); err != nil {
+				return c.errAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
 			}
 			if seenEps[e] {
 				return c.errAt(path, "epsilons", "%v appears twice", e)
 			}
 			seenEps[e] = true
 		}
-		if err := c.params(path, m).decodeInto(entry.Options()); err != nil {
+		o, err := entry.decode(c.params(path, m))
+		if err != nil {
 			return err
 		}
+		c.mechOptions = append(c.mechOptions, o)
 	}
 	return nil
 }
 
 func (c *Config) validateScorers() error {
 	ids := map[string]bool{}
+	c.scorerOptions = nil
 	for i, s := range c.Scorers {
 		path := fmt.Sprintf("scorers[%d]", i)
 		if err := c.checkIdentity(path, "scorer", s, sortedKeys(Scorers), ids); err != nil {
@@ -594,11 +604,30 @@ func (c *Config) validateScorers() error {
 		default:
 			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
 		}
-		if err := c.params(path, s).decodeInto(entry.Options()); err != nil {
+		o, err := entry.decode(c.params(path, s))
+		if err != nil {
 			return err
 		}
+		c.scorerOptions = append(c.scorerOptions, o)
 	}
 	return nil
+}
+
+// mechanismOptions returns the decoded params of mechanism i (decoded now if the config's
+// components were changed after validation).
+func (c *Config) mechanismOptions(i int) (*MechanismOptions, error) {
+	if i < len(c.mechOptions) {
+		return c.mechOptions[i], nil
+	}
+	return Mechanisms[c.Mechanisms[i].Name].decode(c.params(fmt.Sprintf("mechanisms[%d]", i), c.Mechanisms[i]))
+}
+
+// scorerOpts returns the decoded params of scorer i (see mechanismOptions).
+func (c *Config) scorerOpts(i int) (ScorerDecoded, error) {
+	if i < len(c.scorerOptions) {
+		return c.scorerOptions[i], nil
+	}
+	return Scorers[c.Scorers[i].Name].decode(c.params(fmt.Sprintf("scorers[%d]", i), c.Scorers[i]))
 }
 
 func (c *Config) validateGains() error {
@@ -667,7 +696,7 @@ func (c *Config) validateReport() error {
 		for _, s := range c.Scorers {
 			col := report.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
 			if col.Task == TaskUtility {
-				col.Metric = "mean"
+				col.Metric = report.MetricMean
 			}
 			c.Report.Columns = append(c.Report.Columns, col)
 		}

@@ -50,7 +50,7 @@ func TestComponentErrorsCarryLines(t *testing.T) {
 	if err == nil {
 		err = CheckComponents(cfg)
 	}
-	if err == nil || !strings.HasPrefix(err.Error(), "c.toml:17: mechanisms[1].params: ") {
+	if err == nil || !strings.HasPrefix(err.Error(), "c.toml:19: mechanisms[1].params.candidates: expmech: candidates = -5: ") {
 		t.Errorf("range error: %v", err)
 	}
 }

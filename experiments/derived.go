@@ -1,15 +1,10 @@
 package experiments
 
-import (
-	"fmt"
-	"math"
-
-	"dptext/report"
-)
+import "dptext/report"
 
 // relativeMetrics are the scores given relative to the none mechanism as
 // relative_<metric> (SynTF's "relative performance": private / original).
-var relativeMetrics = []string{"accuracy", "macro_f1", "macro_precision", "macro_recall"}
+var relativeMetrics = []string{report.MetricAccuracy, report.MetricMacroF1, report.MetricMacroPrecision, report.MetricMacroRecall}
 
 // derivedRows computes, from a run's rows, each scorer's performance relative to the none
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
@@ -40,6 +35,7 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 		rep       int
 	}
 	values := map[cellKey]map[string]float64{} // scorer/metric → value
+	epsOf := map[cellKey]float64{}             // the cell's ε as its rows hold it
 	var order []cellKey
 	var out []report.Row
 	for _, r := range rows {
@@ -49,6 +45,7 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 		ck := cellKey{r.Set, r.Mechanism, report.FormatEpsilon(r.Epsilon), r.Repeat}
 		if values[ck] == nil {
 			values[ck] = map[string]float64{}
+			epsOf[ck] = r.Epsilon
 			order = append(order, ck)
 		}
 		values[ck][r.Scorer+"/"+r.Metric] = r.Value
@@ -66,10 +63,7 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 	}
 	for _, ck := range order {
 		v := values[ck]
-		eps := math.NaN()
-		if ck.eps != "" {
-			fmt.Sscan(ck.eps, &eps)
-		}
+		eps := epsOf[ck]
 		for _, g := range cfg.Gains {
 			row := func(metric string, x float64) report.Row {
 				return report.Row{Set: ck.set, Mechanism: ck.mech, Epsilon: eps, Repeat: ck.rep, Scorer: g.Name, Metric: metric, Value: x}
@@ -77,12 +71,12 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 			u, okU := v[g.Utility+"/macro_f1"]
 			a, okA := v[g.Attack+"/macro_f1"]
 			if okU && okA {
-				out = append(out, row("delta_f1", u-a))
+				out = append(out, row(report.MetricDeltaF1, u-a))
 			}
 			ru, okU := v[g.Utility+"/relative_macro_f1"]
 			ra, okA := v[g.Attack+"/relative_macro_f1"]
 			if okU && okA {
-				out = append(out, row("delta_relative_f1", ru-ra))
+				out = append(out, row(report.MetricDeltaRelativeF1, ru-ra))
 			}
 		}
 	}

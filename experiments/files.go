@@ -8,40 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"dptext/atomicfile"
 )
 
-// writeFileAtomic writes data to path through a temporary file in the same folder, synced and
-// renamed into place, so a reader never sees a partial file.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
+// writeFileAtomic writes data to path so that a reader never sees a partial file.
+func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
 
 // hashPath returns the SHA-256 of a file, or of a folder's files (relative paths and contents,
 // in sorted order).

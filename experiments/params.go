@@ -122,6 +122,10 @@ func (p Params) err(key, format string, args ...any) error {
 	if line == 0 {
 		line = p.lines.line(p.Table, "")
 	}
+	if line == 0 {
+		// No params table: the component's own table ("mechanisms[1]").
+		line = p.lines.near(strings.TrimSuffix(p.Table, ".params"), "params")
+	}
 	return &ConfigError{File: p.File, Line: line, Key: name, Msg: fmt.Sprintf(format, args...)}
 }
 

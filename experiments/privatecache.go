@@ -10,8 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"dptext/report"
 )
 
 // privateCache keeps privatised documents under a key that covers everything they depend on,
@@ -33,7 +31,7 @@ func (r *runner) privateKey(c cell, what string, docs [][]string) string {
 	params, _ := json.Marshal(mc.Params) // map keys are sorted
 	h := sha256.New()
 	fmt.Fprintf(h, "dptext-private-v2\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s/%s\x00",
-		mc.Name, Mechanisms[mc.Name].Version, params, report.FormatEpsilon(c.eps), r.cfg.Seed, r.cellPath(c), what)
+		mc.Name, Mechanisms[mc.Name].Version, params, c.eps, r.cfg.Seed, r.cellPath(c), what)
 	for _, in := range r.in.inputs {
 		fmt.Fprintf(h, "%s=%s\x00", in.Role, in.SHA256)
 	}

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"dptext/attackers"
@@ -12,19 +13,34 @@ import (
 	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/ngram"
+	"dptext/report"
+	"dptext/utility"
 )
 
 // Scorer tasks: what a scorer's labels are, which fixes its chance level and its training data.
+// The values are the report's (report.TaskAuthor …), defined once there.
 const (
 	// TaskAuthor: an authorship attacker, trained on the known texts of the set's authors and
 	// asked who wrote each private snippet.
-	TaskAuthor = "author"
+	TaskAuthor = report.TaskAuthor
 	// TaskTopic: a topic classifier, trained on documents of other authors and asked the topic of
 	// each private snippet.
-	TaskTopic = "topic"
+	TaskTopic = report.TaskTopic
 	// TaskUtility: a measure over (original, private) snippet pairs.
-	TaskUtility = "utility"
+	TaskUtility = report.TaskUtility
 )
+
+// ScorerKind names the kind of scorer of a task, as `dptext list` shows it: "attacker",
+// "classifier" or "utility".
+func ScorerKind(task string) string {
+	switch task {
+	case TaskAuthor:
+		return "attacker"
+	case TaskTopic:
+		return "classifier"
+	}
+	return "utility"
+}
 
 // Env is what builders may use besides their options.
 type Env struct {
@@ -68,10 +84,53 @@ func (e *Env) Memo(key string, build func() (any, error)) (any, error) {
 	return l.val, l.err
 }
 
-// A PairMetric measures how much of an original document a private one keeps.
-type PairMetric interface {
-	Measure(original, private []string) float64
+// A PairMetric measures how much of an original document a private one keeps (defined in
+// package utility, with the measures).
+type PairMetric = utility.PairMetric
+
+// Needs declares what a component reads from its Env besides its options, so that commands
+// load exactly that (and nothing is guessed from names).
+type Needs struct {
+	// Vectors: Env.Embeddings (the vocabulary and its word vectors).
+	Vectors bool
+	// RawTexts: Env.RawTexts, the raw text of every corpus document.
+	RawTexts bool
+	// LanguageModel: a language model trained on Env.Corpus (which TrainingCorpus implies).
+	LanguageModel bool
+	// TrainingCorpus: Env.Corpus, normalised documents outside the evaluation authors.
+	TrainingCorpus bool
 }
+
+// Or is the union of n and m.
+func (n Needs) Or(m Needs) Needs {
+	return Needs{Vectors: n.Vectors || m.Vectors, RawTexts: n.RawTexts || m.RawTexts,
+		LanguageModel: n.LanguageModel || m.LanguageModel, TrainingCorpus: n.TrainingCorpus || m.TrainingCorpus || n.LanguageModel || m.LanguageModel}
+}
+
+// String lists the needs ("vectors, training corpus"), or "-" for none.
+func (n Needs) String() string {
+	var s []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{n.Vectors, "vectors"}, {n.RawTexts, "raw texts"}, {n.LanguageModel, "language model"}, {n.TrainingCorpus, "training corpus"}} {
+		if x.on {
+			s = append(s, x.name)
+		}
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
+}
+
+// What a mechanism releases (MechanismEntry.Releases).
+const (
+	// ReleaseTokens: a sequence of words, read in order.
+	ReleaseTokens = "tokens"
+	// ReleaseTermFrequencies: a term-frequency vector (a bag of words; the order carries nothing).
+	ReleaseTermFrequencies = "term-frequency vectors"
+)
 
 // MechanismEntry describes a mechanism a config may name.
 type MechanismEntry struct {
@@ -81,10 +140,12 @@ type MechanismEntry struct {
 	UsesEpsilon bool
 	// Epsilons is the range of ε the mechanism can represent (when UsesEpsilon).
 	Epsilons mechanisms.EpsilonRange
-	// Options returns a pointer to the mechanism's options struct holding the defaults.
-	Options func() any
-	// Build makes the mechanism from decoded options (as returned by Options).
-	Build func(env *Env, epsilon float64, opts any) (mechanisms.Mechanism, error)
+	// Needs is what the mechanism reads from Env whatever its options (Spec may add to it).
+	Needs Needs
+	// Releases is ReleaseTokens or ReleaseTermFrequencies.
+	Releases string
+	// Spec decodes the options and builds the mechanism (a MechanismSpec).
+	Spec MechanismBuilder
 }
 
 // ScorerEntry describes an attacker, classifier or utility measure a config may name.
@@ -92,38 +153,139 @@ type ScorerEntry struct {
 	Version     string
 	Description string
 	Task        string
-	Options     func() any
-	// Classifier builds an attacker or topic classifier (tasks author and topic).
-	Classifier func(env *Env, opts any) (learn.Classifier, error)
-	// Metric builds a utility measure (task utility).
-	Metric func(env *Env, opts any) (PairMetric, error)
+	// Needs is what the scorer reads from Env whatever its options (its spec may add to it).
+	Needs Needs
+	// Classifier builds an attacker or topic classifier (tasks author and topic; a ScorerSpec).
+	Classifier ScorerBuilder[learn.Classifier]
+	// Metric builds a utility measure (task utility; a ScorerSpec).
+	Metric ScorerBuilder[PairMetric]
 }
 
-// build decodes p into fresh options and makes the mechanism.
-func (e MechanismEntry) build(env *Env, eps float64, p Params) (mechanisms.Mechanism, error) {
-	o := e.Options()
-	if err := p.decodeInto(o); err != nil {
-		return nil, err
-	}
-	return e.Build(env, eps, o)
+// MechanismBuilder decodes a mechanism's params table into its typed options; MechanismSpec
+// is the implementation.
+type MechanismBuilder interface {
+	decode(p Params, base Needs) (*MechanismOptions, error)
+	defaults() any
 }
 
-// classifier decodes p into fresh options and makes the attacker or topic classifier.
-func (e ScorerEntry) classifier(env *Env, p Params) (learn.Classifier, error) {
-	o := e.Options()
-	if err := p.decodeInto(o); err != nil {
-		return nil, err
-	}
-	return e.Classifier(env, o)
+// MechanismOptions are a mechanism's parameters, decoded once and ready to build at any ε.
+type MechanismOptions struct {
+	needs Needs
+	build func(env *Env, eps float64) (mechanisms.Mechanism, error)
 }
 
-// metric decodes p into fresh options and makes the utility measure.
-func (e ScorerEntry) metric(env *Env, p Params) (PairMetric, error) {
-	o := e.Options()
-	if err := p.decodeInto(o); err != nil {
+// Needs is what the mechanism with these options reads from Env.
+func (o *MechanismOptions) Needs() Needs { return o.needs }
+
+// Build makes the mechanism at ε (ignored by mechanisms without ε).
+func (o *MechanismOptions) Build(env *Env, eps float64) (mechanisms.Mechanism, error) {
+	return o.build(env, eps)
+}
+
+// MechanismSpec is a mechanism's typed options: their defaults, what they need, and the
+// constructor.
+type MechanismSpec[O any] struct {
+	// Defaults returns the options a params table overrides.
+	Defaults func() O
+	// Needs, when not nil, adds what these options need to the entry's Needs.
+	Needs func(O) Needs
+	// Build makes the mechanism at ε from the decoded options.
+	Build func(env *Env, eps float64, o O) (mechanisms.Mechanism, error)
+}
+
+func (s MechanismSpec[O]) defaults() any { o := s.Defaults(); return &o }
+
+func (s MechanismSpec[O]) decode(p Params, base Needs) (*MechanismOptions, error) {
+	o := s.Defaults()
+	if err := p.decodeInto(&o); err != nil {
 		return nil, err
 	}
-	return e.Metric(env, o)
+	if s.Needs != nil {
+		base = base.Or(s.Needs(o))
+	}
+	return &MechanismOptions{needs: base, build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
+		return s.Build(env, eps, o)
+	}}, nil
+}
+
+// ScorerBuilder decodes a scorer's params table into its typed options; ScorerSpec is the
+// implementation. T is learn.Classifier or PairMetric.
+type ScorerBuilder[T any] interface {
+	decode(p Params, base Needs) (*ScorerOptions[T], error)
+	defaults() any
+}
+
+// ScorerOptions are a scorer's parameters, decoded once and ready to build.
+type ScorerOptions[T any] struct {
+	needs Needs
+	build func(env *Env) (T, error)
+}
+
+// Needs is what the scorer with these options reads from Env.
+func (o *ScorerOptions[T]) Needs() Needs { return o.needs }
+
+// Build makes the scorer.
+func (o *ScorerOptions[T]) Build(env *Env) (T, error) { return o.build(env) }
+
+// ScorerSpec is a scorer's typed options: their defaults, what they need, and the constructor
+// of a T (learn.Classifier or PairMetric).
+type ScorerSpec[O, T any] struct {
+	// Defaults returns the options a params table overrides.
+	Defaults func() O
+	// Needs, when not nil, adds what these options need to the entry's Needs.
+	Needs func(O) Needs
+	// Build makes the scorer from the decoded options.
+	Build func(env *Env, o O) (T, error)
+}
+
+func (s ScorerSpec[O, T]) defaults() any { o := s.Defaults(); return &o }
+
+func (s ScorerSpec[O, T]) decode(p Params, base Needs) (*ScorerOptions[T], error) {
+	o := s.Defaults()
+	if err := p.decodeInto(&o); err != nil {
+		return nil, err
+	}
+	if s.Needs != nil {
+		base = base.Or(s.Needs(o))
+	}
+	return &ScorerOptions[T]{needs: base, build: func(env *Env) (T, error) { return s.Build(env, o) }}, nil
+}
+
+// decode decodes p into the mechanism's typed options.
+func (e MechanismEntry) decode(p Params) (*MechanismOptions, error) { return e.Spec.decode(p, e.Needs) }
+
+// defaults returns a pointer to the entry's default options (for printing them).
+func (e ScorerEntry) defaults() any {
+	if e.Metric != nil {
+		return e.Metric.defaults()
+	}
+	return e.Classifier.defaults()
+}
+
+// ScorerDecoded is a scorer's decoded options: a classifier's or a metric's (one is nil).
+type ScorerDecoded struct {
+	Classifier *ScorerOptions[learn.Classifier]
+	Metric     *ScorerOptions[PairMetric]
+}
+
+// Needs is what the scorer reads from Env.
+func (d ScorerDecoded) Needs() Needs {
+	if d.Metric != nil {
+		return d.Metric.Needs()
+	}
+	return d.Classifier.Needs()
+}
+
+// decode decodes p into the scorer's typed options.
+func (e ScorerEntry) decode(p Params) (ScorerDecoded, error) {
+	var d ScorerDecoded
+	var err error
+	if e.Metric != nil {
+		d.Metric, err = e.Metric.decode(p, e.Needs)
+	} else {
+		d.Classifier, err = e.Classifier.decode(p, e.Needs)
+	}
+	return d, err
 }
 
 type noOptions struct{}
@@ -145,96 +307,120 @@ type expMechOptions struct {
 var Mechanisms = map[string]MechanismEntry{
 	"none": {
 		Version: "2", Description: `identity: the original text, the baseline row of every table (order = "bag": its words shuffled, the bag presentation)`,
-		Options: func() any { return &noneOptions{Order: mechanisms.OrderKeep} },
-		Build: func(_ *Env, _ float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewNone(o.(*noneOptions).Order)
+		Releases: ReleaseTokens,
+		Spec: MechanismSpec[noneOptions]{
+			Defaults: func() noneOptions { return noneOptions{Order: mechanisms.OrderKeep} },
+			Build: func(_ *Env, _ float64, o noneOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewNone(o.Order)
+			},
 		},
 	},
 	"emd": {
 		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: `EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; order = "bag": εN·EMD per document, "keep": ε·Σᵢd(xᵢ,x′ᵢ)`,
-		Options:     func() any { o := mechanisms.DefaultEMDOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewEMD(env.Embeddings, eps, *o.(*mechanisms.EMDOptions))
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.EMDOptions]{
+			Defaults: mechanisms.DefaultEMDOptions,
+			Build: func(env *Env, eps float64, o mechanisms.EMDOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewEMD(env.Embeddings, eps, o)
+			},
 		},
 	},
 	"syntf": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SynTF (Weggenmann, Kerschbaum 2018): n words sampled by the exponential mechanism from the document's term distribution; bounds εn, (ε+ln η)n, ℓn",
-		Options:     func() any { o := mechanisms.DefaultSynTFOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			opts := *o.(*mechanisms.SynTFOptions)
-			if opts.EllCacheDir == "" {
-				opts.EllCacheDir = env.CacheDir
-			}
-			if env.Check {
-				opts.EllCacheDir = ""
-			}
-			opts.EllContext = env.Context
-			if opts.EllWorkers == 0 {
-				opts.EllWorkers = env.Workers
-			}
-			if opts.Weighting == "tfidf" {
-				// Document frequencies come from the corpus outside the evaluation authors.
-				tf := opts
-				tf.Weighting, tf.TightBound = "tf", false
-				m, err := mechanisms.NewSynTF(env.Embeddings, eps, tf)
-				if err != nil {
-					return nil, err
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTermFrequencies,
+		Spec: MechanismSpec[mechanisms.SynTFOptions]{
+			Defaults: mechanisms.DefaultSynTFOptions,
+			// tf-idf weighting learns document frequencies from the training corpus.
+			Needs: func(o mechanisms.SynTFOptions) Needs { return Needs{TrainingCorpus: o.Weighting == "tfidf"} },
+			Build: func(env *Env, eps float64, opts mechanisms.SynTFOptions) (mechanisms.Mechanism, error) {
+				if opts.EllCacheDir == "" {
+					opts.EllCacheDir = env.CacheDir
 				}
-				opts.IDF = m.FitIDF(env.Corpus)
-			}
-			return mechanisms.NewSynTF(env.Embeddings, eps, opts)
+				if env.Check {
+					opts.EllCacheDir = ""
+				}
+				opts.EllContext = env.Context
+				if opts.EllWorkers == 0 {
+					opts.EllWorkers = env.Workers
+				}
+				if opts.Weighting == "tfidf" {
+					// Document frequencies come from the corpus outside the evaluation authors.
+					tf := opts
+					tf.Weighting, tf.TightBound = "tf", false
+					m, err := mechanisms.NewSynTF(env.Embeddings, eps, tf)
+					if err != nil {
+						return nil, err
+					}
+					opts.IDF = m.FitIDF(env.Corpus)
+				}
+				return mechanisms.NewSynTF(env.Embeddings, eps, opts)
+			},
 		},
 	},
 	"random": {
 		Version: "1", Description: "Random-R baseline: every word replaced by a uniformly drawn vocabulary word (ε = 0)",
-		Options: func() any { return &noOptions{} },
-		Build: func(env *Env, _ float64, _ any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewRandom(env.Embeddings.Words())
+		Needs: Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[noOptions]{
+			Defaults: func() noOptions { return noOptions{} },
+			Build: func(env *Env, _ float64, _ noOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewRandom(env.Embeddings.Words())
+			},
 		},
 	},
 	"scrub": {
 		Version: "1", Description: "PII scrubber baseline: names learned from the corpus and numbers replaced or removed (no DP guarantee)",
-		Options: func() any { o := mechanisms.DefaultScrubOptions(); return &o },
-		Build: func(env *Env, _ float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewScrub(env.RawTexts, *o.(*mechanisms.ScrubOptions))
+		Needs: Needs{RawTexts: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.ScrubOptions]{
+			Defaults: mechanisms.DefaultScrubOptions,
+			Build: func(env *Env, _ float64, o mechanisms.ScrubOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewScrub(env.RawTexts, o)
+			},
 		},
 	},
 	"erae": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document; model = file of `dptext train erae` (--no-reward: AE-DP)",
-		Options:     func() any { return &erae.MechanismOptions{} },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			path := o.(*erae.MechanismOptions).Model
-			if path == "" {
-				return nil, fmt.Errorf("erae: model is empty: want the path of a model written by `dptext train erae --config CONFIG --out MODEL`")
-			}
-			m, err := env.Memo("erae/"+path, func() (any, error) { return erae.Load(path) })
-			if err != nil {
-				return nil, err
-			}
-			return erae.NewMechanism(m.(*erae.Model), eps)
+		Releases:    ReleaseTokens,
+		Spec: MechanismSpec[erae.MechanismOptions]{
+			Defaults: func() erae.MechanismOptions { return erae.MechanismOptions{} },
+			Build: func(env *Env, eps float64, o erae.MechanismOptions) (mechanisms.Mechanism, error) {
+				if o.Model == "" {
+					return nil, fmt.Errorf("erae: model is empty: want the path of a model written by `dptext train erae --config CONFIG --out MODEL`")
+				}
+				m, err := env.Memo("erae/"+o.Model, func() (any, error) { return erae.Load(o.Model) })
+				if err != nil {
+					return nil, err
+				}
+				return erae.NewMechanism(m.(*erae.Model), eps)
+			},
 		},
 	},
 	"expmech": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "order-preserving exponential-mechanism token sampling (ER-AE line), rating embedding | context | random; ε per token",
-		Options: func() any {
-			return &expMechOptions{ExpMechOptions: mechanisms.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}
-		},
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			opts := *o.(*expMechOptions)
-			if opts.Rating == mechanisms.ExpMechRatingContext {
-				lm, err := env.Memo(fmt.Sprintf("ngram/%+v", opts.LanguageModel), func() (any, error) {
-					return ngram.TrainBidirectional(env.Embeddings.Words(), env.Corpus, opts.LanguageModel)
-				})
-				if err != nil {
-					return nil, fmt.Errorf("language_model: %w", err)
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[expMechOptions]{
+			Defaults: func() expMechOptions {
+				return expMechOptions{ExpMechOptions: mechanisms.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}
+			},
+			// The context rating is a language model trained on the training corpus.
+			Needs: func(o expMechOptions) Needs {
+				return Needs{LanguageModel: o.Rating == mechanisms.ExpMechRatingContext, TrainingCorpus: o.Rating == mechanisms.ExpMechRatingContext}
+			},
+			Build: func(env *Env, eps float64, opts expMechOptions) (mechanisms.Mechanism, error) {
+				if opts.Rating == mechanisms.ExpMechRatingContext {
+					lm, err := env.Memo(fmt.Sprintf("ngram/%+v", opts.LanguageModel), func() (any, error) {
+						return ngram.TrainBidirectional(env.Embeddings.Words(), env.Corpus, opts.LanguageModel)
+					})
+					if err != nil {
+						return nil, fmt.Errorf("language_model: %w", err)
+					}
+					opts.Context = lm.(*ngram.Bidirectional)
 				}
-				opts.Context = lm.(*ngram.Bidirectional)
-			}
-			return mechanisms.NewExpMech(env.Embeddings, eps, opts.ExpMechOptions)
+				return mechanisms.NewExpMech(env.Embeddings, eps, opts.ExpMechOptions)
+			},
 		},
 	},
 }
@@ -250,104 +436,125 @@ type fastTextOptions struct {
 // Scorers is the registry of attacker, classifier and utility-measure names.
 var Scorers = map[string]ScorerEntry{
 	"sr-nn": {
-		Version: "1", Task: TaskAuthor,
+		Version: "1", Task: TaskAuthor, Needs: Needs{Vectors: true},
 		Description: "SRauth: 1-nearest neighbour of mean word embeddings (Fernandes et al. 2019, Sect. 5)",
-		Options:     func() any { o := classifiers.DefaultKNNOptions(); o.K = 1; return &o },
-		Classifier: func(env *Env, o any) (learn.Classifier, error) {
-			return classifiers.NewMeanEmbeddingKNN(env.Embeddings, *o.(*classifiers.KNNOptions))
+		Classifier: ScorerSpec[classifiers.KNNOptions, learn.Classifier]{
+			Defaults: func() classifiers.KNNOptions { o := classifiers.DefaultKNNOptions(); o.K = 1; return o },
+			Build: func(env *Env, o classifiers.KNNOptions) (learn.Classifier, error) {
+				return attackers.NewSRNN(env.Embeddings, o)
+			},
 		},
 	},
 	"koppel11": {
 		Version: "1", Task: TaskAuthor,
 		Description: "DRauth: Koppel, Schler, Argamon 2011 impostors-style character 4-gram method as reproduced for PAN (modes default | compat | paper)",
-		Options: func() any {
-			o := attackers.DefaultKoppelOptions()
-			// The protocol already cuts every text to the common length N (about 420 words),
-			// below the reference code's 500-word minimum, which would drop every candidate.
-			o.MinTrainWords = 0
-			return &o
-		},
-		Classifier: func(env *Env, o any) (learn.Classifier, error) {
-			opts := *o.(*attackers.KoppelOptions)
-			if opts.Workers == 0 {
-				opts.Workers = env.Workers
-			}
-			return attackers.NewKoppel(opts)
+		Classifier: ScorerSpec[attackers.KoppelOptions, learn.Classifier]{
+			Defaults: func() attackers.KoppelOptions {
+				o := attackers.DefaultKoppelOptions()
+				// The protocol already cuts every text to the common length N (about 420 words),
+				// below the reference code's 500-word minimum, which would drop every candidate.
+				o.MinTrainWords = 0
+				return o
+			},
+			Build: func(env *Env, opts attackers.KoppelOptions) (learn.Classifier, error) {
+				if opts.Workers == 0 {
+					opts.Workers = env.Workers
+				}
+				return attackers.NewKoppel(opts)
+			},
 		},
 	},
 	"char-ngram-svm": {
 		Version: "1", Task: TaskAuthor,
 		Description: "tf-idf character n-grams (2-5) with a one-vs-rest linear SVM (the PAN baseline)",
-		Options:     func() any { o := attackers.DefaultCharNgramOptions(); return &o },
-		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
-			return attackers.NewCharNgram(*o.(*attackers.CharNgramOptions))
+		Classifier: ScorerSpec[attackers.CharNgramOptions, learn.Classifier]{
+			Defaults: attackers.DefaultCharNgramOptions,
+			Build: func(_ *Env, o attackers.CharNgramOptions) (learn.Classifier, error) {
+				return attackers.NewCharNgram(o)
+			},
 		},
 	},
 	"writeprints": {
 		Version: "1", Task: TaskAuthor,
 		Description: "WritePrints-limited stylometric features (no POS tags) with a linear SVM or multinomial NB",
-		Options:     func() any { o := attackers.DefaultWritePrintsOptions(); return &o },
-		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
-			return attackers.NewWritePrints(*o.(*attackers.WritePrintsOptions))
+		Classifier: ScorerSpec[attackers.WritePrintsOptions, learn.Classifier]{
+			Defaults: attackers.DefaultWritePrintsOptions,
+			Build: func(_ *Env, o attackers.WritePrintsOptions) (learn.Classifier, error) {
+				return attackers.NewWritePrints(o)
+			},
 		},
 	},
 	"sr-knn-topic": {
-		Version: "1", Task: TaskTopic,
+		Version: "1", Task: TaskTopic, Needs: Needs{Vectors: true},
 		Description: "SRtopic: 5-nearest-neighbour vote on mean word embeddings (Fernandes et al. 2019, Sect. 5)",
-		Options:     func() any { o := classifiers.DefaultKNNOptions(); o.K = 5; return &o },
-		Classifier: func(env *Env, o any) (learn.Classifier, error) {
-			return classifiers.NewMeanEmbeddingKNN(env.Embeddings, *o.(*classifiers.KNNOptions))
+		Classifier: ScorerSpec[classifiers.KNNOptions, learn.Classifier]{
+			Defaults: func() classifiers.KNNOptions { o := classifiers.DefaultKNNOptions(); o.K = 5; return o },
+			Build: func(env *Env, o classifiers.KNNOptions) (learn.Classifier, error) {
+				return classifiers.NewMeanEmbeddingKNN(env.Embeddings, o)
+			},
 		},
 	},
 	"fasttext": {
 		Version: "1", Task: TaskTopic,
 		Description: "DRtopic: fastText-style supervised classifier (averaged hashed word/n-gram rows, linear softmax, SGD)",
-		Options:     func() any { return &fastTextOptions{FastTextOptions: classifiers.DefaultFastTextOptions()} },
-		Classifier: func(env *Env, o any) (learn.Classifier, error) {
-			opts := o.(*fastTextOptions)
-			var pre *embeddings.Store
-			if opts.Pretrained {
-				pre = env.Embeddings
-			}
-			return classifiers.NewFastText(opts.FastTextOptions, pre)
+		Classifier: ScorerSpec[fastTextOptions, learn.Classifier]{
+			Defaults: func() fastTextOptions { return fastTextOptions{FastTextOptions: classifiers.DefaultFastTextOptions()} },
+			Needs:    func(o fastTextOptions) Needs { return Needs{Vectors: o.Pretrained} },
+			Build: func(env *Env, o fastTextOptions) (learn.Classifier, error) {
+				var pre *embeddings.Store
+				if o.Pretrained {
+					pre = env.Embeddings
+				}
+				return classifiers.NewFastText(o.FastTextOptions, pre)
+			},
 		},
 	},
 	"nb": {
 		Version: "1", Task: TaskTopic,
 		Description: "multinomial naive Bayes on word tf-idf (α = 0.01; SynTF's analyst)",
-		Options:     func() any { o := classifiers.DefaultTfidfNBOptions(); return &o },
-		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
-			return classifiers.NewTfidfNB(*o.(*classifiers.TfidfNBOptions))
+		Classifier: ScorerSpec[classifiers.TfidfNBOptions, learn.Classifier]{
+			Defaults: classifiers.DefaultTfidfNBOptions,
+			Build: func(_ *Env, o classifiers.TfidfNBOptions) (learn.Classifier, error) {
+				return classifiers.NewTfidfNB(o)
+			},
 		},
 	},
 	"svm": {
 		Version: "1", Task: TaskTopic,
 		Description: "linear SVM (one-vs-rest, C = 1) on word tf-idf (SynTF's analyst)",
-		Options:     func() any { o := classifiers.DefaultTfidfSVMOptions(); return &o },
-		Classifier: func(_ *Env, o any) (learn.Classifier, error) {
-			return classifiers.NewTfidfSVM(*o.(*classifiers.TfidfSVMOptions))
+		Classifier: ScorerSpec[classifiers.TfidfSVMOptions, learn.Classifier]{
+			Defaults: classifiers.DefaultTfidfSVMOptions,
+			Build: func(_ *Env, o classifiers.TfidfSVMOptions) (learn.Classifier, error) {
+				return classifiers.NewTfidfSVM(o)
+			},
 		},
 	},
 	"cosine": {
-		Version: "2", Task: TaskUtility,
+		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true},
 		Description: "cosine similarity of the (centred) mean word embeddings of original and private snippet",
-		Options:     func() any { o := classifiers.DefaultCosineOptions(); return &o },
-		Metric: func(env *Env, o any) (PairMetric, error) {
-			return classifiers.NewMeanCosine(env.Embeddings, *o.(*classifiers.CosineOptions))
+		Metric: ScorerSpec[utility.CosineOptions, PairMetric]{
+			Defaults: utility.DefaultCosineOptions,
+			Build: func(env *Env, o utility.CosineOptions) (PairMetric, error) {
+				return utility.NewMeanCosine(env.Embeddings, o)
+			},
 		},
 	},
 	"style_l2": {
 		Version: "1", Task: TaskUtility,
 		Description: "L2 change of the stylometric feature vector (WritePrints-limited rates) between original and private snippet",
-		Options:     func() any { return &noOptions{} },
-		Metric:      func(*Env, any) (PairMetric, error) { return classifiers.NewStyleL2(attackers.StyleVector) },
+		Metric: ScorerSpec[noOptions, PairMetric]{
+			Defaults: func() noOptions { return noOptions{} },
+			Build:    func(*Env, noOptions) (PairMetric, error) { return utility.NewStyleL2(attackers.StyleVector) },
+		},
 	},
 	"wmd": {
-		Version: "2", Task: TaskUtility,
+		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true},
 		Description: "Word Mover's distance between original and private snippet (exact transport, raw vectors)",
-		Options:     func() any { return &noOptions{} },
-		Metric: func(env *Env, _ any) (PairMetric, error) {
-			return classifiers.NewWordMoversDistance(env.Embeddings)
+		Metric: ScorerSpec[noOptions, PairMetric]{
+			Defaults: func() noOptions { return noOptions{} },
+			Build: func(env *Env, _ noOptions) (PairMetric, error) {
+				return utility.NewWordMoversDistance(env.Embeddings)
+			},
 		},
 	},
 }

@@ -17,16 +17,8 @@ func WriteReport(dir string, cfg *Config, rows []report.Row) error {
 
 func caption(cfg *Config, runID string) report.Caption {
 	corpus := cfg.Corpus.Format
-	if cfg.Corpus.Format == "sotu" {
-		corpus = fmt.Sprintf("State of the Union addresses (topic = %s)", cfg.Corpus.Topic)
-		if cfg.Corpus.Topic == "era" {
-			corpus = fmt.Sprintf("State of the Union addresses (topic = era, before/from %d)", cfg.Corpus.EraSplitYear)
-		}
-	} else if cfg.Corpus.Path != "" {
-		corpus += " " + cfg.Corpus.Path
-		if cfg.Corpus.Language != "" {
-			corpus += fmt.Sprintf(" (language %s)", cfg.Corpus.Language)
-		}
+	if f, ok := corpusFormat(cfg.Corpus.Format); ok {
+		corpus = f.Caption(cfg.Corpus)
 	}
 	emb := "GloVe 6B 100-d (wink)"
 	if cfg.Embeddings.Path != "" {
@@ -97,7 +89,8 @@ func intervalNote(cfg *Config) string {
 }
 
 // Rereport rewrites a run directory's tables and plots from its results.csv and the config
-// text saved in its manifest, holding the directory's lock meanwhile.
+// text saved in its manifest, holding the directory's lock meanwhile. It needs nothing outside
+// the folder: the corpus and embeddings the config names are not looked up.
 func Rereport(dir string) error {
 	man, err := ReadManifest(dir)
 	if err != nil {
@@ -111,7 +104,7 @@ func Rereport(dir string) error {
 	if man.Status != StatusComplete {
 		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}
-	cfg, err := ParseConfig(man.ConfigPath, man.Config)
+	cfg, err := parseConfig(man.ConfigPath, man.Config, false)
 	if err != nil {
 		return fmt.Errorf("%s: the config saved in manifest.json: %w", dir, err)
 	}

@@ -51,13 +51,48 @@ type RunOptions struct {
 // cell is one (set, mechanism, ε, repeat) combination: the unit of work and of resumption.
 type cell struct {
 	set, mech int
-	eps       float64 // NaN for mechanisms without ε
+	eps       epsilon
 	rep       int
+}
+
+// epsilon is a cell's privacy parameter: ε for mechanisms with one, absent (ok false) for the
+// others, which carry no placeholder value.
+type epsilon struct {
+	value float64
+	ok    bool
+}
+
+// String is ε in its shortest form, "" when absent: the form of results.csv and cell paths.
+func (e epsilon) String() string {
+	if !e.ok {
+		return ""
+	}
+	return strconv.FormatFloat(e.value, 'g', -1, 64)
+}
+
+// rowValue is ε as report.Row holds it, whose convention for "no ε" is NaN (shown as "–").
+func (e epsilon) rowValue() float64 {
+	if !e.ok {
+		return math.NaN()
+	}
+	return e.value
+}
+
+// epsilonsOf lists the ε of a configured mechanism: its epsilons, or one absent ε.
+func epsilonsOf(m ComponentConfig) []epsilon {
+	if len(m.Epsilons) == 0 {
+		return []epsilon{{}}
+	}
+	out := make([]epsilon, len(m.Epsilons))
+	for i, v := range m.Epsilons {
+		out[i] = epsilon{value: v, ok: true}
+	}
+	return out
 }
 
 func (c cell) path(cfg *Config, sets []*SetData) string {
 	return fmt.Sprintf("set=%s/mech=%s/eps=%s/rep=%d", sets[c.set].Name, cfg.Mechanisms[c.mech].ID(),
-		report.FormatEpsilon(c.eps), c.rep)
+		c.eps, c.rep)
 }
 
 // Run executes cfg and returns the run directory. A run killed at any moment and started
@@ -81,6 +116,11 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 		logMu.Lock()
 		defer logMu.Unlock()
 		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+	// Parameter values are checked (by the code of `dptext check`) before anything is loaded
+	// or written: a bad value fails at once, naming its line, and leaves no run folder.
+	if err := CheckComponents(cfg); err != nil {
+		return dir, err
 	}
 	unlock, err := lockFor(dir, opts.Shard, logf)
 	if err != nil {
@@ -273,11 +313,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	var cells []cell
 	for si := range sets {
 		for mi, m := range cfg.Mechanisms {
-			eps := m.Epsilons
-			if len(eps) == 0 {
-				eps = []float64{math.NaN()}
-			}
-			for _, e := range eps {
+			for _, e := range epsilonsOf(m) {
 				for r := 0; r < cfg.Repeats; r++ {
 					cells = append(cells, cell{si, mi, e, r})
 				}
@@ -549,12 +585,16 @@ feed:
 
 func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	set, mc := r.sets[c.set].draw(c.rep), r.cfg.Mechanisms[c.mech]
-	key := fmt.Sprintf("%s/%d/%v", set.drawKey, c.mech, c.eps)
+	key := fmt.Sprintf("%s/%d/%s", set.drawKey, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
 		defer r.spent.add("build mechanisms", time.Now())
-		m, err := Mechanisms[mc.Name].build(r.env(set), c.eps, r.cfg.params(fmt.Sprintf("mechanisms[%d]", c.mech), mc))
+		o, err := r.cfg.mechanismOptions(c.mech)
 		if err != nil {
-			return nil, fmt.Errorf("mechanism %s at ε = %v: %w", mc.ID(), c.eps, err)
+			return nil, err
+		}
+		m, err := o.Build(r.env(set), c.eps.value)
+		if err != nil {
+			return nil, fmt.Errorf("mechanism %s at ε = %s: %w", mc.ID(), c.eps, err)
 		}
 		return m, nil
 	})
@@ -566,7 +606,11 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 	set, sc := r.sets[c.set].draw(c.rep), r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := Scorers[sc.Name]
-		clf, err := entry.classifier(r.env(set), r.cfg.params(fmt.Sprintf("scorers[%d]", si), sc))
+		o, err := r.cfg.scorerOpts(si)
+		if err != nil {
+			return nil, err
+		}
+		clf, err := o.Classifier.Build(r.env(set))
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
@@ -579,7 +623,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 			pred := f.predict(r.cfg.Seed, "validate/"+key, set.TopicValidation)
 			s := learn.Score(set.TopicValidationLabels, pred)
 			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),
-				Metric: "validation_accuracy", Value: s.Accuracy}}
+				Metric: report.MetricValidationAccuracy, Value: s.Accuracy}}
 			if err := r.writeRows(filepath.Join(r.dir, "cells", fitFile(key)), fitPath(key), rows, nil, ""); err != nil {
 				return nil, err
 			}
@@ -654,7 +698,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		}
 		c := cells[i-len(fitKeys)]
 		for _, p := range rec.Predictions {
-			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), report.FormatEpsilon(c.eps),
+			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
 				strconv.Itoa(c.rep), p.Scorer, p.Document, p.Truth, p.Prediction})
 		}
 		if rec.TF != "" {

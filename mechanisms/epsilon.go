@@ -15,12 +15,16 @@ type EpsilonRange struct {
 // Contains reports whether Min ≤ ε ≤ Max (false for NaN).
 func (r EpsilonRange) Contains(epsilon float64) bool { return epsilon >= r.Min && epsilon <= r.Max }
 
-// Check returns an error naming the valid range when ε is outside it.
+// Check returns an error naming the valid range when ε is outside it. It is the one check of
+// ε: constructors, config validation and command-line flags all call it.
 func (r EpsilonRange) Check(epsilon float64) error {
 	if r.Contains(epsilon) {
 		return nil
 	}
-	return fmt.Errorf("epsilon = %g: want a number in [%g, %g]", epsilon, r.Min, r.Max)
+	if math.IsNaN(epsilon) || math.IsInf(epsilon, 0) || epsilon <= 0 {
+		return fmt.Errorf("epsilon = %g: every ε must be a finite number > 0; want a number in %s", epsilon, r)
+	}
+	return fmt.Errorf("epsilon = %g: want a number in %s (the ε the mechanism can represent)", epsilon, r)
 }
 
 // String is "[Min, Max]".

@@ -22,15 +22,13 @@ const (
 const (
 	ScrubNames   = "names"
 	ScrubNumbers = "numbers"
-	ScrubEmails  = "emails"
-	ScrubURLs    = "urls"
 )
 
 // ScrubOptions configure NewScrub.
 type ScrubOptions struct {
 	// Action is "replace" (default: a placeholder such as [NAME] per item) or "remove".
 	Action string `toml:"action"`
-	// Detect lists the kinds to scrub: "names", "numbers", "emails", "urls" (default all).
+	// Detect lists the kinds to scrub: "names", "numbers" (default both).
 	Detect []string `toml:"detect"`
 	// MinNameCount is how often a word must appear capitalised in mid-sentence in the corpus to
 	// enter the gazetteer of names (default 2).
@@ -41,26 +39,24 @@ type ScrubOptions struct {
 	MinCapitalShare float64 `toml:"min_capital_share"`
 }
 
-// DefaultScrubOptions replaces names, numbers, e-mail addresses and URLs by placeholders.
+// DefaultScrubOptions replaces names and numbers by placeholders.
 func DefaultScrubOptions() ScrubOptions {
-	return ScrubOptions{Action: ScrubReplace, Detect: []string{ScrubNames, ScrubNumbers, ScrubEmails, ScrubURLs},
+	return ScrubOptions{Action: ScrubReplace, Detect: []string{ScrubNames, ScrubNumbers},
 		MinNameCount: 2, MinCapitalShare: 0.9}
 }
 
 // Scrub removes or replaces personal data the way PII scrubbers do (the baseline SynTF compared
 // against; SPEC §4.4). It gives no privacy guarantee. What it detects:
 //
-//   - numbers: a token containing a digit ("1999", "4th", "555-0123"; digit groups such as
-//     "1,234.5" are one item in raw text);
+//   - numbers: a token containing a digit ("1999", "4th", "555-0123");
 //   - names: documents reaching mechanisms are lowercase, so case cannot reveal a name there.
 //     Instead a gazetteer is learned from a raw corpus: a word enters it when it appears
 //     capitalised in mid-sentence (not first in the text, nor after . ! ? or a blank line) at
 //     least MinNameCount times and in at least MinCapitalShare of its mid-sentence
-//     occurrences; stopwords and single letters never do. In raw text (ScrubText) a word is also
-//     a name when it is capitalised in mid-sentence in that text itself;
-//   - e-mail addresses and URLs (http://, https://, ftp:// or www.): only in raw text
-//     (ScrubText), by pattern. The tokenizer has already split them into pieces in a token
-//     sequence, so Apply does not see them.
+//     occurrences; stopwords and single letters never do.
+//
+// E-mail addresses and URLs are not detected: the tokenizer has already split them into
+// pieces in the normalised token sequences mechanisms receive.
 type Scrub struct {
 	opts   ScrubOptions
 	detect map[string]bool
@@ -76,10 +72,10 @@ func NewScrub(rawCorpus []string, opts ScrubOptions) (*Scrub, error) {
 	s := &Scrub{opts: opts, detect: map[string]bool{}}
 	for _, k := range opts.Detect {
 		switch k {
-		case ScrubNames, ScrubNumbers, ScrubEmails, ScrubURLs:
+		case ScrubNames, ScrubNumbers:
 			s.detect[k] = true
 		default:
-			return nil, fmt.Errorf(`scrub: detect = %q: want a list of "names", "numbers", "emails", "urls"`, k)
+			return nil, fmt.Errorf(`scrub: detect = %q: want a list of "names" and "numbers"`, k)
 		}
 	}
 	if opts.MinNameCount < 1 {
@@ -196,97 +192,4 @@ func (s *Scrub) Diagnose(original, _ []string) map[string]float64 {
 		}
 	}
 	return d
-}
-
-var (
-	emailPattern = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}`)
-	urlPattern   = regexp.MustCompile(`(?i)\b(?:https?://|ftp://|www\.)[^\s<>"]+`)
-)
-
-// numberSeparators may join two numeric tokens into one item in raw text ("1,234.5",
-// "12/31/1999", "10:30").
-const numberSeparators = " ,./:"
-
-// ScrubText scrubs raw text for a person to read: e-mail addresses, URLs, numbers, gazetteer
-// names and words capitalised in mid-sentence are replaced by [EMAIL], [URL], [NUMBER] and
-// [NAME] (adjacent items of one kind become one placeholder: "John Smith" → "[NAME]") or
-// removed, with the rest of the text kept as it is.
-func (s *Scrub) ScrubText(raw string) string {
-	var spans []text.Token
-	var kinds []string
-	var masked [][2]int // e-mail and URL spans, which the word tokens must not enter
-	add := func(start, end int, kind string) {
-		spans = append(spans, text.Token{Start: start, End: end})
-		kinds = append(kinds, kind)
-	}
-	for _, kp := range []struct {
-		kind    string
-		pattern *regexp.Regexp
-	}{{ScrubEmails, emailPattern}, {ScrubURLs, urlPattern}} {
-		if !s.detect[kp.kind] {
-			continue
-		}
-		for _, loc := range kp.pattern.FindAllStringIndex(raw, -1) {
-			end := loc[0] + len(strings.TrimRight(raw[loc[0]:loc[1]], ".,;:!?)]}'\""))
-			if !overlaps(masked, loc[0], end) {
-				masked = append(masked, [2]int{loc[0], end})
-				add(loc[0], end, kp.kind)
-			}
-		}
-	}
-	toks := text.Tokenize(raw)
-	for i, t := range toks {
-		if overlaps(masked, t.Start, t.End) {
-			continue
-		}
-		w := strings.ToLower(t.Text)
-		kind := s.tokenKind(w)
-		if kind == "" && s.detect[ScrubNames] && nameCandidate(w) && startsUpper(t.Text) && !sentenceInitial(raw, toks, i) {
-			kind = ScrubNames
-		}
-		if kind != "" {
-			add(t.Start, t.End, kind)
-		}
-	}
-	order := make([]int, len(spans))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return spans[a].Start - spans[b].Start })
-	var merged []text.Token
-	var repl []string
-	lastKind := ""
-	for _, i := range order {
-		sp, kind := spans[i], kinds[i]
-		if n := len(merged); n > 0 && kind == lastKind && joinable(raw[merged[n-1].End:sp.Start], kind) {
-			merged[n-1].End = sp.End
-			continue
-		}
-		merged = append(merged, sp)
-		lastKind = kind
-		if s.opts.Action == ScrubReplace {
-			repl = append(repl, placeholder(kind))
-		} else {
-			repl = append(repl, "")
-		}
-	}
-	return text.ReplaceSpans(raw, merged, repl)
-}
-
-// joinable reports whether two items of one kind separated by gap are one item.
-func joinable(gap, kind string) bool {
-	allowed := " \t"
-	if kind == ScrubNumbers {
-		allowed = numberSeparators
-	}
-	return gap != "" && strings.Trim(gap, allowed) == ""
-}
-
-func overlaps(spans [][2]int, start, end int) bool {
-	for _, s := range spans {
-		if start < s[1] && s[0] < end {
-			return true
-		}
-	}
-	return false
 }

@@ -17,6 +17,8 @@ import (
 	"text/tabwriter"
 
 	"dptext/embeddings"
+
+	"dptext/atomicfile"
 )
 
 // SynTF's privacy accounting (Weggenmann and Kerschbaum 2018, Sect. 3.4). Every pair of
@@ -332,25 +334,8 @@ func writeSynTFEllCache(path string, res EllResult) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
 	}
-	// A temporary name of its own: processes sharing the folder (the shards of a run on a
-	// cluster) may write the same entry at once.
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
-	}
-	_, werr := f.Write(append(data, '\n'))
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("syntf: ell_cache_dir: %w", werr)
 	}
 	return nil
 }

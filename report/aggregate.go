@@ -159,7 +159,7 @@ func (s *Summary) Cell(k Key) (Cell, bool) {
 // repeats both metrics share, with the Wilson interval of the proportion; ok is false when either
 // metric is missing or no repeat has both.
 func (s *Summary) Pooled(k Key) (Pooled, bool) {
-	k.Metric = "correct"
+	k.Metric = MetricCorrect
 	correct, ok1 := s.Cell(k)
 	k.Metric = "total"
 	total, ok2 := s.Cell(k)

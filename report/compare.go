@@ -190,9 +190,9 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 				v.Protocol = append(v.Protocol, c)
 			}
 			continue
-		case r.Metric == "accuracy" && pooled:
+		case r.Metric == MetricAccuracy && pooled:
 			continue
-		case r.Metric == "correct" && pooled:
+		case r.Metric == MetricCorrect && pooled:
 			c.Method = MethodFisher
 			c.P = fisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),
 				int(math.Round(rp.Correct)), int(math.Round(rp.Total-rp.Correct)))

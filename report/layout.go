@@ -82,7 +82,7 @@ const (
 // classifiers, 95 % t intervals, accuracy plotted against ε, no references and no frontier.
 func DefaultLayout() Layout {
 	return Layout{
-		Metric:   "correct",
+		Metric:   MetricCorrect,
 		Interval: "t",
 		Level:    0.95,
 		Columns: []Column{
@@ -91,8 +91,8 @@ func DefaultLayout() Layout {
 			{Scorer: "koppel11", Label: "DRauth", Task: TaskAuthor},
 			{Scorer: "fasttext", Label: "DRtopic", Task: TaskTopic},
 		},
-		PlotMetrics: []string{"accuracy"},
-		Frontier:    Frontier{AttackMetric: "accuracy", UtilityMetric: "accuracy"},
+		PlotMetrics: []string{MetricAccuracy},
+		Frontier:    Frontier{AttackMetric: MetricAccuracy, UtilityMetric: MetricAccuracy},
 	}
 }
 
@@ -104,7 +104,7 @@ func (l Layout) Validate() error {
 	switch l.Interval {
 	case "t":
 	case "wilson":
-		if l.Metric != "correct" && l.Metric != "accuracy" {
+		if l.Metric != MetricCorrect && l.Metric != MetricAccuracy {
 			return fmt.Errorf(`report: interval = "wilson" needs metric "correct" or "accuracy", not %q`, l.Metric)
 		}
 	default:

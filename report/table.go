@@ -114,7 +114,7 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 	switch p, ok := t.summary.Pooled(k); {
 	case t.layout.Interval == "wilson" && ok:
 		scale := 1.0
-		if metric == "correct" {
+		if metric == MetricCorrect {
 			scale = p.Total / float64(c.N())
 		}
 		e.Interval, e.Low, e.High = "wilson", p.Low*scale, p.High*scale
@@ -149,9 +149,9 @@ func chance(s *Summary, set, scorer, task, metric string) (float64, bool) {
 		return 0, false
 	}
 	switch metric {
-	case "accuracy":
+	case MetricAccuracy:
 		return 1 / classes, true
-	case "correct":
+	case MetricCorrect:
 		docs, ok := s.Fact(set, "eval_docs")
 		if !ok {
 			docs, ok = firstTotal(s, set, scorer)
@@ -273,7 +273,7 @@ func formatValue(metric string, v float64) string {
 // decimals is the number of decimals printed for values of metric near mean: one for counts and
 // values of at least 100, else three.
 func decimals(metric string, mean float64) int {
-	if metric == "correct" || metric == "total" || math.Abs(mean) >= 100 {
+	if metric == MetricCorrect || metric == MetricTotal || math.Abs(mean) >= 100 {
 		return 1
 	}
 	return 3

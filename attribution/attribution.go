@@ -1,10 +1,16 @@
-package experiments
+// Package attribution answers PAN authorship-attribution problems: an attacker trained on each
+// problem's known texts names the author of every unknown text (optionally privatised first by
+// a mechanism), written in the PAN answer format and scored against the ground truth when
+// present (dptext attribute).
+package attribution
 
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -262,7 +268,7 @@ func candidateMacroF1(truth, pred []string) float64 {
 		}
 	}
 	sum, n := 0.0, 0
-	for _, c := range sortedKeys(actual) {
+	for _, c := range slices.Sorted(maps.Keys(actual)) {
 		if c == corpus.UnknownAuthor {
 			continue
 		}
@@ -307,7 +313,7 @@ func FormatResults(results []ProblemResult) string {
 	if labelled > 0 {
 		fmt.Fprintf(&b, "overall: accuracy %d/%d = %.3f", correct, labelled, float64(correct)/float64(labelled))
 		if nF1 > 0 {
-			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f", strings.Join(sortedKeys(measures), " / "), nF1, sumF1/float64(nF1))
+			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f", strings.Join(slices.Sorted(maps.Keys(measures)), " / "), nF1, sumF1/float64(nF1))
 		}
 		b.WriteString("\n")
 	}

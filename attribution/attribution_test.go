@@ -1,4 +1,4 @@
-package experiments
+package attribution
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"dptext/embeddings"
+	"dptext/experiments"
 	"dptext/learn"
 )
 
@@ -79,7 +81,9 @@ func TestAttributeAnswersInThePANFormat(t *testing.T) {
 	in, out := panCollection(t), t.TempDir()
 	for _, attacker := range []string{"koppel11", "char-ngram-svm"} {
 		res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1,
-			NewAttacker: func() (learn.Classifier, error) { return BuildClassifier(attacker, nil, &Env{Workers: 1}) }})
+			NewAttacker: func() (learn.Classifier, error) {
+				return buildClassifier(t, attacker, nil, &experiments.Env{Workers: 1})
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +126,9 @@ func TestAttributeAnswersInTheOlderLayout(t *testing.T) {
 	writeJSON(t, filepath.Join(root, "ground-truth.json"), map[string]any{"ground-truth": truth})
 	out := t.TempDir()
 	res, err := Attribute(AttributeOptions{Input: root, Output: out, Seed: 1,
-		NewAttacker: func() (learn.Classifier, error) { return BuildClassifier("koppel11", nil, &Env{Workers: 1}) }})
+		NewAttacker: func() (learn.Classifier, error) {
+			return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +187,9 @@ func openSetCollection(t *testing.T) string {
 // one as a correct rejection), and the reject rule leaves texts unattributed.
 func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 	in := openSetCollection(t)
-	newAttacker := func() (learn.Classifier, error) { return BuildClassifier("koppel11", nil, &Env{Workers: 1}) }
+	newAttacker := func() (learn.Classifier, error) {
+		return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+	}
 	out := t.TempDir()
 	res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker})
 	if err != nil {
@@ -220,7 +228,7 @@ func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 		t.Errorf("no official measure in %q", FormatResults(res))
 	}
 	_, err = Attribute(AttributeOptions{Input: in, Output: out, NewAttacker: func() (learn.Classifier, error) {
-		return BuildClassifier("sr-nn", nil, &Env{Embeddings: tinyStore(), Workers: 1})
+		return buildClassifier(t, "sr-nn", nil, &experiments.Env{Embeddings: tinyStore(t), Workers: 1})
 	}, Reject: RejectRule{Rule: RejectMargin, Threshold: 0.1}})
 	if err == nil || !strings.Contains(err.Error(), "gives no scores") {
 		t.Errorf("reject with a scoreless attacker: %v", err)
@@ -238,4 +246,23 @@ func TestCandidateMacroF1(t *testing.T) {
 	if got != 0.25 {
 		t.Errorf("macro-F1 = %v, want 0.25", got)
 	}
+}
+
+// tinyStore is a three-word vocabulary.
+func tinyStore(t *testing.T) *embeddings.Store {
+	s, err := embeddings.New([]string{"alpha", "beta", "gamma"}, 2, []float32{1, 0, 0, 1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// buildClassifier decodes params for the registered classifier name and builds it.
+func buildClassifier(t *testing.T, name string, params map[string]any, env *experiments.Env) (learn.Classifier, error) {
+	t.Helper()
+	o, err := experiments.DecodeClassifier(name, params)
+	if err != nil {
+		return nil, err
+	}
+	return o.Build(env)
 }

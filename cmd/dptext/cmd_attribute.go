@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+
+	"dptext/attribution"
+	"dptext/experiments"
+	"dptext/learn"
+)
+
+func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("attribute", stderr)
+	emb := addEmbeddingFlags(fs, 100000)
+	attacker := fs.String("attacker", "koppel11", "attacker name (see dptext list)")
+	input := fs.String("input", "", "PAN collection, problem folder, or older meta-file.json folder")
+	output := fs.String("output", "", "folder for the answers")
+	mech := fs.String("mechanism", "", "privatise the unknown texts with this mechanism first")
+	eps := fs.Float64("epsilon", math.NaN(), "ε of --mechanism")
+	seed := fs.Uint64("seed", 1, "random seed")
+	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
+	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | margin (top two scores closer than the threshold; PAN 2019 baseline) | score (top score below it)")
+	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject on the attacker's scores")
+	params := paramFlag{}
+	fs.Var(params, "param", "attacker parameter key=value (repeatable)")
+	mparams := paramFlag{}
+	fs.Var(mparams, "mechanism-param", "mechanism parameter key=value (repeatable)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 || *input == "" || *output == "" {
+		return usagef("--input and --output are required; no other arguments")
+	}
+	rule := attribution.RejectRule{Rule: *reject, Threshold: *threshold}
+	if err := rule.Validate(); err != nil {
+		return usagef("--reject: %v", err)
+	}
+	var env experiments.Env
+	env.Workers = 2
+	ao, err := experiments.DecodeClassifier(*attacker, params)
+	if err != nil {
+		return err
+	}
+	needs := ao.Needs()
+	var mo *experiments.MechanismOptions
+	if *mech != "" {
+		if mo, err = experiments.DecodeMechanism(*mech, *eps, mparams); err != nil {
+			return err
+		}
+		needs = needs.Or(mo.Needs())
+	}
+	if needs.TrainingCorpus {
+		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
+			return err
+		}
+	}
+	if needs.Vectors {
+		if env.Embeddings, err = emb.load(ctx, stderr); err != nil {
+			return err
+		}
+	}
+	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
+		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
+	if mo != nil {
+		if opts.Mechanism, err = mo.Build(&env, *eps); err != nil {
+			return err
+		}
+	}
+	res, err := attribution.Attribute(opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, attribution.FormatResults(res))
+	fmt.Fprintf(stdout, "answers written to %s\n", *output)
+	return nil
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"dptext/experiments"
+)
+
+func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("check", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("want at least one CONFIG")
+	}
+	var bad []string
+	for _, p := range pos {
+		cfg, err := experiments.LoadConfig(p)
+		if err == nil {
+			err = experiments.CheckComponents(cfg)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad = append(bad, p)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok (%s)\n", p, experiments.Describe(cfg))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%d of %d configs invalid: %s", len(bad), len(pos), strings.Join(bad, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"dptext/experiments"
+)
+
+func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("compare", stderr)
+	alpha := fs.Float64("alpha", 0.01, "family-wise false-alarm rate over all cells")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want BASELINE_DIR and RUN_DIR")
+	}
+	moved, text, err := experiments.CompareRuns(pos[0], pos[1], *alpha)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, text)
+	if moved {
+		return fmt.Errorf("the run moved beyond tolerance from the baseline %s", pos[0])
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"dptext/experiments"
+	"dptext/mechanisms"
+	"dptext/rngs"
+	"dptext/text"
+)
+
+func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("obfuscate", stderr)
+	emb := addEmbeddingFlags(fs, 100000)
+	mech := fs.String("mechanism", "emd", "mechanism name (see dptext list)")
+	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
+	seed := fs.Uint64("seed", 0, "random seed, for previews and tests only: output made with a known seed is not private (default: a fresh seed from the operating system's random source)")
+	params := paramFlag{}
+	fs.Var(params, "param", "mechanism parameter key=value (repeatable), as in a config's params table")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("want at most one FILE (default: standard input)")
+	}
+	releaseSeed, err := releaseSeed(fs, *seed, stderr)
+	if err != nil {
+		return err
+	}
+	if *mech == "emd" {
+		if _, set := params["order"]; !set {
+			params["order"] = mechanisms.OrderKeep // the words are written back in place
+		}
+	}
+	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	if err != nil {
+		return err
+	}
+	name := "standard input"
+	in := io.Reader(os.Stdin)
+	if len(pos) == 1 {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in, name = f, pos[0]
+	}
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%s: not valid UTF-8 text", name)
+	}
+	if len(text.NormalizeText(string(data))) == 0 {
+		return fmt.Errorf("%s: no words to privatise (empty, or only stopwords and punctuation)", name)
+	}
+	store, err := emb.load(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
+	if mo.Needs().TrainingCorpus {
+		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
+			return err
+		}
+	}
+	m, err := mo.Build(env, *eps)
+	if err != nil {
+		return err
+	}
+	rng := rngs.New(releaseSeed, "obfuscate")
+	var words []string
+	var applyErr error
+	out, err := text.RewriteWords(string(data), func(w []string) []string {
+		words = w
+		var p []string
+		p, applyErr = mechanisms.Privatize(m, rng, w)
+		return p
+	})
+	if applyErr != nil {
+		return applyErr
+	}
+	if err != nil {
+		// Not order-preserving (e.g. SynTF's sampled bag, or dropped words): print the words.
+		p, err := mechanisms.Privatize(m, rngs.New(releaseSeed, "obfuscate"), words)
+		if err != nil {
+			return err
+		}
+		out = strings.Join(p, " ") + "\n"
+		fmt.Fprintf(stderr, "note: %s does not keep word positions; printing its output words only\n", *mech)
+	}
+	fmt.Fprint(stdout, out)
+	if pt, ok := m.(mechanisms.PassThrougher); ok {
+		if leaked := pt.PassedThrough(words); len(leaked) > 0 {
+			fmt.Fprintf(stderr, "warning: %d word(s) passed through UNPROTECTED (out of vocabulary, oov = \"keep\"): %s; "+
+				"no finite guarantee holds against a document without them (use --param oov=drop or nearest-known)\n",
+				len(leaked), strings.Join(leaked, ", "))
+		}
+	}
+	g := m.Guarantee(words)
+	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), describeGuarantee(g))
+	return nil
+}
+
+// releaseSeed returns the seed of a release command: --seed when given (with a warning that
+// its output is not private, since anyone who knows the seed can regenerate the noise), else
+// a fresh seed from crypto/rand.
+func releaseSeed(fs *flag.FlagSet, flagSeed uint64, stderr io.Writer) (uint64, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "seed" })
+	if given {
+		fmt.Fprintln(stderr, "warning: --seed given: anyone who knows the seed can regenerate the noise, so this output is NOT private; use it for previews and tests only")
+		return flagSeed, nil
+	}
+	var b [8]byte
+	if _, err := cryptorand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("drawing a release seed from the operating system: %w", err)
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+func describeGuarantee(g mechanisms.Guarantee) string {
+	switch g.Kind {
+	case mechanisms.KindMetric:
+		if g.Metric == mechanisms.MetricPositional {
+			return fmt.Sprintf("positional (words released in place): multiplier at most e^{ε·Σᵢ d(xᵢ, x′ᵢ)} = e^{%.4g·d} against any document of the same length whose mean per-position word distance is d", g.Epsilon)
+		}
+		return fmt.Sprintf("ε·N = %.4g per unit of %s (multiplier e^{%.4g·d} between two documents at %s distance d)", g.Epsilon, g.Metric, g.Epsilon, g.Metric)
+	case mechanisms.KindPure:
+		s := fmt.Sprintf("%.4g-differential privacy between any two documents of this length", g.Epsilon)
+		keys := make([]string, 0, len(g.Bounds))
+		for k := range g.Bounds {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s += fmt.Sprintf("; %s = %.4g", k, g.Bounds[k])
+		}
+		return s
+	}
+	return "none (no formal privacy)"
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"dptext/corpus"
+	"dptext/datasets"
+	"dptext/embeddings"
+	"dptext/experiments"
+	"dptext/text"
+)
+
+// embeddingFlags are the flags of commands that load word vectors outside a config.
+type embeddingFlags struct {
+	path, format, vocabulary string
+	topK                     int
+}
+
+func addEmbeddingFlags(fs *flag.FlagSet, defaultTopK int) *embeddingFlags {
+	e := &embeddingFlags{}
+	fs.StringVar(&e.path, "embeddings", "", "word vectors file (default: the GloVe-100d default data)")
+	fs.StringVar(&e.format, "format", "auto", "format of --embeddings: auto, word2vec-bin, text, wink or cache")
+	fs.StringVar(&e.vocabulary, "vocabulary", experiments.VocabularyWords, `"words" (single normalised words only) or "all"`)
+	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the K most frequent words (0: all)")
+	return e
+}
+
+func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.Store, error) {
+	if e.vocabulary != experiments.VocabularyWords && e.vocabulary != experiments.VocabularyAll {
+		return nil, usagef("--vocabulary %q: want words or all", e.vocabulary)
+	}
+	if e.topK < 0 {
+		return nil, usagef("--top-k %d: want 0 or more", e.topK)
+	}
+	dataDir, err := datasets.DefaultCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	cfg := experiments.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
+	store, _, err := experiments.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
+	return store, err
+}
+
+// paramFlag collects repeated --param key=value flags; values are TOML values (strings may
+// be given without quotes).
+type paramFlag map[string]any
+
+func (p paramFlag) String() string { return fmt.Sprint(map[string]any(p)) }
+
+func (p paramFlag) Set(s string) error {
+	key, val, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(key) == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	key = strings.TrimSpace(key)
+	var doc map[string]any
+	if _, err := toml.Decode("v = "+val, &doc); err == nil {
+		p[key] = doc["v"]
+	} else {
+		p[key] = strings.TrimSpace(val)
+	}
+	return nil
+}
+
+func parseFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+			return nil, fmt.Errorf("%q is not a finite number > 0", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// defaultTrainingCorpus is the normalised text of the default corpus (the State of the Union
+// addresses), which components that learn from text (expmech's context language model, SynTF's
+// idf) use when a single document is privatised outside an experiment.
+func defaultTrainingCorpus(ctx context.Context, log io.Writer) ([][]string, error) {
+	dir, err := datasets.DefaultCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := datasets.Ensure(ctx, dir, "sotu", log)
+	if err != nil {
+		return nil, err
+	}
+	docs, _, err := corpus.ReadSOTU(paths.Corpus, corpus.DefaultSOTUOptions())
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(docs))
+	for i, d := range docs {
+		out[i] = text.NormalizeText(d.Text)
+	}
+	return out, nil
+}

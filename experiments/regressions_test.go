@@ -1,0 +1,88 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The committed SynTF config runs the classification protocol, and its caption says so: no
+// known texts, snippets or static attackers of the authorship protocol.
+func TestSynTFConfigIsCaptionedWithItsProtocol(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "syntf.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(caption(cfg, "r").Notes, "\n")
+	for _, want := range []string{"Protocol: classification (SynTF)", "1000-word chunks", "40 % of each suspect's held out", "trains and tests on the privatised documents"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("caption lacks %q:\n%s", want, notes)
+		}
+	}
+	for _, bad := range []string{"known text =", "snippet =", "attackers trained on the original known texts"} {
+		if strings.Contains(notes, bad) {
+			t.Errorf("caption of a classification run says %q:\n%s", bad, notes)
+		}
+	}
+}
+
+// `dptext report RUN_DIR` needs only the run folder: with the corpus and embeddings gone (as
+// on another machine, or from another directory where the config's relative paths resolve
+// elsewhere) the tables are rewritten from results.csv and the manifest.
+func TestRereportNeedsOnlyTheRunFolder(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 1, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, filepath.Join(dir, "table.md"))
+	if err := os.Remove(filepath.Join(dir, "table.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{corpusPath, vecPath} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Rereport(dir); err != nil {
+		t.Fatalf("report without the inputs: %v", err)
+	}
+	if after := readFile(t, filepath.Join(dir, "table.md")); after != before {
+		t.Errorf("rewritten table differs:\n%s\nwant\n%s", after, before)
+	}
+}
+
+// A parameter value a constructor rejects stops `run` at once, before any data is loaded,
+// naming the file, line and key, and leaves no run folder behind.
+func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 2, 1, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", "[[mechanisms]]\nname = \"emd\"\nepsilons = [10]\n[mechanisms.params]\noov = \"bogus\"\n[[scorers]]\nname = \"sr-nn\"", 1)
+	cfg, err := ParseConfig(cfg.Path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The corpus cannot be read: a run that loaded it before checking would fail on it.
+	if err := os.WriteFile(corpusPath, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	start := time.Now()
+	err = runFixture(t, cfg, dir, 1, context.Background(), nil)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v to reject the value", took)
+	}
+	line := strings.Count(src[:strings.Index(src, "oov = ")], "\n") + 1
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.File != cfg.Path || ce.Line != line || ce.Key != "mechanisms[2].params.oov" || !strings.Contains(ce.Msg, `"bogus"`) {
+		t.Fatalf("got %v (%#v), want the file, line %d and key mechanisms[2].params.oov", err, ce, line)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the rejected run left %s (%v)", dir, err)
+	}
+}
