@@ -3,6 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -122,7 +123,10 @@ func DecodeMechanism(name string, eps float64, params map[string]any) (*Mechanis
 	}
 	if entry.UsesEpsilon {
 		if err := entry.Epsilons.Check(eps); err != nil {
-			return nil, fmt.Errorf("mechanism %q needs --epsilon: %v", name, err)
+			if math.IsNaN(eps) {
+				return nil, fmt.Errorf("mechanism %q needs --epsilon: %v", name, err)
+			}
+			return nil, fmt.Errorf("--epsilon %g for mechanism %q: %v", eps, name, err)
 		}
 	}
 	return entry.decode(Params{File: "command line", Table: "params", Component: name, Values: params})
