@@ -118,6 +118,8 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 			t.Positional = mm.IndependentPositions()
 		case *mechanisms.Random:
 			t.Positional = true
+		case *mechanisms.SanText, *mechanisms.TEM, *mechanisms.CusText:
+			t.Positional = mm.(interface{ IndependentPositions() bool }).IndependentPositions()
 		}
 	}
 	g := m.Guarantee([]string{store.Word(0)})

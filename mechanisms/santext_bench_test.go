@@ -1,0 +1,34 @@
+package mechanisms
+
+import (
+	"fmt"
+	"testing"
+
+	"dptext/rngs"
+)
+
+// Tokens per second of the sampling mechanisms over a 20,000-word, 100-dimensional vocabulary
+// on Zipf-distributed documents of 400 tokens, cache of 256 rows (as BenchmarkExpMech20k).
+func BenchmarkSampling20k(b *testing.B) {
+	store := expMechGoldenStore(b, 20000, 100)
+	docs := expMechZipfDocs(store, 5, 50, 400)
+	san, _ := NewSanText(store, 10, DefaultSanTextOptions())
+	plus, _ := NewSanText(store, 10, DefaultSanTextPlusOptions())
+	tem, _ := NewTEM(store, 10, DefaultTEMOptions())
+	sets := CusTextSets(store, 20)
+	cus, _ := NewCusText(store, 10, DefaultCusTextOptions(), sets)
+	for _, c := range []struct {
+		name string
+		m    Mechanism
+	}{{"santext", san}, {"santext+", plus}, {"tem", tem}, {"custext", cus}} {
+		b.Run(c.name, func(b *testing.B) {
+			tokens := 0
+			for i := 0; b.Loop(); i++ {
+				doc := docs[i%len(docs)]
+				c.m.Apply(rngs.New(1, fmt.Sprint(i)), doc)
+				tokens += len(doc)
+			}
+			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
