@@ -423,63 +423,70 @@ var Mechanisms = map[string]MechanismEntry{
 			},
 		},
 	},
-}
-
-// The sampling mechanisms of the field (issue 15): SanText, SanText+, TEM, CusText, CusText+.
-// Each entry is self-contained.
-func init() {
-	Mechanisms["santext"] = MechanismEntry{
+	"santext": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SanText (Yue et al. 2021): exponential mechanism with −Euclidean distance over the vocabulary, in place; ε·d_euc per word, ε·Σᵢd(xᵢ,x′ᵢ) per document",
-		Options:     func() any { o := mechanisms.DefaultSanTextOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewSanText(env.Embeddings, eps, *o.(*mechanisms.SanTextOptions))
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.SanTextOptions]{
+			Defaults: mechanisms.DefaultSanTextOptions,
+			Build: func(env *Env, eps float64, o mechanisms.SanTextOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewSanText(env.Embeddings, eps, o)
+			},
 		},
-	}
-	Mechanisms["santext+"] = MechanismEntry{
+	},
+	"santext+": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SanText+ (Yue et al. 2021): outputs from the sensitive share w of least frequent words (default 0.9); other words sanitised with probability p (0.3); ε·d_euc between sensitive words only",
-		Options:     func() any { o := mechanisms.DefaultSanTextPlusOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			opts := *o.(*mechanisms.SanTextOptions)
-			opts.Plus = true
-			return mechanisms.NewSanText(env.Embeddings, eps, opts)
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.SanTextOptions]{
+			Defaults: mechanisms.DefaultSanTextPlusOptions,
+			Build: func(env *Env, eps float64, o mechanisms.SanTextOptions) (mechanisms.Mechanism, error) {
+				o.Plus = true
+				return mechanisms.NewSanText(env.Embeddings, eps, o)
+			},
 		},
-	}
-	Mechanisms["tem"] = MechanismEntry{
+	},
+	"tem": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "TEM (Carvalho et al. 2023): truncated exponential mechanism, exponential mechanism on min(d_euc, γ), γ = (2/ε)ln((1−β)|V|/β), β = 0.001; ε·d_euc per word",
-		Options:     func() any { o := mechanisms.DefaultTEMOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewTEM(env.Embeddings, eps, *o.(*mechanisms.TEMOptions))
-		},
-	}
-	custext := func(plus bool) MechanismEntry {
-		desc := "CusText (Chen et al. 2023): vocabulary partitioned into customised sets of the K nearest words (K = 20), exponential mechanism over normalised similarity; pure ε per word within a set"
-		if plus {
-			desc = "CusText+ (Chen et al. 2023): CusText with stopwords released unchanged"
-		}
-		return MechanismEntry{
-			Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange, Description: desc,
-			Options: func() any { o := mechanisms.DefaultCusTextOptions(); return &o },
-			Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-				opts := *o.(*mechanisms.CusTextOptions)
-				opts.Plus = plus
-				if opts.K < 1 || opts.K > env.Embeddings.Len() {
-					return mechanisms.NewCusText(env.Embeddings, eps, opts, nil) // reports the error
-				}
-				sets, err := env.Memo(fmt.Sprintf("custext-sets/%p/%d", env.Embeddings, opts.K), func() (any, error) {
-					return mechanisms.CusTextSets(env.Embeddings, opts.K), nil
-				})
-				if err != nil {
-					return nil, err
-				}
-				return mechanisms.NewCusText(env.Embeddings, eps, opts, sets.([][]int))
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.TEMOptions]{
+			Defaults: mechanisms.DefaultTEMOptions,
+			Build: func(env *Env, eps float64, o mechanisms.TEMOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewTEM(env.Embeddings, eps, o)
 			},
+		},
+	},
+	"custext": {
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Description: "CusText (Chen et al. 2023): vocabulary partitioned into customised sets of the K nearest words (K = 20), exponential mechanism over normalised similarity; pure ε per word within a set",
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(false)},
+	},
+	"custext+": {
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Description: "CusText+ (Chen et al. 2023): CusText with stopwords released unchanged",
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(true)},
+	},
+}
+
+// buildCusText builds CusText (plus: stopwords kept); the customised sets depend only on the
+// vocabulary and K, so the mechanisms of an ε grid share them (Env.Memo).
+func buildCusText(plus bool) func(env *Env, eps float64, o mechanisms.CusTextOptions) (mechanisms.Mechanism, error) {
+	return func(env *Env, eps float64, o mechanisms.CusTextOptions) (mechanisms.Mechanism, error) {
+		o.Plus = plus
+		if o.K < 1 || o.K > env.Embeddings.Len() {
+			return mechanisms.NewCusText(env.Embeddings, eps, o, nil) // reports the error
 		}
+		sets, err := env.Memo(fmt.Sprintf("custext-sets/%p/%d", env.Embeddings, o.K), func() (any, error) {
+			return mechanisms.CusTextSets(env.Embeddings, o.K), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return mechanisms.NewCusText(env.Embeddings, eps, o, sets.([][]int))
 	}
-	Mechanisms["custext"] = custext(false)
-	Mechanisms["custext+"] = custext(true)
 }
 
 // fastTextOptions adds the choice of pretrained input vectors to the classifier's options.
