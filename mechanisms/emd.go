@@ -110,7 +110,7 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	if err != nil {
 		return nil, err
 	}
-	return &EMD{wordDecoding: w, epsilon: epsilon, opts: opts, perturb: laplacePerturbation(epsilon, w.store.Dim())}, nil
+	return &EMD{wordDecoding: w, epsilon: epsilon, opts: opts, perturb: laplacePerturbation(epsilon)}, nil
 }
 
 // Epsilon is the per-word ε.

@@ -38,15 +38,15 @@ func sphereDirection(rng *rand.Rand, u []float64) {
 }
 
 // A perturbation writes one noisy vector z = x + noise into dst, drawing the noise from rng,
-// and checks that z can be decoded (checkNoisy).
-type perturbation func(rng *rand.Rand, x []float32, dst []float64) error
+// and checks that z can be decoded (checkNoisy). scratch has len(x) values for its own use (the
+// caller's, so that a perturbation is safe for concurrent use).
+type perturbation func(rng *rand.Rand, x []float32, scratch, dst []float64) error
 
 // laplacePerturbation is the n-dimensional Laplace noise of parameter ε (density ∝ exp(−ε‖z−x‖)),
 // drawn as noisyVector draws it.
-func laplacePerturbation(epsilon float64, dim int) perturbation {
-	direction := make([]float64, dim)
-	return func(rng *rand.Rand, x []float32, dst []float64) error {
-		return noisyVector(rng, epsilon, x, direction, dst)
+func laplacePerturbation(epsilon float64) perturbation {
+	return func(rng *rand.Rand, x []float32, scratch, dst []float64) error {
+		return noisyVector(rng, epsilon, x, scratch, dst)
 	}
 }
 
@@ -109,12 +109,13 @@ func (w *wordDecoding) noisyQueries(rng *rand.Rand, doc []string, perturb pertur
 		rows[i] = row
 	}
 	queries = make([]float64, noisy*dim)
+	scratch := make([]float64, dim)
 	q := 0
 	for i, row := range rows {
 		if row < 0 {
 			continue
 		}
-		if err := perturb(rng, w.store.Vector(row), queries[q*dim:(q+1)*dim]); err != nil {
+		if err := perturb(rng, w.store.Vector(row), scratch, queries[q*dim:(q+1)*dim]); err != nil {
 			return nil, nil, fmt.Errorf("word %d (%q): %w", i, doc[i], err)
 		}
 		q++
@@ -186,4 +187,39 @@ func (w *wordDecoding) passedThrough(doc []string) []string {
 		return nil
 	}
 	return unknownWords(w.store, doc)
+}
+
+// diagnoseInPlace reports, for a mechanism releasing every token in place, "oov_tokens", the
+// policy's count ("oov_kept", "oov_dropped" or "oov_replaced") and "unchanged_share": the share
+// of in-vocabulary tokens whose output is the word itself (absent when there are none).
+func (w *wordDecoding) diagnoseInPlace(original, private []string) map[string]float64 {
+	oov, inVocab, unchanged := 0, 0, 0
+	j := 0
+	for _, word := range original {
+		if _, known := w.store.Lookup(word); !known {
+			oov++
+			if w.oovPolicy != OOVDrop {
+				j++
+			}
+			continue
+		}
+		inVocab++
+		if j < len(private) && private[j] == word {
+			unchanged++
+		}
+		j++
+	}
+	d := map[string]float64{"oov_tokens": float64(oov)}
+	if inVocab > 0 {
+		d["unchanged_share"] = float64(unchanged) / float64(inVocab)
+	}
+	switch w.oovPolicy {
+	case OOVKeep:
+		d["oov_kept"] = float64(oov)
+	case OOVDrop:
+		d["oov_dropped"] = float64(oov)
+	case OOVNearestKnown:
+		d["oov_replaced"] = float64(oov)
+	}
+	return d
 }
