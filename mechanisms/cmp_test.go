@@ -275,3 +275,35 @@ func TestDecodeMechanismsGuaranteesAndValidation(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeMechanismsApply400Words runs the noise-then-decode mechanisms on the vocabulary
+// and document of BenchmarkEMDApply400Words, so their throughput can be set beside EMD's.
+func BenchmarkDecodeMechanismsApply400Words(b *testing.B) {
+	store := randomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
+	doc := make([]string, 400)
+	for i := range doc {
+		doc[i] = store.Word(i * 7)
+	}
+	build := []struct {
+		name string
+		make func() (Mechanism, error)
+	}{
+		{"emd", func() (Mechanism, error) { return NewEMD(store, 10, DefaultEMDOptions()) }},
+		{"cmp", func() (Mechanism, error) { return NewCMP(store, 10, DefaultCMPOptions()) }},
+		{"mahalanobis", func() (Mechanism, error) { return NewMahalanobis(store, 10, DefaultMahalanobisOptions()) }},
+		{"vickrey", func() (Mechanism, error) { return NewVickrey(store, 10, DefaultVickreyOptions()) }},
+	}
+	for _, c := range build {
+		b.Run(c.name, func(b *testing.B) {
+			m, err := c.make()
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rngs.New(1, "bench")
+			for b.Loop() {
+				m.Apply(rng, doc)
+			}
+			b.ReportMetric(400*float64(b.N)/b.Elapsed().Seconds(), "words/s")
+		})
+	}
+}
