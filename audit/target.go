@@ -90,9 +90,11 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		}
 		return out[:k]
 	}
-	if e, ok := m.(*mechanisms.EMD); ok {
-		// Words are privatised independently, so k copies of x in one document are k
-		// independent draws, decoded as one batch.
+	switch m.(type) {
+	case *mechanisms.EMD, *mechanisms.CMP, *mechanisms.Mahalanobis, *mechanisms.Vickrey:
+		// The noise-then-decode mechanisms privatise words independently, so k copies of x in
+		// one document are k independent draws, decoded as one batch.
+		e := m.(mechanisms.FallibleMechanism)
 		t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
 			doc := make([]string, k)
 			for i := range doc {
@@ -100,7 +102,7 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 			}
 			out, err := e.TryApply(rng, doc)
 			if err != nil {
-				panic(err) // unreachable: NewEMD validated ε and the vectors
+				panic(err) // unreachable: the constructors validate ε and the vectors
 			}
 			return out
 		}

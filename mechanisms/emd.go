@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
-	"dptext/nearest"
 )
 
 // EMD out-of-vocabulary policies (option oov).
@@ -85,11 +84,10 @@ func DefaultEMDOptions() EMDOptions {
 // count as one common point (their number is revealed); with "nearest-known" each is mapped,
 // deterministically, to a vocabulary word, and the bound holds for the mapped bags.
 type EMD struct {
-	store   *embeddings.Store
+	wordDecoding
 	epsilon float64
 	opts    EMDOptions
-	decoder *nearest.Decoder
-	oov     *nearestKnown // nil unless opts.OOV is "nearest-known"
+	perturb perturbation
 }
 
 // NewEMD returns the EMD mechanism at ε > 0 over store's vocabulary (restricted to its TopK
@@ -101,17 +99,6 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	if err := EMDEpsilonRange.Check(epsilon); err != nil {
 		return nil, fmt.Errorf("emd: %w", err)
 	}
-	if opts.TopK < 0 {
-		return nil, fmt.Errorf("emd: top_k = %d: want 0 (whole vocabulary) or a positive count", opts.TopK)
-	}
-	switch opts.OOV {
-	case OOVKeep, OOVDrop, OOVNearestKnown:
-	default:
-		return nil, fmt.Errorf("emd: oov = %q: want %q, %q or %q", opts.OOV, OOVKeep, OOVDrop, OOVNearestKnown)
-	}
-	if opts.Workers < 0 {
-		return nil, fmt.Errorf("emd: workers = %d: want 0 (all cores) or a positive count", opts.Workers)
-	}
 	switch opts.Order {
 	case OrderBag, OrderKeep:
 	case "":
@@ -119,16 +106,11 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 	default:
 		return nil, fmt.Errorf("emd: order = %q: want %q or %q", opts.Order, OrderBag, OrderKeep)
 	}
-	decoder, err := nearest.Shared(store, opts.TopK, opts.Workers)
+	w, err := newWordDecoding("emd", store, opts.TopK, opts.Workers, opts.OOV)
 	if err != nil {
-		return nil, fmt.Errorf("emd: %w", err)
+		return nil, err
 	}
-	store = decoder.Store()
-	m := &EMD{store: store, epsilon: epsilon, opts: opts, decoder: decoder}
-	if opts.OOV == OOVNearestKnown {
-		m.oov = newNearestKnown(store)
-	}
-	return m, nil
+	return &EMD{wordDecoding: w, epsilon: epsilon, opts: opts, perturb: laplacePerturbation(epsilon)}, nil
 }
 
 // Epsilon is the per-word ε.
@@ -155,46 +137,13 @@ func (m *EMD) Apply(rng *rand.Rand, doc []string) []string {
 // then shuffled uniformly with rng. It returns an error, and no output, when a noisy vector is
 // not finite or too large to decode meaningfully.
 func (m *EMD) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
-	dim := m.store.Dim()
-	rows := make([]int, len(doc)) // vocabulary row to privatise, or −1 for an OOV word kept/dropped
-	noisy := 0
-	for i, w := range doc {
-		row, ok := m.store.Lookup(w)
-		if !ok && m.oov != nil {
-			row, ok = m.oov.lookup(w), true
-		}
-		if !ok {
-			row = -1
-		} else {
-			noisy++
-		}
-		rows[i] = row
+	rows, queries, err := m.noisyQueries(rng, doc, m.perturb)
+	if err != nil {
+		return nil, fmt.Errorf("emd at epsilon = %g: %w", m.epsilon, err)
 	}
-	queries := make([]float64, noisy*dim)
-	direction := make([]float64, dim)
-	q := 0
-	for i, row := range rows {
-		if row < 0 {
-			continue
-		}
-		if err := noisyVector(rng, m.epsilon, m.store.Vector(row), direction, queries[q*dim:(q+1)*dim]); err != nil {
-			return nil, fmt.Errorf("emd: word %d (%q) at epsilon = %g: %w", i, doc[i], m.epsilon, err)
-		}
-		q++
-	}
-	decoded := make([]int, noisy)
+	decoded := make([]int, len(queries)/m.store.Dim())
 	m.decoder.Decode(queries, decoded)
-	out := make([]string, 0, len(doc))
-	next := 0
-	for i, row := range rows {
-		switch {
-		case row >= 0:
-			out = append(out, m.store.Word(decoded[next]))
-			next++
-		case m.opts.OOV == OOVKeep:
-			out = append(out, doc[i])
-		}
-	}
+	out := m.release(doc, rows, decoded)
 	if m.opts.Order == OrderBag {
 		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}

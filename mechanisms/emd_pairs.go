@@ -34,23 +34,13 @@ type PairBounder interface {
 // off with identical words (same multiset for bags, same positions for "keep"), else +Inf.
 // Documents whose released lengths differ are at +Inf.
 func (m *EMD) PairDistance(x, y []string) float64 {
+	if m.opts.Order == OrderKeep {
+		return m.positionalDistance(x, y, euclidean)
+	}
 	ax, bx := m.releasedUnits(x)
 	ay, by := m.releasedUnits(y)
 	if len(ax) != len(ay) {
 		return math.Inf(1)
-	}
-	if m.opts.Order == OrderKeep {
-		total := 0.0
-		for i := range ax {
-			switch {
-			case ax[i] >= 0 && ay[i] >= 0:
-				total += euclidean(m.store.Vector(ax[i]), m.store.Vector(ay[i]))
-			case ax[i] < 0 && ay[i] < 0 && bx[i] == by[i]:
-			default:
-				return math.Inf(1)
-			}
-		}
-		return total
 	}
 	var rowsX, rowsY []int
 	oov := map[string]int{}
@@ -79,25 +69,6 @@ func (m *EMD) PairDistance(x, y []string) float64 {
 // PairDistanceKey identifies the store, order and out-of-vocabulary policy.
 func (m *EMD) PairDistanceKey() string {
 	return fmt.Sprintf("emd/%p/order=%s/oov=%s", m.store, m.opts.Order, m.opts.OOV)
-}
-
-// releasedUnits lists, in order, what the mechanism releases for doc: a vocabulary row to be
-// privatised (rows[i] ≥ 0) or an out-of-vocabulary word passed through (rows[i] = −1, words[i]
-// the word). Dropped words are absent.
-func (m *EMD) releasedUnits(doc []string) (rows []int, words []string) {
-	for _, w := range doc {
-		row, ok := m.store.Lookup(w)
-		if !ok && m.oov != nil {
-			row, ok = m.oov.lookup(w), true
-		}
-		switch {
-		case ok:
-			rows, words = append(rows, row), append(words, "")
-		case m.opts.OOV == OOVKeep:
-			rows, words = append(rows, -1), append(words, w)
-		}
-	}
-	return rows, words
 }
 
 // matchedDistance is the minimum-cost perfect matching of two equal-size lists of rows under
@@ -191,10 +162,7 @@ type PassThrougher interface {
 // PassedThrough lists the out-of-vocabulary words of doc the "keep" policy releases unchanged,
 // in order of first occurrence (none under the other policies).
 func (m *EMD) PassedThrough(doc []string) []string {
-	if m.opts.OOV != OOVKeep {
-		return nil
-	}
-	return unknownWords(m.store, doc)
+	return m.passedThrough(doc)
 }
 
 // PassedThrough lists the out-of-vocabulary tokens of doc the "keep" policy releases unchanged,

@@ -172,6 +172,29 @@ func (d *Decoder) Stats() Stats {
 // Decode sets dst[i] to the vocabulary row nearest to query i, where queries holds len(dst)
 // vectors of Store().Dim() float64 values, row-major.
 func (d *Decoder) Decode(queries []float64, dst []int) {
+	d.decode(queries, dst, nil)
+}
+
+// Decode2 sets first[i] and second[i] to the vocabulary rows nearest and second nearest to query
+// i (the two smallest float64 squared distances Σ_t (z_t − v_t)², summed in order, ties going to
+// the lowest row, so first[i] is what Decode returns), where queries holds len(first) vectors of
+// Store().Dim() float64 values, row-major. It needs a vocabulary of at least two words. The
+// first pass keeps every row whose score (or proven lower bound) is within the margin of the
+// second-best score (or of the second-best proven upper bound), which contains the float64
+// second nearest by the same argument as for the nearest: among any two distinct rows, the
+// farther is at least as far as the second nearest.
+func (d *Decoder) Decode2(queries []float64, first, second []int) {
+	if len(second) != len(first) {
+		panic(fmt.Sprintf("decoder: %d first and %d second rows", len(first), len(second)))
+	}
+	if d.store.Len() < 2 {
+		panic("decoder: Decode2 needs a vocabulary of at least two words")
+	}
+	d.decode(queries, first, second)
+}
+
+// decode runs Decode (second == nil) or Decode2.
+func (d *Decoder) decode(queries []float64, dst, second []int) {
 	if len(queries) != len(dst)*d.dim {
 		panic(fmt.Sprintf("decoder: %d query values for %d queries of dimension %d", len(queries), len(dst), d.dim))
 	}
@@ -188,13 +211,13 @@ func (d *Decoder) Decode(queries []float64, dst []int) {
 	workers = min(workers, tiles)
 	d.queries.Add(int64(len(dst)))
 	if workers <= 1 {
-		run(queries, dst, 0, tiles)
+		run(queries, dst, second, 0, tiles)
 		return
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*tiles/workers, (w+1)*tiles/workers
-		wg.Go(func() { run(queries, dst, lo, hi) })
+		wg.Go(func() { run(queries, dst, second, lo, hi) })
 	}
 	wg.Wait()
 }
@@ -208,6 +231,7 @@ type decodeScratch struct {
 	scores     []float32 // tileQueries × blockPanels·panelRows
 	mins       []float32 // tileQueries × 2·minLanes
 	best       []float32 // per query: smallest float32 score (Float32) or upper bound (Int8) seen
+	best2      []float32 // per query, Decode2 only: second smallest of the same (distinct rows)
 	margin     []float32 // per query: error bound of float32 scores (Float32 only; see margin)
 	candidates [][]decodeCandidate
 }
@@ -247,8 +271,8 @@ func (d *Decoder) margin(zNorm float64) float32 {
 }
 
 // decodeTiles decodes the queries of tiles [lo, hi) with the Float32 method and one scratch from
-// the pool.
-func (d *Decoder) decodeTiles(queries []float64, dst []int, lo, hi int) {
+// the pool; with second not nil it finds the two nearest rows (Decode2).
+func (d *Decoder) decodeTiles(queries []float64, dst, second []int, lo, hi int) {
 	s := d.scratch.Get().(*decodeScratch)
 	defer d.scratch.Put(s)
 	first, last := lo*tileQueries, min(hi*tileQueries, len(dst))
@@ -287,26 +311,36 @@ func (d *Decoder) decodeTiles(queries []float64, dst []int, lo, hi int) {
 				if q >= nq {
 					break
 				}
-				s.collect(q, s.scores[r*blockPanels*panelRows:r*blockPanels*panelRows+width],
-					mins[r*minLanes:(r+1)*minLanes], p0*panelRows)
+				scores, lanes := s.scores[r*blockPanels*panelRows:r*blockPanels*panelRows+width], mins[r*minLanes:(r+1)*minLanes]
+				if second != nil {
+					s.collect2(q, scores, lanes, lanes, s.margin[q], p0*panelRows)
+				} else {
+					s.collect(q, scores, lanes, p0*panelRows)
+				}
 			}
 		}
 	}
 	for q := range nq {
 		z := queries[(first+q)*d.dim : (first+q+1)*d.dim]
-		dst[first+q] = d.redecide(z, s.candidates[q], s.best[q]+s.margin[q])
+		if second != nil {
+			dst[first+q], second[first+q] = d.redecide2(z, s.candidates[q], s.best2[q]+s.margin[q])
+		} else {
+			dst[first+q] = d.redecide(z, s.candidates[q], s.best[q]+s.margin[q])
+		}
 	}
 }
 
 // prepare resets the per-query search state of nq queries.
 func (s *decodeScratch) prepare(nq int) {
 	s.best = reuseSlice(s.best, nq)
+	s.best2 = reuseSlice(s.best2, nq)
 	if cap(s.candidates) < nq {
 		s.candidates = make([][]decodeCandidate, nq)
 	}
 	s.candidates = s.candidates[:nq]
 	for q := range nq {
 		s.best[q] = float32(math.Inf(1))
+		s.best2[q] = float32(math.Inf(1))
 		s.candidates[q] = s.candidates[q][:0]
 	}
 }
@@ -347,6 +381,60 @@ func (d *Decoder) redecide(z []float64, cands []decodeCandidate, threshold float
 	}
 	d.rechecked.Add(int64(checked))
 	return bestRow
+}
+
+// collect2 is collect for Decode2. upperLanes hold, lane by lane, the smallest score (Float32)
+// or proven upper bound (Int8) of the block's rows, lowerLanes the smallest score or proven lower
+// bound, and lower the rows' scores or lower bounds. The two smallest lane values belong to
+// distinct rows, so folding every lane into the running pair (best, best2) keeps best2 at or above
+// the second-smallest score (upper bound) of all rows seen: at least two rows score at most
+// best2. A row is kept while its score (lower bound) is within margin of best2; blocks whose
+// smallest is beyond that are skipped.
+func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32, margin float32, firstRow int) {
+	for _, u := range upperLanes {
+		switch {
+		case u < s.best[q]:
+			s.best[q], s.best2[q] = u, s.best[q]
+		case u < s.best2[q]:
+			s.best2[q] = u
+		}
+	}
+	blockMin := lowerLanes[0]
+	for _, m := range lowerLanes[1:] {
+		blockMin = min(blockMin, m)
+	}
+	threshold := s.best2[q] + margin
+	if blockMin > threshold {
+		return
+	}
+	for j, f := range lower {
+		if f <= threshold {
+			s.candidates[q] = append(s.candidates[q], decodeCandidate{row: int32(firstRow + j), score: f})
+		}
+	}
+}
+
+// redecide2 returns the two decodeCandidates (with score ≤ threshold) nearest to z in float64,
+// ties by lowest row. Candidates are in increasing row order and there are at least two.
+func (d *Decoder) redecide2(z []float64, cands []decodeCandidate, threshold float32) (int, int) {
+	row1, row2 := -1, -1
+	dist1, dist2 := math.Inf(1), math.Inf(1)
+	checked := 0
+	for _, c := range cands {
+		if c.score > threshold {
+			continue
+		}
+		checked++
+		dist := decodeDistance(z, d.store.Vector(int(c.row)))
+		switch {
+		case row1 < 0 || dist < dist1:
+			row1, row2, dist1, dist2 = int(c.row), row1, dist, dist1
+		case row2 < 0 || dist < dist2:
+			row2, dist2 = int(c.row), dist
+		}
+	}
+	d.rechecked.Add(int64(checked))
+	return row1, row2
 }
 
 // decodeDistance is Σ_t (z_t − v_t)² in float64, summed in order: the decoder's definition of

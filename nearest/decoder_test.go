@@ -53,6 +53,26 @@ func naiveDecode(store *embeddings.Store, z []float64) int {
 	return best
 }
 
+// naiveDecode2 is the definition Decode2 must reproduce: the rows with the smallest and second
+// smallest float64 squared distance, ties by lowest row.
+func naiveDecode2(store *embeddings.Store, z []float64) (int, int) {
+	first, second := -1, -1
+	d1, d2 := math.Inf(1), math.Inf(1)
+	for w := 0; w < store.Len(); w++ {
+		s := 0.0
+		for t, x := range store.Vector(w) {
+			d := z[t] - float64(x)
+			s += d * d
+		}
+		if first < 0 || s < d1 {
+			first, second, d1, d2 = w, first, s, d1
+		} else if second < 0 || s < d2 {
+			second, d2 = w, s
+		}
+	}
+	return first, second
+}
+
 // hardStore builds a vocabulary with duplicate vectors and clusters of words that differ by a
 // few float32 ulps, where float32 scoring alone would mis-order near-ties.
 func hardStore(t *testing.T, rng *rand.Rand, dim int) *embeddings.Store {
@@ -124,7 +144,8 @@ func forEachKernel(t *testing.T, f func(t *testing.T, kernel string)) {
 }
 
 // checkAgainstNaive decodes queries with every method and worker count and fails on the first
-// answer that differs from the naive float64 scan.
+// answer that differs from the naive float64 scan; with at least two words it checks Decode2's
+// two nearest rows too.
 func checkAgainstNaive(t *testing.T, label string, store *embeddings.Store, queries []float64) {
 	t.Helper()
 	m := len(queries) / store.Dim()
@@ -144,6 +165,18 @@ func checkAgainstNaive(t *testing.T, label string, store *embeddings.Store, quer
 				if got[i] != want[i] {
 					t.Fatalf("%s, method %s, %d workers: query %d decoded to %d, naive float64 to %d",
 						label, method, workers, i, got[i], want[i])
+				}
+			}
+			if store.Len() < 2 {
+				continue
+			}
+			first, second := make([]int, m), make([]int, m)
+			dec.Decode2(queries, first, second)
+			for i := range want {
+				w1, w2 := naiveDecode2(store, queries[i*store.Dim():(i+1)*store.Dim()])
+				if first[i] != w1 || second[i] != w2 {
+					t.Fatalf("%s, method %s, %d workers: query %d 2-decoded to (%d, %d), naive float64 to (%d, %d)",
+						label, method, workers, i, first[i], second[i], w1, w2)
 				}
 			}
 		}
@@ -206,6 +239,27 @@ func BenchmarkDecoder(b *testing.B) {
 				b.ReportMetric(400*float64(b.N)/b.Elapsed().Seconds(), "words/s")
 			})
 		}
+	}
+}
+
+// BenchmarkDecoder2 is BenchmarkDecoder for the two nearest rows (Vickrey's decoding), one
+// worker, so the two can be compared side by side.
+func BenchmarkDecoder2(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	store := randomStore(b, rng, 100000, 100, 0.4)
+	queries := queriesNear(rng, store, 400, 0.4)
+	for _, method := range []Method{Float32, Int8} {
+		b.Run(fmt.Sprintf("method=%s/vocab=100000/queries=400/workers=1", method), func(b *testing.B) {
+			dec, err := New(store, Options{Workers: 1, Method: method})
+			if err != nil {
+				b.Fatal(err)
+			}
+			first, second := make([]int, 400), make([]int, 400)
+			for b.Loop() {
+				dec.Decode2(queries, first, second)
+			}
+			b.ReportMetric(400*float64(b.N)/b.Elapsed().Seconds(), "words/s")
+		})
 	}
 }
 

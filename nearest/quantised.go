@@ -178,7 +178,7 @@ func (q *quantised) prepareQuery(z []float64, tile []int8, r int, consts []float
 
 // decodeTilesInt8 decodes the queries of tiles [lo, hi) with the Int8 method and one scratch
 // from the pool.
-func (d *Decoder) decodeTilesInt8(queries []float64, dst []int, lo, hi int) {
+func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi int) {
 	const tq = int8TileQueries
 	s := d.scratch.Get().(*decodeScratch)
 	defer d.scratch.Put(s)
@@ -218,13 +218,22 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst []int, lo, hi int) {
 				if q >= nq {
 					break
 				}
-				s.collectBounds(q, s.scores[r*stride:r*stride+np*panelRows], mins[r*2*minLanes:(r+1)*2*minLanes], p0*panelRows)
+				lower, lanes := s.scores[r*stride:r*stride+np*panelRows], mins[r*2*minLanes:(r+1)*2*minLanes]
+				if second != nil {
+					s.collect2(q, lower, lanes[:minLanes], lanes[minLanes:], 0, p0*panelRows)
+				} else {
+					s.collectBounds(q, lower, lanes, p0*panelRows)
+				}
 			}
 		}
 	}
 	for q := range nq {
 		z := queries[(first+q)*d.dim : (first+q+1)*d.dim]
-		dst[first+q] = d.redecide(z, s.candidates[q], s.best[q])
+		if second != nil {
+			dst[first+q], second[first+q] = d.redecide2(z, s.candidates[q], s.best2[q])
+		} else {
+			dst[first+q] = d.redecide(z, s.candidates[q], s.best[q])
+		}
 	}
 }
 
