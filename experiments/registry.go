@@ -329,25 +329,34 @@ var Mechanisms = map[string]MechanismEntry{
 	"cmp": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: "CMP (Feyisetan, Balle, Drake, Diethe, WSDM 2020): per-word n-d Laplace noise on the embedding, nearest word, released in place; ε·Σᵢd(xᵢ,x′ᵢ) per document",
-		Options:     func() any { o := mechanisms.DefaultCMPOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewCMP(env.Embeddings, eps, *o.(*mechanisms.CMPOptions))
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.CMPOptions]{
+			Defaults: mechanisms.DefaultCMPOptions,
+			Build: func(env *Env, eps float64, o mechanisms.CMPOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewCMP(env.Embeddings, eps, o)
+			},
 		},
 	},
 	"mahalanobis": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: "Mahalanobis (Xu, Aggarwal, Feyisetan, Teissier, PrivateNLP 2020): elliptical noise shaped by λΣ+(1−λ)I, nearest word (Euclidean), in place; ε·Σᵢ‖xᵢ−x′ᵢ‖_{Σ′⁻¹} (Mahalanobis norm) per document",
-		Options:     func() any { o := mechanisms.DefaultMahalanobisOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewMahalanobis(env.Embeddings, eps, *o.(*mechanisms.MahalanobisOptions))
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.MahalanobisOptions]{
+			Defaults: mechanisms.DefaultMahalanobisOptions,
+			Build: func(env *Env, eps float64, o mechanisms.MahalanobisOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewMahalanobis(env.Embeddings, eps, o)
+			},
 		},
 	},
 	"vickrey": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: "Vickrey (Xu et al., PrivateNLP 2021): CMP or Mahalanobis noise (noise), then the second-nearest word with probability t·d₁/(t·d₁+(1−t)·d₂); the noise's guarantee (Euclidean or Mahalanobis)",
-		Options:     func() any { o := mechanisms.DefaultVickreyOptions(); return &o },
-		Build: func(env *Env, eps float64, o any) (mechanisms.Mechanism, error) {
-			return mechanisms.NewVickrey(env.Embeddings, eps, *o.(*mechanisms.VickreyOptions))
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.VickreyOptions]{
+			Defaults: mechanisms.DefaultVickreyOptions,
+			Build: func(env *Env, eps float64, o mechanisms.VickreyOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewVickrey(env.Embeddings, eps, o)
+			},
 		},
 	},
 	"syntf": {
