@@ -228,3 +228,91 @@ func euclidean64(z []float64, x []float32) float64 {
 	}
 	return math.Sqrt(s)
 }
+
+// CMPCalibration holds the calibration statistics of Feyisetan et al. (WSDM 2020, §4.2) for the
+// Laplace-noise-then-nearest-word mechanisms (cmp, and emd word by word) at one ε: each sampled
+// word w is privatised Draws times, N_w counts the draws that release w itself and S_w the
+// distinct words released.
+type CMPCalibration struct {
+	Epsilon float64
+	// Words is the number of sampled words, Draws the number of draws per word (K).
+	Words, Draws int
+	// MeanNw and MedianNw summarise N_w over the sampled words (0…Draws).
+	MeanNw, MedianNw float64
+	// MeanSw and MedianSw summarise S_w over the sampled words (1…Draws).
+	MeanSw, MedianSw float64
+}
+
+// CalibrateCMP privatises each of sampleWords words, drawn uniformly (with replacement) from
+// the vocabulary (restricted to opts.TopK), draws times at every ε of eps and reports N_w and
+// S_w (CMPCalibration). The same sample is used at every ε.
+func CalibrateCMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *rand.Rand, opts EMDOptions) ([]CMPCalibration, error) {
+	if sampleWords <= 0 || draws <= 0 {
+		return nil, fmt.Errorf("cmp calibration: words = %d, draws = %d: want both > 0", sampleWords, draws)
+	}
+	if len(eps) == 0 {
+		return nil, fmt.Errorf("cmp calibration: no epsilon given")
+	}
+	out := make([]CMPCalibration, 0, len(eps))
+	var sample []int
+	for _, e := range eps {
+		m, err := NewEMD(store, e, opts)
+		if err != nil {
+			return nil, err
+		}
+		vocab := m.store
+		if sample == nil {
+			sample = make([]int, sampleWords)
+			for i := range sample {
+				sample[i] = rng.IntN(vocab.Len())
+			}
+		}
+		dim := vocab.Dim()
+		queries := make([]float64, sampleWords*dim)
+		direction := make([]float64, dim)
+		decoded := make([]int, sampleWords)
+		unchanged := make([]float64, sampleWords)
+		outputs := make([]map[int]bool, sampleWords)
+		for i := range outputs {
+			outputs[i] = map[int]bool{}
+		}
+		for range draws {
+			for i, row := range sample {
+				if err := noisyVector(rng, m.epsilon, vocab.Vector(row), direction, queries[i*dim:(i+1)*dim]); err != nil {
+					return nil, fmt.Errorf("cmp calibration at epsilon = %g: %w", m.epsilon, err)
+				}
+			}
+			m.decoder.Decode(queries, decoded)
+			for i, row := range sample {
+				if decoded[i] == row {
+					unchanged[i]++
+				}
+				outputs[i][decoded[i]] = true
+			}
+		}
+		distinct := make([]float64, sampleWords)
+		for i := range outputs {
+			distinct[i] = float64(len(outputs[i]))
+		}
+		out = append(out, CMPCalibration{Epsilon: m.epsilon, Words: sampleWords, Draws: draws,
+			MeanNw: mean(unchanged), MedianNw: median(unchanged), MeanSw: mean(distinct), MedianSw: median(distinct)})
+	}
+	return out, nil
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -36,7 +36,8 @@ func DefaultCMPOptions() CMPOptions { return CMPOptions{OOV: OOVKeep} }
 // "positional"). Out-of-vocabulary words follow the policy, as for EMD.
 //
 // The paper calibrates ε by two statistics of each word w over K draws (§4.2): N_w, how often w
-// is released unchanged, and S_w, how many distinct words it is released as (CalibrateCMP).
+// is released unchanged, and S_w, how many distinct words it is released as (CalibrateCMP;
+// `dptext calibrate --draws K`).
 type CMP struct {
 	*EMD
 }

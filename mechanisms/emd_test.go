@@ -372,3 +372,31 @@ func BenchmarkEMDApply400Words(b *testing.B) {
 		m.Apply(rng, doc)
 	}
 }
+
+// N_w and S_w (Feyisetan et al. 2020, §4.2): at a huge ε every draw releases the word itself
+// (N_w = K, S_w = 1); at a tiny ε almost none does and the outputs spread over many words. An
+// intermediate ε lies in between, and N_w/K agrees with CalibrateEMD's unchanged share.
+func TestCalibrateCMP(t *testing.T) {
+	store := randomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
+	const words, draws = 60, 40
+	cal, err := CalibrateCMP(store, []float64{1e9, 0.01, 3}, words, draws, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	still, moved, mid := cal[0], cal[1], cal[2]
+	if still.MeanNw != draws || still.MedianNw != draws || still.MeanSw != 1 || still.MedianSw != 1 {
+		t.Errorf("ε = 1e9: %+v, want N_w = %d and S_w = 1", still, draws)
+	}
+	if moved.MeanNw > 0.1*draws || moved.MedianSw < 5 {
+		t.Errorf("ε = 0.01: %+v, want N_w near 0 and many distinct outputs", moved)
+	}
+	if !(mid.MeanNw < still.MeanNw && mid.MeanNw > moved.MeanNw && mid.MeanSw > 1 && mid.MeanSw < moved.MeanSw) {
+		t.Errorf("ε = 3 should lie between: %+v", mid)
+	}
+	if mid.Words != words || mid.Draws != draws {
+		t.Errorf("counts %+v", mid)
+	}
+	if _, err := CalibrateCMP(store, []float64{1}, 10, 0, rngs.New(1, ""), DefaultEMDOptions()); err == nil {
+		t.Error("draws = 0 accepted")
+	}
+}

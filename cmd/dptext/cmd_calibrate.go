@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"dptext/embeddings"
 	"dptext/experiments"
 	"dptext/mechanisms"
 	"dptext/rngs"
@@ -19,6 +20,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	epsList := fs.String("epsilons", "5,7.5,10,12.5,15,20,25,30", "comma-separated ε grid")
 	words := fs.Int("words", 2000, "vocabulary words sampled uniformly by rank")
 	seed := fs.Uint64("seed", 1, "random seed")
+	draws := fs.Int("draws", 0, "also privatise each sampled word K times and print N_w (draws released unchanged) and S_w (distinct outputs), the calibration statistics of CMP (Feyisetan et al. 2020, §4.2); 0: off")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -64,5 +66,35 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintln(stdout, "unchanged: share of sampled words decoded to themselves; rank k: share whose output is the input's k-th nearest neighbour (0 = itself).")
 	fmt.Fprintln(stdout, "Choose a grid whose top ε leaves almost every word unchanged and whose bottom ε changes most of them.")
+	if *draws > 0 {
+		if err := printCMPCalibration(ctx, stdout, stderr, store, eps, *words, *draws, *seed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printCMPCalibration prints N_w and S_w per ε over words sampled words, draws draws each.
+func printCMPCalibration(ctx context.Context, stdout, stderr io.Writer, store *embeddings.Store, eps []float64, words, draws int, seed uint64) error {
+	if words*draws > 10_000_000 {
+		return usagef("--words × --draws = %d: at most 10,000,000 decodes per ε", words*draws)
+	}
+	fmt.Fprintf(stderr, "N_w and S_w: %d sampled words × %d draws per ε\n", words, draws)
+	rows, err := mechanisms.CalibrateCMP(store, eps, words, draws, rngs.New(seed, "calibrate/cmp"), mechanisms.DefaultEMDOptions())
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "ε\tmedian N_w\tmean N_w\tmedian S_w\tmean S_w\t\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.1f\t%.0f\t%.1f\t\n", strconv.FormatFloat(r.Epsilon, 'g', -1, 64), r.MedianNw, r.MeanNw, r.MedianSw, r.MeanSw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "N_w: of %d draws of a word, how many release the word itself; S_w: how many distinct words it is released as (cmp, and emd word by word).\n", draws)
 	return nil
 }
