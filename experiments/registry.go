@@ -509,6 +509,9 @@ var Mechanisms = map[string]MechanismEntry{
 func buildCusText(plus bool) func(env *Env, eps float64, o mechanisms.CusTextOptions) (mechanisms.Mechanism, error) {
 	return func(env *Env, eps float64, o mechanisms.CusTextOptions) (mechanisms.Mechanism, error) {
 		o.Plus = plus
+		if env.Check && o.K > env.Embeddings.Len() {
+			o.K = env.Embeddings.Len() // check's stand-in vocabulary is tiny; the real one is checked at run time
+		}
 		if o.K < 1 || o.K > env.Embeddings.Len() {
 			return mechanisms.NewCusText(env.Embeddings, eps, o, nil) // reports the error
 		}
