@@ -271,6 +271,12 @@ func prepareRunDir(dir string, fp *fingerprint, force bool, logf func(string, ..
 	if err := checkFingerprint(dir, fp); err != nil {
 		return err
 	}
+	return removeRunOutputs(dir)
+}
+
+// removeRunOutputs removes the outputs a completed run writes (results, tables, plots, tf/,
+// predictions), so that nothing of an earlier run stays beside an unfinished one.
+func removeRunOutputs(dir string) error {
 	plots, _ := filepath.Glob(filepath.Join(dir, "*.png"))
 	pdfs, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
 	for _, f := range append(plots, pdfs...) {

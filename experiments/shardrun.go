@@ -159,21 +159,7 @@ func prepareShardDir(dir string, fp *fingerprint) error {
 
 // prepareMergeDir removes the outputs of an earlier run or merge (the cells are checked one
 // by one in verify, and the fingerprint file rewritten after).
-func prepareMergeDir(dir string) error {
-	plots, _ := filepath.Glob(filepath.Join(dir, "*.png"))
-	pdfs, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
-	for _, f := range append(plots, pdfs...) {
-		if err := os.Remove(f); err != nil {
-			return err
-		}
-	}
-	for _, f := range runOutputs {
-		if err := os.RemoveAll(filepath.Join(dir, f)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func prepareMergeDir(dir string) error { return removeRunOutputs(dir) }
 
 // writesFit reports whether this run writes the fit file of key (in a shard, only the fit
 // files it owns; see shardCells).

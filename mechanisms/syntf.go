@@ -294,6 +294,16 @@ func (m *SynTF) cumulativeRows(sources []int) map[int][]float64 {
 // Probabilities returns the exact output distribution P(·|v) of the exponential mechanism
 // for source word v, or false when v is not in the vocabulary.
 func (m *SynTF) Probabilities(v string) ([]float64, bool) {
+	r, ok := m.ratingsOf(v)
+	if !ok {
+		return nil, false
+	}
+	return ExponentialProbabilities(r, m.scale), true
+}
+
+// ratingsOf returns the ratings ρ(v, ·) of source word v over the vocabulary, or false when v
+// is not in it.
+func (m *SynTF) ratingsOf(v string) ([]float64, bool) {
 	row, ok := m.store.Lookup(v)
 	if !ok {
 		return nil, false
@@ -304,23 +314,17 @@ func (m *SynTF) Probabilities(v string) ([]float64, bool) {
 	for i, u := range ratings {
 		r64[i] = float64(u)
 	}
-	return ExponentialProbabilities(r64, m.scale), true
+	return r64, true
 }
 
 // LogProbabilities returns the natural logarithms of P(·|v) (see Probabilities), exact where
 // a probability underflows, or false when v is not in the vocabulary.
 func (m *SynTF) LogProbabilities(v string) ([]float64, bool) {
-	row, ok := m.store.Lookup(v)
+	r, ok := m.ratingsOf(v)
 	if !ok {
 		return nil, false
 	}
-	ratings := make([]float32, m.store.Len())
-	m.rater.rows(ratings, []int{row}, m.rater.newScratch(1))
-	r64 := make([]float64, len(ratings))
-	for i, u := range ratings {
-		r64[i] = float64(u)
-	}
-	return ExponentialLogProbabilities(r64, m.scale), true
+	return ExponentialLogProbabilities(r, m.scale), true
 }
 
 // TermCount is one entry of a sparse term-frequency vector.
