@@ -143,21 +143,35 @@ func (e *Mechanism) Words() []string { return e.model.Words }
 // Stages.Candidates > 0.
 func (e *Mechanism) Apply(rng *rand.Rand, doc []string) []string {
 	out := make([]string, len(doc))
-	k := e.stages.Candidates
-	var h candidateHeap
-	ratings := make([]float64, k)
+	s := e.newStageScratch()
 	for i, r := range e.model.Probabilities(doc) {
-		if k == 0 {
-			out[i] = e.model.Words[mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(r, e.epsilon/2))]
-			continue
-		}
-		cands := gumbelTopK(rng, r, e.stages.CandidateEpsilon/(2*float64(k)), k, &h)
-		for j, c := range cands {
-			ratings[j] = r[c.v]
-		}
-		out[i] = e.model.Words[cands[mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(ratings, e.epsilon/2))].v]
+		out[i] = e.model.Words[e.sample(rng, r, s)]
 	}
 	return out
+}
+
+// stageScratch is the two-stage sampler's scratch space.
+type stageScratch struct {
+	heap    candidateHeap
+	ratings []float64
+}
+
+func (e *Mechanism) newStageScratch() *stageScratch {
+	return &stageScratch{ratings: make([]float64, e.stages.Candidates)}
+}
+
+// sample draws the released row for one position with ratings r (the generator's
+// probabilities): one exponential mechanism with ε, or the two stages.
+func (e *Mechanism) sample(rng *rand.Rand, r []float64, s *stageScratch) int {
+	k := e.stages.Candidates
+	if k == 0 {
+		return mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(r, e.epsilon/2))
+	}
+	cands := gumbelTopK(rng, r, e.stages.CandidateEpsilon/(2*float64(k)), k, &s.heap)
+	for j, c := range cands {
+		s.ratings[j] = r[c.v]
+	}
+	return int(cands[mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(s.ratings, e.epsilon/2))].v)
 }
 
 // gumbelTopK returns k distinct rows drawn as by k successive draws without replacement, each
