@@ -41,14 +41,17 @@ func newRewarder(vectors []float32, dim int) *rewarder {
 }
 
 // gamma is γ(w, v) = min(cos(Em w, Em v), RewardCap).
-func (r *rewarder) gamma(w, v int32) float64 {
+func (r *rewarder) gamma(w, v int32) float64 { return min(r.cosine(w, v), RewardCap) }
+
+// cosine is cos(Em w, Em v) (0 when either vector is zero).
+func (r *rewarder) cosine(w, v int32) float64 {
 	a := r.unit[int(w)*r.dim : int(w+1)*r.dim]
 	b := r.unit[int(v)*r.dim : int(v+1)*r.dim]
 	dot := 0.0
 	for i := range a {
 		dot += float64(a[i]) * float64(b[i])
 	}
-	return min(dot, RewardCap)
+	return dot
 }
 
 // selectCandidates returns, for every position whose original token is in the vocabulary, the k

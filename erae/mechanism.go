@@ -1,6 +1,7 @@
 package erae
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,11 +9,23 @@ import (
 	"dptext/mechanisms"
 )
 
-// MechanismOptions configure the erae mechanism.
+// MechanismOptions configure the erae and ae-dp mechanisms.
 type MechanismOptions struct {
 	// Model is the path of a model file written by `dptext train erae` (relative to the
-	// working directory). A model trained without the reward gives the paper's AE-DP ablation.
+	// working directory): trained with the embedding reward for erae, with --no-reward for
+	// ae-dp.
 	Model string `toml:"model"`
+	Stages
+}
+
+// Stages select the paper's two-stage candidate selection (as in expmech).
+type Stages struct {
+	// Candidates is k of the two-stage variant: first k distinct candidates with
+	// CandidateEpsilon, then one of them with ε. 0 (default) samples from the whole vocabulary
+	// in one stage.
+	Candidates int `toml:"candidates"`
+	// CandidateEpsilon is ε₁ of the two-stage variant (required, > 0, when Candidates > 0).
+	CandidateEpsilon float64 `toml:"candidate_epsilon"`
 }
 
 // Mechanism is ER-AE's differentially-private text sampling (Bo, Ding, Fung and Iqbal,
@@ -26,27 +39,65 @@ type MechanismOptions struct {
 // the exponential mechanism with the generator's probability as rating (Eq. 5–6), independently
 // at every position given the input.
 //
-// Privacy unit. The rating lies in [0, 1] for every input, so every position is ε-DP between any
-// two documents of the same length l (every pair of texts adjacent, as in the paper), and the
-// document is (ε·l)-DP by sequential composition (Theorem 1). Not covered: the length l (the
-// output has the input's length), and the training data of the model and its word vectors,
-// which must not contain the documents to protect (`dptext train erae` trains only on authors
-// outside every evaluation set). Out-of-vocabulary input words are read as the unknown row; the
-// output is always a vocabulary word.
+// Two-stage variant (Stages.Candidates = k > 0, the paper's candidate selection): first k
+// distinct candidates are drawn by k successive exponential mechanisms without replacement over
+// the same rating, each with ε₁/k (in one pass by the Gumbel top-k trick: the k largest of
+// ε₁·ρ_i(x, v)/(2k) + G_v, G_v independent standard Gumbel variates), which is ε₁-DP by
+// sequential composition; then one candidate is drawn by the exponential mechanism with ε over
+// the candidates' ratings. The per-token budget is ε₁ + ε.
+//
+// Privacy unit. The rating lies in [0, 1] for every input, so every position is ε-DP (ε₁ + ε
+// for two stages) between any two documents of the same length l (every pair of texts adjacent,
+// as in the paper), and the document is (ε·l)-DP by sequential composition (Theorem 1; (ε₁+ε)·l
+// for two stages). Not covered: the length l (the output has the input's length), and the
+// training data of the model and its word vectors, which must not contain the documents to
+// protect (`dptext train erae` trains only on authors outside every evaluation set).
+// Out-of-vocabulary input words are read as the unknown row; the output is always a vocabulary
+// word.
 type Mechanism struct {
 	model   *Model
 	epsilon float64
+	stages  Stages
 }
 
-// NewMechanism returns ER-AE's sampling with ε per token over model.
-func NewMechanism(model *Model, epsilon float64) (*Mechanism, error) {
+// NewMechanism returns ER-AE's sampling with ε per token (of the second stage when
+// stages.Candidates > 0) over model.
+func NewMechanism(model *Model, epsilon float64, stages Stages) (*Mechanism, error) {
 	if model == nil {
 		return nil, fmt.Errorf("erae: no model")
 	}
 	if err := mechanisms.ExponentialEpsilonRange.Check(epsilon); err != nil {
 		return nil, fmt.Errorf("erae: %w", err)
 	}
-	return &Mechanism{model: model, epsilon: epsilon}, nil
+	if stages.Candidates < 0 || stages.Candidates > model.Sizes.Vocab {
+		return nil, fmt.Errorf("erae: candidates = %d: want 0 (one stage) or 1 to %d (the model's vocabulary size)", stages.Candidates, model.Sizes.Vocab)
+	}
+	if stages.Candidates > 0 && !(stages.CandidateEpsilon > 0 && !math.IsInf(stages.CandidateEpsilon, 0)) {
+		return nil, fmt.Errorf("erae: candidate_epsilon = %g: want a finite value > 0 when candidates > 0", stages.CandidateEpsilon)
+	}
+	if stages.Candidates == 0 && stages.CandidateEpsilon != 0 {
+		return nil, fmt.Errorf("erae: candidate_epsilon = %g needs candidates > 0 (the two-stage variant)", stages.CandidateEpsilon)
+	}
+	return &Mechanism{model: model, epsilon: epsilon, stages: stages}, nil
+}
+
+// RewardTrained says whether the model was trained with the embedding reward: the reward was
+// on, with a positive weight, for at least one step after pre-training.
+func (m *Model) RewardTrained() bool {
+	return m.Options.Reward && m.Options.LambdaEmbed > 0 && m.Options.Steps > m.Options.PretrainSteps
+}
+
+// CheckKind returns an error naming path when the model read from it was not trained the way
+// the mechanism needs: with the embedding reward (reward, the erae mechanism) or without it (the
+// ae-dp mechanism, `dptext train erae --no-reward`).
+func (m *Model) CheckKind(path string, reward bool) error {
+	switch got := m.RewardTrained(); {
+	case reward && !got:
+		return fmt.Errorf("erae: model %s was trained without the embedding reward (an AE-DP model, `dptext train erae --no-reward`, or lambda_embed = 0, or no step after pretrain_steps): use mechanism \"ae-dp\" for it, or train an ER-AE model without --no-reward", path)
+	case !reward && got:
+		return fmt.Errorf("ae-dp: model %s was trained with the embedding reward (an ER-AE model): use mechanism \"erae\" for it, or train an AE-DP model with `dptext train erae --no-reward`", path)
+	}
+	return nil
 }
 
 // Probabilities returns the generator's distribution Pr[x̃_i = v] (Eq. 3) at every position of
@@ -72,31 +123,104 @@ func (m *Model) Probabilities(doc []string) [][]float64 {
 }
 
 // LogProbabilities returns, for every position of doc, the exact natural logarithms of the
-// mechanism's output distribution over the model's words (Eq. 6).
-func (e *Mechanism) LogProbabilities(doc []string) [][]float64 {
+// mechanism's output distribution over the model's words (Eq. 6), and true; the two-stage
+// variant has no closed form here and returns nil, false.
+func (e *Mechanism) LogProbabilities(doc []string) ([][]float64, bool) {
+	if e.stages.Candidates > 0 {
+		return nil, false
+	}
 	rows := e.model.Probabilities(doc)
 	for i, r := range rows {
 		rows[i] = mechanisms.ExponentialLogProbabilities(r, e.epsilon/2)
 	}
-	return rows
+	return rows, true
 }
 
 // Words returns the output vocabulary (the rows of LogProbabilities).
 func (e *Mechanism) Words() []string { return e.model.Words }
 
-// Apply samples one word per token of doc (Eq. 7).
+// Apply samples one word per token of doc (Eq. 7), through the two stages when
+// Stages.Candidates > 0.
 func (e *Mechanism) Apply(rng *rand.Rand, doc []string) []string {
 	out := make([]string, len(doc))
+	s := e.newStageScratch()
 	for i, r := range e.model.Probabilities(doc) {
-		out[i] = e.model.Words[mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(r, e.epsilon/2))]
+		out[i] = e.model.Words[e.sample(rng, r, s)]
 	}
 	return out
 }
 
-// Guarantee is pure (ε·l)-DP for a document of l tokens (bound "eps_l").
+// stageScratch is the two-stage sampler's scratch space.
+type stageScratch struct {
+	heap    candidateHeap
+	ratings []float64
+}
+
+func (e *Mechanism) newStageScratch() *stageScratch {
+	return &stageScratch{ratings: make([]float64, e.stages.Candidates)}
+}
+
+// sample draws the released row for one position with ratings r (the generator's
+// probabilities): one exponential mechanism with ε, or the two stages.
+func (e *Mechanism) sample(rng *rand.Rand, r []float64, s *stageScratch) int {
+	k := e.stages.Candidates
+	if k == 0 {
+		return mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(r, e.epsilon/2))
+	}
+	cands := gumbelTopK(rng, r, e.stages.CandidateEpsilon/(2*float64(k)), k, &s.heap)
+	for j, c := range cands {
+		s.ratings[j] = r[c.v]
+	}
+	return int(cands[mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(s.ratings, e.epsilon/2))].v)
+}
+
+// gumbelTopK returns k distinct rows drawn as by k successive draws without replacement, each
+// with probability ∝ exp(scale·ratings[v]) among the rows not yet drawn: the k largest keys
+// scale·ratings[v] + G_v, G_v = −ln E_v with E_v independent standard exponentials (the
+// Gumbel-max trick extended to k draws).
+func gumbelTopK(rng *rand.Rand, ratings []float64, scale float64, k int, h *candidateHeap) []scored {
+	*h = (*h)[:0]
+	for v, r := range ratings {
+		key := scale*r - math.Log(rng.ExpFloat64())
+		if len(*h) < k {
+			heap.Push(h, scored{int32(v), key})
+		} else if key > (*h)[0].p {
+			(*h)[0] = scored{int32(v), key}
+			heap.Fix(h, 0)
+		}
+	}
+	return *h
+}
+
+// candidateHeap is a min-heap of first-stage rows by key (field p), the smallest kept key on
+// top.
+type candidateHeap []scored
+
+func (h candidateHeap) Len() int           { return len(h) }
+func (h candidateHeap) Less(i, j int) bool { return h[i].p < h[j].p }
+func (h candidateHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *candidateHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *candidateHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Guarantee is pure (ε·l)-DP for a document of l tokens (bound "eps_l"); for two stages
+// ((ε₁+ε)·l)-DP, with the stages' shares "candidate_eps_l" (ε₁·l) and "token_eps_l" (ε·l).
 func (e *Mechanism) Guarantee(doc []string) mechanisms.Guarantee {
 	l := float64(len(doc))
-	return mechanisms.Guarantee{Kind: mechanisms.KindPure, Epsilon: e.epsilon * l, Bounds: map[string]float64{"eps_l": e.epsilon * l}}
+	b := e.epsilon
+	if e.stages.Candidates > 0 {
+		b += e.stages.CandidateEpsilon
+	}
+	g := mechanisms.Guarantee{Kind: mechanisms.KindPure, Epsilon: b * l, Bounds: map[string]float64{"eps_l": b * l}}
+	if e.stages.Candidates > 0 {
+		g.Bounds["candidate_eps_l"] = e.stages.CandidateEpsilon * l
+		g.Bounds["token_eps_l"] = e.epsilon * l
+	}
+	return g
 }
 
 // Diagnose reports "unchanged_share" (positions whose word was kept) and "original_mass" (the

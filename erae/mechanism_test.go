@@ -45,7 +45,7 @@ func TestSamplerMatchesExactDistribution(t *testing.T) {
 		t.Fatal(err)
 	}
 	const eps, n, pos = 12.0, 20000, 3
-	mech, err := NewMechanism(model, eps)
+	mech, err := NewMechanism(model, eps, Stages{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,8 @@ func TestSamplerMatchesExactDistribution(t *testing.T) {
 		t.Errorf("χ² against the mis-scaled exp(ε·ρ) = %.1f ≤ %.1f: the test cannot detect a wrong scale here", wrong, wcrit)
 	}
 	// The exact log-probabilities agree with the formula.
-	lp := mech.LogProbabilities(doc)[pos]
+	lps, _ := mech.LogProbabilities(doc)
+	lp := lps[pos]
 	for v, q := range exact(eps / 2) {
 		if math.Abs(math.Exp(lp[v])-q) > 1e-12 {
 			t.Fatalf("LogProbabilities row %d: %g, want %g", v, math.Exp(lp[v]), q)

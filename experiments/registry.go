@@ -414,21 +414,15 @@ var Mechanisms = map[string]MechanismEntry{
 	},
 	"erae": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
-		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document; model = file of `dptext train erae` (--no-reward: AE-DP)",
+		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae` (trained with the embedding reward)",
 		Releases:    ReleaseTokens,
-		Spec: MechanismSpec[erae.MechanismOptions]{
-			Defaults: func() erae.MechanismOptions { return erae.MechanismOptions{} },
-			Build: func(env *Env, eps float64, o erae.MechanismOptions) (mechanisms.Mechanism, error) {
-				if o.Model == "" {
-					return nil, fmt.Errorf("erae: model is empty: want the path of a model written by `dptext train erae --config CONFIG --out MODEL`")
-				}
-				m, err := env.Memo("erae/"+o.Model, func() (any, error) { return erae.Load(o.Model) })
-				if err != nil {
-					return nil, err
-				}
-				return erae.NewMechanism(m.(*erae.Model), eps)
-			},
-		},
+		Spec:        MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Build: eraeBuild(true)},
+	},
+	"ae-dp": {
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Description: "AE-DP, ER-AE's ablation (Bo et al.): erae's sampler over an auto-encoder trained without the embedding reward; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae --no-reward`",
+		Releases:    ReleaseTokens,
+		Spec:        MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Build: eraeBuild(false)},
 	},
 	"expmech": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,

@@ -76,19 +76,21 @@ func goldenInputs(t *testing.T) (store *embeddings.Store, train, test [][]string
 }
 
 // goldenParams returns the parameters a mechanism needs beyond its defaults to build on
-// goldenInputs: erae needs a model, trained here (seeded, a few steps) on the training documents.
+// goldenInputs: erae and ae-dp need a model, trained here (seeded, a few steps) on the training
+// documents, with the embedding reward for erae and without it for ae-dp.
 func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]string) map[string]any {
 	t.Helper()
-	if name != "erae" {
+	if name != "erae" && name != "ae-dp" {
 		return nil
 	}
 	o := erae.DefaultTrainOptions()
+	o.Reward = name == "erae"
 	o.Vocab, o.Hidden, o.Latent, o.Length, o.Batch, o.PretrainSteps, o.Steps = 40, 8, 4, 12, 4, 5, 10
 	model, err := erae.Train(context.Background(), train, store, o, "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "golden.erae")
+	path := filepath.Join(t.TempDir(), name+".model")
 	if err := model.Save(path); err != nil {
 		t.Fatal(err)
 	}

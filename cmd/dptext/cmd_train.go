@@ -89,7 +89,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, c := range m.Curve {
 		fmt.Fprintf(stdout, "%d\t%.4f\t%.4f\n", c.Step, c.Recon, c.Embed)
 	}
-	logf("wrote %s (%d words, H = %d, %d steps)", *out, m.Sizes.Vocab, m.Sizes.Hidden, m.Step)
+	kind := `with the embedding reward: for mechanism "erae"`
+	if !m.RewardTrained() {
+		kind = `without the embedding reward: for mechanism "ae-dp"`
+	}
+	logf("wrote %s (%d words, H = %d, %d steps, %s)", *out, m.Sizes.Vocab, m.Sizes.Hidden, m.Step, kind)
 	return nil
 }
 

@@ -1,0 +1,33 @@
+package experiments
+
+import (
+	"fmt"
+
+	"dptext/erae"
+	"dptext/mechanisms"
+)
+
+func eraeDefaults() erae.MechanismOptions { return erae.MechanismOptions{} }
+
+// eraeBuild builds erae (reward: the model must have been trained with the embedding reward)
+// or ae-dp (without it).
+func eraeBuild(reward bool) func(env *Env, eps float64, o erae.MechanismOptions) (mechanisms.Mechanism, error) {
+	name, train := "erae", "dptext train erae --config CONFIG --out MODEL"
+	if !reward {
+		name, train = "ae-dp", "dptext train erae --no-reward --config CONFIG --out MODEL"
+	}
+	return func(env *Env, eps float64, o erae.MechanismOptions) (mechanisms.Mechanism, error) {
+		if o.Model == "" {
+			return nil, fmt.Errorf("%s: model is empty: want the path of a model written by `%s`", name, train)
+		}
+		m, err := env.Memo("erae/"+o.Model, func() (any, error) { return erae.Load(o.Model) })
+		if err != nil {
+			return nil, err
+		}
+		model := m.(*erae.Model)
+		if err := model.CheckKind(o.Model, reward); err != nil {
+			return nil, err
+		}
+		return erae.NewMechanism(model, eps, o.Stages)
+	}
+}
