@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"time"
 
@@ -68,8 +69,12 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return
 		}
 		last = time.Now()
-		fmt.Fprintf(stderr, "\rstep %d/%d %-8s recon %.3f embed %.3f  %.0f tokens/s  %s left   ",
-			p.Step, p.Steps, p.Phase, p.Recon, p.Embed, p.TokensPerSecond, p.Left.Round(time.Second))
+		embed := "–" // no embedding reward during pre-training
+		if !math.IsNaN(p.Embed) {
+			embed = fmt.Sprintf("%.3f", p.Embed)
+		}
+		fmt.Fprintf(stderr, "\rstep %d/%d %-8s recon %.3f embed %s  %.0f tokens/s  %s left   ",
+			p.Step, p.Steps, p.Phase, p.Recon, embed, p.TokensPerSecond, p.Left.Round(time.Second))
 	}
 	m, err := erae.Train(ctx, td.Docs, td.Embeddings, opts, *out+".partial", *every, progress)
 	fmt.Fprintln(stderr)
