@@ -11,9 +11,9 @@ import (
 
 // MechanismOptions configure the erae and ae-dp mechanisms.
 type MechanismOptions struct {
-	// Model is the path of a model file written by `dptext train erae` (relative to the
-	// working directory): trained with the embedding reward for erae, with --no-reward for
-	// ae-dp.
+	// Model is the path of a model file written by `dptext train erae` (in a config, relative
+	// to the config's folder; on the command line, to the working directory): trained with the
+	// embedding reward for erae, with --no-reward for ae-dp.
 	Model string `toml:"model"`
 	Stages
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -22,7 +23,8 @@ func ScorerNames() []string { return sortedKeys(Scorers) }
 // CheckComponents builds every mechanism (at every ε) and scorer of cfg against a tiny
 // vocabulary, so that parameter values a constructor rejects are found without loading data.
 func CheckComponents(cfg *Config) error {
-	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}, Check: true}
+	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}, Check: true,
+		ConfigDir: filepath.Dir(cfg.Path)}
 	for i, m := range cfg.Mechanisms {
 		o, err := cfg.mechanismOptions(i)
 		if err != nil {

@@ -126,10 +126,26 @@ func hasCellFiles(dir string) bool {
 }
 
 // dataInputs hashes the data files the config's components read besides the corpus and the
-// embeddings (SynTF's WordNet lemma dictionary), so that a change to them is noticed.
+// embeddings (SynTF's WordNet lemma dictionary, the erae/ae-dp model file), so that a change to
+// them is noticed.
 func dataInputs(cfg *Config) ([]Input, error) {
 	var out []Input
 	for i, m := range cfg.Mechanisms {
+		if m.Name == "erae" || m.Name == "ae-dp" {
+			o := eraeDefaults()
+			if err := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m).decodeInto(&o); err != nil {
+				return nil, err
+			}
+			if o.Model == "" {
+				continue // the build reports it
+			}
+			sum, n, err := hashPath(cfg.resolve(o.Model))
+			if err != nil {
+				return nil, fmt.Errorf("mechanism %s: model: %w", m.ID(), err)
+			}
+			out = append(out, Input{Role: fmt.Sprintf("model (mechanisms[%d])", i), Path: filepath.ToSlash(o.Model), SHA256: sum, Bytes: n})
+			continue
+		}
 		if m.Name != "syntf" {
 			continue
 		}

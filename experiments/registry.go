@@ -56,6 +56,9 @@ type Env struct {
 	CacheDir string
 	// Context, when not nil, cancels long constructions (SynTF's ℓ).
 	Context context.Context
+	// ConfigDir is the folder of the config: relative file parameters (erae's model) are read
+	// from there, as the config's other paths are; empty: the working directory.
+	ConfigDir string
 	// Check marks a build by `dptext check`: components write nothing (no cache, even one
 	// their options name).
 	Check bool

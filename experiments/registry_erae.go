@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"dptext/erae"
 	"dptext/mechanisms"
@@ -20,12 +21,16 @@ func eraeBuild(reward bool) func(env *Env, eps float64, o erae.MechanismOptions)
 		if o.Model == "" {
 			return nil, fmt.Errorf("%s: model is empty: want the path of a model written by `%s`", name, train)
 		}
-		m, err := env.Memo("erae/"+o.Model, func() (any, error) { return erae.Load(o.Model) })
+		path := o.Model
+		if !filepath.IsAbs(path) && env.ConfigDir != "" {
+			path = filepath.Join(env.ConfigDir, path)
+		}
+		m, err := env.Memo("erae/"+path, func() (any, error) { return erae.Load(path) })
 		if err != nil {
 			return nil, err
 		}
 		model := m.(*erae.Model)
-		if err := model.CheckKind(o.Model, reward); err != nil {
+		if err := model.CheckKind(path, reward); err != nil {
 			return nil, err
 		}
 		return erae.NewMechanism(model, eps, o.Stages)

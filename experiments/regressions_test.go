@@ -100,3 +100,51 @@ func TestCheckDoesNotHoldVocabularySizedParametersAgainstItsStandIn(t *testing.T
 		}
 	}
 }
+
+// An erae model named relative to the config is read from the config's folder (as the config's
+// other paths are), whatever the working directory, and its bytes are part of the run's
+// fingerprint, so a retrained model is never mixed with cells of the old one.
+func TestEraeModelIsReadFromTheConfigsFolderAndFingerprinted(t *testing.T) {
+	store, train, _, _, _, _ := goldenInputs(t)
+	dir := t.TempDir()
+	model := goldenParams(t, "erae", store, train)["model"].(string)
+	data, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m.erae"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `name = "erae-relative"
+[corpus]
+format = "sotu"
+[[sets]]
+name = "4"
+authors = 4
+[[mechanisms]]
+name = "erae"
+epsilons = [10]
+[mechanisms.params]
+model = "m.erae"
+[[scorers]]
+name = "sr-nn"
+`
+	cfg, err := ParseConfig(filepath.Join(dir, "c.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckComponents(cfg); err != nil {
+		t.Fatalf("the model beside the config was not found: %v", err)
+	}
+	inputs, err := dataInputs(cfg)
+	if err != nil || len(inputs) != 1 || !strings.HasPrefix(inputs[0].Role, "model") {
+		t.Fatalf("model not fingerprinted: %v, %v", inputs, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m.erae"), append(data, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := dataInputs(cfg)
+	if err != nil || changed[0].SHA256 == inputs[0].SHA256 {
+		t.Fatalf("a changed model keeps its fingerprint: %v, %v", changed, err)
+	}
+}

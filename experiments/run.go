@@ -540,7 +540,7 @@ func (r *runner) env(set *SetData) *Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.drawKey] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir, Context: r.ctx}
+			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path)}
 	}
 	return r.envs[set.drawKey]
 }
