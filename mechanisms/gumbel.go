@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"dptext/embeddings"
 	"dptext/nearest"
@@ -99,7 +100,7 @@ func NewTruncatedGumbel(store *embeddings.Store, epsilon float64, opts Truncated
 		}
 	}
 	if dmin == 0 || dmax == 0 {
-		cmin, cmax, err := vocabularyDistanceRange(store)
+		cmin, cmax, err := sharedDistanceRange(store)
 		if err != nil {
 			return nil, fmt.Errorf("truncated-gumbel: %w", err)
 		}
@@ -162,6 +163,31 @@ func lambertW0(x float64) float64 {
 		}
 	}
 	return w
+}
+
+// distanceRanges caches vocabularyDistanceRange per store (a pure function of the store), so
+// that the mechanisms of an ε grid compute it once.
+var distanceRanges struct {
+	sync.Mutex
+	byStore map[*embeddings.Store][2]float64
+}
+
+// sharedDistanceRange is vocabularyDistanceRange, computed once per store.
+func sharedDistanceRange(store *embeddings.Store) (float64, float64, error) {
+	distanceRanges.Lock()
+	defer distanceRanges.Unlock()
+	if r, ok := distanceRanges.byStore[store]; ok {
+		return r[0], r[1], nil
+	}
+	dmin, dmax, err := vocabularyDistanceRange(store)
+	if err != nil {
+		return 0, 0, err
+	}
+	if distanceRanges.byStore == nil {
+		distanceRanges.byStore = map[*embeddings.Store][2]float64{}
+	}
+	distanceRanges.byStore[store] = [2]float64{dmin, dmax}
+	return dmin, dmax, nil
 }
 
 // vocabularyDistanceRange returns the smallest and largest Euclidean distances between two
