@@ -261,18 +261,27 @@ func (m *TruncatedGumbel) neighbours(x, want int) (rows []int, dists []float64) 
 	}
 	n := m.store.Len()
 	v := m.store.Vector(x)
-	all := make([]int, n)
-	d := make([]float64, n)
-	for j := range all {
-		all[j] = j
-		d[j] = euclidean(v, m.store.Vector(j))
+	keep := min(max(want, gumbelPrefix), n)
+	// The keep nearest rows, ascending by distance, ties to the lower row: rows are visited in
+	// ascending order and a row enters only ahead of strictly farther ones.
+	all := make([]int, 0, keep)
+	d := make([]float64, 0, keep)
+	for j := 0; j < n; j++ {
+		dj := euclidean(v, m.store.Vector(j))
+		if len(all) == keep && dj >= d[keep-1] {
+			continue
+		}
+		p := sort.Search(len(d), func(i int) bool { return d[i] > dj })
+		if len(all) < keep {
+			all, d = append(all, 0), append(d, 0)
+		}
+		copy(all[p+1:], all[p:len(all)-1])
+		copy(d[p+1:], d[p:len(d)-1])
+		all[p], d[p] = j, dj
 	}
-	keep := max(want, min(gumbelPrefix, n))
-	sort.SliceStable(all, func(p, q int) bool { return d[all[p]] < d[all[q]] })
-	all = all[:min(keep, n)]
 	packed := make([]float64, 2*len(all))
 	for i, r := range all {
-		packed[2*i], packed[2*i+1] = float64(r), d[r]
+		packed[2*i], packed[2*i+1] = float64(r), d[i]
 	}
 	if keep <= gumbelPrefix {
 		m.cache.put(x, packed)
