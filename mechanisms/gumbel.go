@@ -192,8 +192,8 @@ func sharedDistanceRange(store *embeddings.Store) (float64, float64, error) {
 
 // vocabularyDistanceRange returns the smallest and largest Euclidean distances between two
 // distinct rows of store, in float64, exactly: the smallest from the exact second-nearest-word
-// search of every word's own vector, the largest by scanning words in decreasing distance from
-// the centroid and stopping once ‖x_i − c‖ + max_j ‖x_j − c‖ cannot beat the best pair.
+// search of every word's own vector, the largest by scanning pairs in decreasing distance from
+// the centroid c and stopping once ‖x_i − c‖ + ‖x_j − c‖ cannot beat the best pair.
 func vocabularyDistanceRange(store *embeddings.Store) (dmin, dmax float64, err error) {
 	n, dim := store.Len(), store.Dim()
 	dec, err := nearest.New(store, nearest.Options{Workers: 1})
@@ -232,13 +232,18 @@ func vocabularyDistanceRange(store *embeddings.Store) (dmin, dmax float64, err e
 		radius[i] = euclidean64(centroid, store.Vector(i))
 	}
 	sort.SliceStable(order, func(p, q int) bool { return radius[order[p]] > radius[order[q]] })
-	// Triangle inequality: d(x_i, x_j) ≤ r_i + r_0; the slack covers float64 rounding of r.
+	// Triangle inequality: d(x_i, x_j) ≤ r_i + r_j, so with the radii in decreasing order both
+	// loops stop at the first pair whose bound cannot beat the best distance found; the slack
+	// covers the float64 rounding of the radii.
 	for _, i := range order {
 		if radius[i]+radius[order[0]] < dmax*(1-1e-9) {
 			break
 		}
 		vi := store.Vector(i)
-		for j := 0; j < n; j++ {
+		for _, j := range order {
+			if radius[i]+radius[j] < dmax*(1-1e-9) {
+				break
+			}
 			if d := euclidean(vi, store.Vector(j)); d > dmax {
 				dmax = d
 			}
