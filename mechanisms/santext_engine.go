@@ -62,8 +62,9 @@ func (e *distanceEM) ratings(x int) []float64 {
 // ratingsBatch returns ratings(x) for every x of xs. Four input rows share each pass over the
 // output rows: the four sums are independent dependency chains (the single-row loop is bound by
 // the latency of its one chain of additions) and each vocabulary vector is loaded once for the
-// four. Every sum is the same float64 expression in the same order as in euclidean, so the
-// ratings are bit-identical to ratings(x).
+// four; with AVX2, an assembly kernel (sqDist4x4) takes the four inputs in one register and four
+// output rows at a time. Every sum is the same float64 expression in the same order as in
+// euclidean, so the ratings are bit-identical to ratings(x).
 func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
 	out := make([][]float64, len(xs))
 	i := 0
@@ -76,7 +77,21 @@ func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
 				q[4*t+k] = float64(v)
 			}
 		}
-		for j := range r0 {
+		rs := [4][]float64{r0, r1, r2, r3}
+		j := 0
+		var sums [16]float64
+		for ; j+4 <= len(r0); j += 4 {
+			ys := [4][]float32{e.store.Vector(e.row(j)), e.store.Vector(e.row(j + 1)), e.store.Vector(e.row(j + 2)), e.store.Vector(e.row(j + 3))}
+			if !sqDist4x4(&sums, q, &ys) {
+				break
+			}
+			for r := range 4 {
+				for c := range 4 {
+					rs[c][j+r] = -math.Min(math.Sqrt(sums[4*r+c]), e.gamma)
+				}
+			}
+		}
+		for ; j < len(r0); j++ {
 			y := e.store.Vector(e.row(j))
 			q := q[:4*len(y)]
 			var s0, s1, s2, s3 float64
