@@ -259,20 +259,48 @@ func (m *TruncatedGumbel) Scale() float64 { return m.b }
 func (m *TruncatedGumbel) DeltaRange() (float64, float64) { return m.deltaMin, m.deltaMax }
 
 // neighbours returns the ordered nearest rows of x and their distances, at least want of them
-// (all rows at most), cached up to gumbelPrefix.
-func (m *TruncatedGumbel) neighbours(x, want int) (rows []int, dists []float64) {
+// (all rows at most), from prepared (see prepare) or the cache, else computed and cached up to
+// gumbelPrefix.
+func (m *TruncatedGumbel) neighbours(x, want int, prepared map[int][]float64) (rows []int, dists []float64) {
+	if c := prepared[x]; c != nil && len(c)/2 >= want {
+		return unpackNeighbours(c)
+	}
 	if c, ok := m.cache.get(x); ok && (len(c)/2 >= want || len(c)/2 == m.store.Len()) {
 		return unpackNeighbours(c)
 	}
-	n := m.store.Len()
 	v := m.store.Vector(x)
+	packed := m.nearestPacked(func(j int) float64 { return euclidean(v, m.store.Vector(j)) }, want)
+	if len(packed)/2 <= gumbelPrefix {
+		m.cache.put(x, packed)
+	}
+	return unpackNeighbours(packed)
+}
+
+// prepare returns the packed gumbelPrefix nearest rows of every distinct row of xs, from the
+// cache or computed four rows per pass over the vocabulary (distanceEM.ratingsBatch, whose
+// distances are bit-identical to euclidean), and caches them: a pure function of the rows, so it
+// changes speed, never output.
+func (m *TruncatedGumbel) prepare(xs []int) map[int][]float64 {
+	rows, missing := m.cache.lookup(xs)
+	em := distanceEM{store: m.store, gamma: math.Inf(1)}
+	for k, r := range em.ratingsBatch(missing) {
+		packed := m.nearestPacked(func(j int) float64 { return -r[j] }, 0)
+		rows[missing[k]] = packed
+		m.cache.put(missing[k], packed)
+	}
+	return rows
+}
+
+// nearestPacked returns the max(want, gumbelPrefix) (at most |V|) rows of smallest dist, ascending,
+// ties to the lower row, packed as (row, distance) pairs.
+func (m *TruncatedGumbel) nearestPacked(dist func(j int) float64, want int) []float64 {
+	n := m.store.Len()
 	keep := min(max(want, gumbelPrefix), n)
-	// The keep nearest rows, ascending by distance, ties to the lower row: rows are visited in
-	// ascending order and a row enters only ahead of strictly farther ones.
+	// Rows are visited in ascending order and a row enters only ahead of strictly farther ones.
 	all := make([]int, 0, keep)
 	d := make([]float64, 0, keep)
 	for j := 0; j < n; j++ {
-		dj := euclidean(v, m.store.Vector(j))
+		dj := dist(j)
 		if len(all) == keep && dj >= d[keep-1] {
 			continue
 		}
@@ -288,10 +316,7 @@ func (m *TruncatedGumbel) neighbours(x, want int) (rows []int, dists []float64) 
 	for i, r := range all {
 		packed[2*i], packed[2*i+1] = float64(r), d[i]
 	}
-	if keep <= gumbelPrefix {
-		m.cache.put(x, packed)
-	}
-	return unpackNeighbours(packed)
+	return packed
 }
 
 func unpackNeighbours(c []float64) ([]int, []float64) {
@@ -333,12 +358,12 @@ func truncatedGumbel(rng *rand.Rand, b, bound float64) float64 {
 }
 
 // sampleRow draws the output row for input row x.
-func (m *TruncatedGumbel) sampleRow(rng *rand.Rand, x int) int {
+func (m *TruncatedGumbel) sampleRow(rng *rand.Rand, x int, prepared map[int][]float64) int {
 	k := truncatedPoisson(rng, m.mu, m.store.Len()-1)
 	if k == 0 {
 		return x
 	}
-	rows, dists := m.neighbours(x, k)
+	rows, dists := m.neighbours(x, k, prepared)
 	best, bestScore := x, math.Inf(1)
 	for i := 0; i < k; i++ {
 		if s := dists[i] + truncatedGumbel(rng, m.b, m.deltaMax); s < bestScore {
@@ -348,18 +373,30 @@ func (m *TruncatedGumbel) sampleRow(rng *rand.Rand, x int) int {
 	return best
 }
 
-// Apply returns one word per token of doc, in place.
+// Apply returns one word per token of doc, in place; the neighbour lists of a window of
+// positions are prepared together (see prepare).
 func (m *TruncatedGumbel) Apply(rng *rand.Rand, doc []string) []string {
 	out := make([]string, len(doc))
-	for i, w := range doc {
-		id, ok := m.store.Lookup(w)
-		switch {
-		case ok:
-			out[i] = m.store.Word(m.sampleRow(rng, id))
-		case m.opts.OOV == SampleOOVKeep:
-			out[i] = w
-		default:
-			out[i] = m.store.Word(rng.IntN(m.store.Len()))
+	for lo := 0; lo < len(doc); lo += applyWindow {
+		hi := min(lo+applyWindow, len(doc))
+		var ids []int
+		for _, w := range doc[lo:hi] {
+			if id, ok := m.store.Lookup(w); ok {
+				ids = append(ids, id)
+			}
+		}
+		prepared := m.prepare(ids)
+		for i := lo; i < hi; i++ {
+			w := doc[i]
+			id, ok := m.store.Lookup(w)
+			switch {
+			case ok:
+				out[i] = m.store.Word(m.sampleRow(rng, id, prepared))
+			case m.opts.OOV == SampleOOVKeep:
+				out[i] = w
+			default:
+				out[i] = m.store.Word(rng.IntN(m.store.Len()))
+			}
 		}
 	}
 	return out

@@ -81,7 +81,7 @@ func truncGumbelCDF(g, b, c float64) float64 {
 func gumbelExactLogProbabilities(m *TruncatedGumbel, word string) []float64 {
 	n := m.store.Len()
 	x, _ := m.store.Lookup(word)
-	rows, dists := m.neighbours(x, n)
+	rows, dists := m.neighbours(x, n, nil)
 	b, c := m.b, m.deltaMax
 	const grid = 2000 // even
 	h := 2 * c / grid
