@@ -107,6 +107,18 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 			return out
 		}
 	}
+	if tg, ok := m.(*mechanisms.TruncatedGumbel); ok {
+		// No closed-form output distribution: the sampled path (Clopper–Pearson), k copies of x
+		// in one document being k independent draws.
+		t.Positional = tg.IndependentPositions()
+		t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
+			doc := make([]string, k)
+			for i := range doc {
+				doc[i] = x
+			}
+			return tg.Apply(rng, doc)
+		}
+	}
 	type logProber interface {
 		LogProbabilities(word string) ([]float64, bool)
 	}

@@ -487,6 +487,17 @@ var Mechanisms = map[string]MechanismEntry{
 			},
 		},
 	},
+	"truncated-gumbel": {
+		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Description: "truncated Gumbel (Carvalho et al. 2021): k ~ Poisson(ln(|V|−1)) nearest words, argmin of distance + Gumbel(0, b) noise truncated to ±Δ_max, b from ε by the paper's Lambert-W calibration (ε > (2(1+ln|V|)+3)/Δ_min); ε·d_euc per word",
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Spec: MechanismSpec[mechanisms.TruncatedGumbelOptions]{
+			Defaults: mechanisms.DefaultTruncatedGumbelOptions,
+			Build: func(env *Env, eps float64, o mechanisms.TruncatedGumbelOptions) (mechanisms.Mechanism, error) {
+				return mechanisms.NewTruncatedGumbel(env.Embeddings, eps, o)
+			},
+		},
+	},
 	"custext": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "CusText (Chen et al. 2023): vocabulary partitioned into customised sets of the K nearest words (K = 20), exponential mechanism over normalised similarity; pure ε per word within a set",

@@ -122,19 +122,28 @@ func NewSanText(store *embeddings.Store, epsilon float64, opts SanTextOptions) (
 // Apply returns one word per token of doc, in place.
 func (s *SanText) Apply(rng *rand.Rand, doc []string) []string {
 	out := make([]string, len(doc))
-	for i, w := range doc {
-		id, ok := s.store.Lookup(w)
-		switch {
-		case !ok && s.opts.OOV == SampleOOVKeep:
-			out[i] = w
-		case !ok:
-			out[i] = s.store.Word(s.em.row(rng.IntN(s.em.size())))
-		case id < s.sensitive && rng.Float64() >= s.opts.P:
-			out[i] = w // a non-sensitive word kept with probability 1 − p
-		default:
-			out[i] = s.store.Word(s.em.sample(rng, id))
-		}
+	// Sensitive words are always sampled: their rows are prepared a window at a time; a
+	// non-sensitive word's row is computed only when its coin says so.
+	always := func(i int) (int, bool) {
+		id, ok := s.store.Lookup(doc[i])
+		return id, ok && id >= s.sensitive
 	}
+	s.em.applyWindows(len(doc), always, func(lo, hi int, rows map[int][]float64) {
+		for i := lo; i < hi; i++ {
+			w := doc[i]
+			id, ok := s.store.Lookup(w)
+			switch {
+			case !ok && s.opts.OOV == SampleOOVKeep:
+				out[i] = w
+			case !ok:
+				out[i] = s.store.Word(s.em.row(rng.IntN(s.em.size())))
+			case id < s.sensitive && rng.Float64() >= s.opts.P:
+				out[i] = w // a non-sensitive word kept with probability 1 − p
+			default:
+				out[i] = s.store.Word(s.em.sampleWith(rng, id, rows))
+			}
+		}
+	})
 	return out
 }
 

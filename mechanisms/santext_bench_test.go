@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"dptext/rngs"
@@ -31,4 +32,26 @@ func BenchmarkSampling20k(b *testing.B) {
 			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
 		})
 	}
+}
+
+// Distance rows of the sampling mechanisms over a 20,000 × 100 vocabulary: one row at a time
+// (the path before batching) against four rows per pass (ratingsBatch), in one run.
+func BenchmarkDistanceRows20k(b *testing.B) {
+	store := expMechGoldenStore(b, 20000, 100)
+	e := &distanceEM{store: store, epsilon: 10, gamma: math.Inf(1), cache: newRowCache(0)}
+	xs := []int{11, 4000, 123, 19999, 7, 800, 15000, 42}
+	b.Run("single", func(b *testing.B) {
+		for b.Loop() {
+			for _, x := range xs {
+				e.ratings(x)
+			}
+		}
+		b.ReportMetric(float64(b.N*len(xs))/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("batch4", func(b *testing.B) {
+		for b.Loop() {
+			e.ratingsBatch(xs)
+		}
+		b.ReportMetric(float64(b.N*len(xs))/b.Elapsed().Seconds(), "rows/s")
+	})
 }

@@ -59,6 +59,108 @@ func (e *distanceEM) ratings(x int) []float64 {
 	return out
 }
 
+// ratingsBatch returns ratings(x) for every x of xs. Four input rows share each pass over the
+// output rows: the four sums are independent dependency chains (the single-row loop is bound by
+// the latency of its one chain of additions) and each vocabulary vector is loaded once for the
+// four; with AVX2, an assembly kernel (sqDist4x4) takes the four inputs in one register and four
+// output rows at a time. Every sum is the same float64 expression in the same order as in
+// euclidean, so the ratings are bit-identical to ratings(x).
+func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
+	out := make([][]float64, len(xs))
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		r0, r1, r2, r3 := make([]float64, e.size()), make([]float64, e.size()), make([]float64, e.size()), make([]float64, e.size())
+		dim := e.store.Dim()
+		q := make([]float64, 4*dim) // the four inputs, interleaved by dimension
+		for k := range 4 {
+			for t, v := range e.store.Vector(xs[i+k]) {
+				q[4*t+k] = float64(v)
+			}
+		}
+		rs := [4][]float64{r0, r1, r2, r3}
+		j := 0
+		var sums [16]float64
+		for ; j+4 <= len(r0); j += 4 {
+			ys := [4][]float32{e.store.Vector(e.row(j)), e.store.Vector(e.row(j + 1)), e.store.Vector(e.row(j + 2)), e.store.Vector(e.row(j + 3))}
+			if !sqDist4x4(&sums, q, &ys) {
+				break
+			}
+			for r := range 4 {
+				for c := range 4 {
+					rs[c][j+r] = -math.Min(math.Sqrt(sums[4*r+c]), e.gamma)
+				}
+			}
+		}
+		for ; j < len(r0); j++ {
+			y := e.store.Vector(e.row(j))
+			q := q[:4*len(y)]
+			var s0, s1, s2, s3 float64
+			for t, yt := range y {
+				f := float64(yt)
+				d0 := q[4*t] - f
+				d1 := q[4*t+1] - f
+				d2 := q[4*t+2] - f
+				d3 := q[4*t+3] - f
+				s0 += d0 * d0
+				s1 += d1 * d1
+				s2 += d2 * d2
+				s3 += d3 * d3
+			}
+			r0[j] = -math.Min(math.Sqrt(s0), e.gamma)
+			r1[j] = -math.Min(math.Sqrt(s1), e.gamma)
+			r2[j] = -math.Min(math.Sqrt(s2), e.gamma)
+			r3[j] = -math.Min(math.Sqrt(s3), e.gamma)
+		}
+		out[i], out[i+1], out[i+2], out[i+3] = r0, r1, r2, r3
+	}
+	for ; i < len(xs); i++ {
+		out[i] = e.ratings(xs[i])
+	}
+	return out
+}
+
+// cumulativeRows returns the normalised cumulative weights of every distinct input row of xs,
+// taking cached rows from the cache and computing the others together (ratingsBatch).
+func (e *distanceEM) cumulativeRows(xs []int) map[int][]float64 {
+	rows, missing := e.cache.lookup(xs)
+	for k, r := range e.ratingsBatch(missing) {
+		c := ExponentialCumulative(r, e.epsilon/2)
+		rows[missing[k]] = c
+		e.cache.put(missing[k], c)
+	}
+	return rows
+}
+
+// applyWindow is how many positions Apply prepares together: at most that many rows of |V|
+// cumulative weights (20 MB for 20,000 words) are held at once.
+const applyWindow = 128
+
+// applyWindows calls each(lo, hi, rows) for consecutive windows [lo, hi) of n positions, rows
+// holding the cumulative weights of every row that sampled(i) reports for i in the window
+// (ok false: position i draws nothing from the mechanism, or draws only with some probability
+// and is computed on demand). The rows are pure functions of the input rows, so preparing them
+// ahead changes speed, never output.
+func (e *distanceEM) applyWindows(n int, sampled func(i int) (row int, ok bool), each func(lo, hi int, rows map[int][]float64)) {
+	for lo := 0; lo < n; lo += applyWindow {
+		hi := min(lo+applyWindow, n)
+		var ids []int
+		for i := lo; i < hi; i++ {
+			if r, ok := sampled(i); ok {
+				ids = append(ids, r)
+			}
+		}
+		each(lo, hi, e.cumulativeRows(ids))
+	}
+}
+
+// sampleWith draws the output row for input row x from rows[x] when prepared, else as sample.
+func (e *distanceEM) sampleWith(rng *rand.Rand, x int, rows map[int][]float64) int {
+	if c := rows[x]; c != nil {
+		return e.row(SampleCumulative(rng, c))
+	}
+	return e.sample(rng, x)
+}
+
 // cumulative returns the normalised cumulative weights of input row x, cached.
 func (e *distanceEM) cumulative(x int) []float64 {
 	if c, ok := e.cache.get(x); ok {

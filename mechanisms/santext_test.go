@@ -240,3 +240,30 @@ func TestSamplingGolden(t *testing.T) {
 		t.Fatalf("outputs changed:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestRatingsBatchIsBitIdentical checks that the four-row distance pass gives exactly the
+// single-row ratings (all outputs, restricted outputs, truncation at γ), for batches that are and
+// are not multiples of four, with the assembly kernel and with the Go loop.
+func TestRatingsBatchIsBitIdentical(t *testing.T) {
+	store := mustNormalStore(t, rand.New(rand.NewPCG(5, 8)), numberedWords("v%03d", 300), 37, 1)
+	for _, e := range []*distanceEM{
+		{store: store, epsilon: 3, gamma: math.Inf(1), cache: newRowCache(0)},
+		{store: store, epsilon: 3, gamma: 8.5, cache: newRowCache(0)},
+		{store: store, epsilon: 3, gamma: math.Inf(1), outputs: []int{2, 3, 50, 99, 298}, cache: newRowCache(0)},
+	} {
+		xs := []int{7, 0, 299, 7, 150, 33, 12, 5, 81, 44, 3}
+		got := e.ratingsBatch(xs)
+		saved := useSqDistAVX2
+		useSqDistAVX2 = false
+		goOnly := e.ratingsBatch(xs)
+		useSqDistAVX2 = saved
+		for k, x := range xs {
+			want := e.ratings(x)
+			for j := range want {
+				if math.Float64bits(got[k][j]) != math.Float64bits(want[j]) || math.Float64bits(goOnly[k][j]) != math.Float64bits(want[j]) {
+					t.Fatalf("row %d, output %d: batch %v (Go loop %v), single %v", x, j, got[k][j], goOnly[k][j], want[j])
+				}
+			}
+		}
+	}
+}

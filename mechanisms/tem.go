@@ -97,17 +97,21 @@ func (m *TEM) Gamma() float64 { return m.gamma }
 // Apply returns one word per token of doc, in place.
 func (m *TEM) Apply(rng *rand.Rand, doc []string) []string {
 	out := make([]string, len(doc))
-	for i, w := range doc {
-		id, ok := m.store.Lookup(w)
-		switch {
-		case ok:
-			out[i] = m.store.Word(m.em.sample(rng, id))
-		case m.opts.OOV == SampleOOVKeep:
-			out[i] = w
-		default:
-			out[i] = m.store.Word(rng.IntN(m.store.Len()))
+	known := func(i int) (int, bool) { return m.store.Lookup(doc[i]) }
+	m.em.applyWindows(len(doc), known, func(lo, hi int, rows map[int][]float64) {
+		for i := lo; i < hi; i++ {
+			w := doc[i]
+			id, ok := m.store.Lookup(w)
+			switch {
+			case ok:
+				out[i] = m.store.Word(m.em.sampleWith(rng, id, rows))
+			case m.opts.OOV == SampleOOVKeep:
+				out[i] = w
+			default:
+				out[i] = m.store.Word(rng.IntN(m.store.Len()))
+			}
 		}
-	}
+	})
 	return out
 }
 
