@@ -92,6 +92,9 @@ func (w *dirWalker) walk(dir string, rel, stack []string) error {
 		if err := checkText(path, string(data)); err != nil {
 			return err
 		}
+		if strings.TrimSpace(parts[1]) == "" {
+			return fmt.Errorf("corpus: %s: the author folder %q is a blank name: want the author's name", path, parts[1])
+		}
 		w.docs = append(w.docs, Document{
 			ID: strings.Join(parts, "/"), Topic: parts[0], Author: parts[1], Text: string(data),
 			Meta: map[string]string{"file": parts[2]},
