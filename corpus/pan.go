@@ -416,7 +416,7 @@ func readJSON(path string, v any) error {
 
 // checkFolderName rejects names that would leave the problem folder.
 func checkFolderName(metaPath, key, name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+	if strings.TrimSpace(name) == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return fmt.Errorf("corpus: %s: %q is %q: want a plain file or folder name", metaPath, key, name)
 	}
 	return nil
