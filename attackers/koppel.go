@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"dptext/learn"
@@ -80,6 +82,19 @@ type Koppel struct {
 	dropped    []string
 	streams    []*featureStream
 	minWords   int
+
+	// whole holds, feature by feature, the whole-text counts of the candidates whose text has
+	// exactly minWords words: for an unknown text of at least minWords words their only window
+	// is the whole text, so its counts are known before the repetitions start. The entries of
+	// feature f are whole[wholeStart[f]:wholeStart[f+1]], in candidate order.
+	whole      []wholeCount
+	wholeStart []int32
+}
+
+// wholeCount is one candidate's count of one feature over its whole text.
+type wholeCount struct {
+	cand  int32
+	count int32
 }
 
 // NewKoppel validates opts and returns an unfitted attacker.
@@ -150,7 +165,50 @@ func (k *Koppel) Fit(_ *rand.Rand, docs [][]string, labels []string) error {
 	for _, name := range k.candidates {
 		k.streams = append(k.streams, k.stream(texts[name]))
 	}
+	k.indexWholeTexts()
 	return nil
+}
+
+// indexWholeTexts fills whole and wholeStart from the streams of the candidates with
+// minWords words (a counting sort of their (feature, candidate) pairs by feature).
+func (k *Koppel) indexWholeTexts() {
+	F := len(k.vocab)
+	counts := make([]int32, F)
+	k.wholeStart = make([]int32, F+1)
+	k.whole = k.whole[:0]
+	buf := make([]int32, 1)
+	var distinct []int32
+	perCand := make([][]int32, len(k.streams)) // distinct features of each whole text
+	for c, fs := range k.streams {
+		if fs.words() != k.minWords {
+			continue
+		}
+		distinct = distinct[:0]
+		for _, id := range fs.window(0, fs.words(), buf) {
+			if counts[id] == 0 {
+				distinct = append(distinct, id)
+			}
+			counts[id]++
+		}
+		perCand[c] = make([]int32, 0, 2*len(distinct))
+		for _, id := range distinct {
+			perCand[c] = append(perCand[c], id, counts[id])
+			k.wholeStart[id+1]++
+			counts[id] = 0
+		}
+	}
+	for f := range F {
+		k.wholeStart[f+1] += k.wholeStart[f]
+	}
+	k.whole = make([]wholeCount, k.wholeStart[F])
+	next := slices.Clone(k.wholeStart[:F])
+	for c, pairs := range perCand {
+		for i := 0; i < len(pairs); i += 2 {
+			id := pairs[i]
+			k.whole[next[id]] = wholeCount{cand: int32(c), count: pairs[i+1]}
+			next[id]++
+		}
+	}
 }
 
 func (k *Koppel) stream(words []string) *featureStream {
@@ -187,9 +245,10 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 	if k.vocab == nil {
 		panic("koppel11: PredictScores before a successful Fit")
 	}
-	streams := make([]*rand.Rand, len(docs))
+	// The stream of rngs.Child, kept as its ChaCha8 source so the draws skip the interface.
+	streams := make([]*rand.ChaCha8, len(docs))
 	for i := range docs {
-		streams[i] = rngs.Child(rng, fmt.Sprintf("koppel11/unknown=%d", i))
+		streams[i] = rand.NewChaCha8(rngs.Key(rng.Uint64(), fmt.Sprintf("koppel11/unknown=%d", i)))
 	}
 	authors = make([]string, len(docs))
 	scores = make([]float64, len(docs))
@@ -205,7 +264,7 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := newKoppelScratch(len(k.vocab))
+			sc := newKoppelScratch(k.wholeStart, len(k.streams))
 			for i := range next {
 				best, wins, runnerUp := k.attribute(streams[i], docs[i], sc)
 				scores[i] = float64(wins) / float64(k.opts.Repetitions)
@@ -233,6 +292,15 @@ type koppelScratch struct {
 	window uint32 // stamp of the current candidate window
 	perm   []int32
 	buf    []int32
+	sums   []windowSums
+	cells  []featureCell
+}
+
+// featureCell is what a repetition reads of one chosen feature: where its entries start in
+// Koppel.whole and its count in the unknown text (the next cell's start ends the entries).
+type featureCell struct {
+	start   int32
+	unknown int32
 }
 
 // featureSlot is the state of one feature while one unknown text is attributed.
@@ -243,12 +311,26 @@ type featureSlot struct {
 	count   int32  // count in the current candidate window
 }
 
-func newKoppelScratch(features int) *koppelScratch {
-	return &koppelScratch{
+// windowSums are the sums over one repetition's features of a window's counts a and the
+// unknown text's counts b: Σ a, Σ min(a, b), Σ a² and Σ a·b (for a whole-text window only the
+// pair the mode needs: Σ a and Σ min(a, b), or Σ a² and Σ a·b in paper mode).
+type windowSums struct {
+	a, min, a2, ab int64
+}
+
+func newKoppelScratch(wholeStart []int32, candidates int) *koppelScratch {
+	features := len(wholeStart) - 1
+	sc := &koppelScratch{
 		slots: make([]featureSlot, features),
 		perm:  make([]int32, features),
 		buf:   make([]int32, 1),
+		sums:  make([]windowSums, candidates),
+		cells: make([]featureCell, features+1),
 	}
+	for f, start := range wholeStart {
+		sc.cells[f].start = start
+	}
+	return sc
 }
 
 // nextRep starts a repetition, clearing the subset marks when the stamp wraps around.
@@ -274,8 +356,15 @@ func (sc *koppelScratch) nextWindow() {
 }
 
 // attribute runs the k repetitions for one unknown text and returns the winning candidate's
-// index and its number of wins.
-func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
+// index, its number of wins and the runner-up's.
+//
+// A candidate whose text has exactly L words has a single window, its whole text, whose
+// counts are indexed by feature at Fit (whole): its sums over a repetition's subset are
+// accumulated while the subset is drawn, touching only the chosen features it contains.
+// Other candidates' windows are counted feature occurrence by feature occurrence against the
+// subset's marks. Both give the same integer sums, and the random draws are made in the same
+// order (the subset, then one window start per candidate, even when only one start exists).
+func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
 	words := splitWords(doc)
 	L := min(len(words), k.minWords)
 	u := k.stream(words[:L])
@@ -286,12 +375,23 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 			distinct = append(distinct, id)
 		}
 		sc.slots[id].unknown++
+		sc.cells[id].unknown++
 	}
 	defer func() {
 		for _, id := range distinct {
 			sc.slots[id].unknown = 0
+			sc.cells[id].unknown = 0
 		}
 	}()
+
+	// whole[c]: candidate c's window is its whole text, indexed in k.whole.
+	whole := make([]bool, len(k.streams))
+	var anyWhole, anyWindow bool
+	for c, fs := range k.streams {
+		whole[c] = L == k.minWords && fs.words() == L
+		anyWhole = anyWhole || whole[c]
+		anyWindow = anyWindow || !whole[c]
+	}
 
 	F := len(sc.perm)
 	for i := range sc.perm {
@@ -300,26 +400,53 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 	m := max(1, int(k.share*float64(F)))
 	cosine := k.opts.Mode == "paper"
 	wins := make([]int, len(k.candidates))
+	perm, slots, cells, entries, sums := sc.perm, sc.slots, sc.cells, k.whole, sc.sums
 	for range k.opts.Repetitions {
 		sc.nextRep()
+		rep := sc.rep
+		clear(sums)
+		var sumB, sumB2 int64
 		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
-			j := i + rng.IntN(F-i)
-			sc.perm[i], sc.perm[j] = sc.perm[j], sc.perm[i]
-			sc.slots[sc.perm[i]].chosen = sc.rep
-		}
-		var sumB, sumB2 float64
-		for _, id := range distinct {
-			if sc.slots[id].chosen == sc.rep {
-				b := float64(sc.slots[id].unknown)
-				sumB += b
-				sumB2 += b * b
+			j := i + intN(rng, F-i)
+			perm[i], perm[j] = perm[j], perm[i]
+			f := perm[i]
+			if anyWindow {
+				slots[f].chosen = rep
+			}
+			cell := cells[f]
+			b := int64(cell.unknown)
+			sumB += b
+			sumB2 += b * b
+			if !anyWhole {
+				continue
+			}
+			if cosine {
+				for _, e := range entries[cell.start:cells[f+1].start] {
+					a := int64(e.count)
+					s := &sums[e.cand]
+					s.a2 += a * a
+					s.ab += a * b
+				}
+				continue
+			}
+			for _, e := range entries[cell.start:cells[f+1].start] {
+				a := int64(e.count)
+				s := &sums[e.cand]
+				s.a += a
+				s.min += min(a, b)
 			}
 		}
 		bestSim, bestCand := math.Inf(-1), 0
 		for c, fs := range k.streams {
-			start := rng.IntN(fs.words() - L + 1)
-			sc.nextWindow()
-			sim := sc.similarity(fs.window(start, L, sc.buf), sumB, sumB2, cosine)
+			start := intN(rng, fs.words()-L+1)
+			var s windowSums
+			if whole[c] {
+				s = sums[c]
+			} else {
+				sc.nextWindow()
+				s = sc.windowSums(fs.window(start, L, sc.buf))
+			}
+			sim := s.similarity(sumB, sumB2, cosine)
 			if sim > bestSim {
 				bestSim, bestCand = sim, c
 			}
@@ -339,11 +466,11 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 	return best, bestWins, secondWins
 }
 
-// similarity scores a candidate window (its feature ids) against the unknown text over
-// the chosen features, in one pass: min(a, b) grows by one whenever a window count below the
-// unknown's count is incremented, and Σ max = Σ a + Σ b − Σ min.
-func (sc *koppelScratch) similarity(ids []int32, sumB, sumB2 float64, cosine bool) float64 {
-	var sumA, sumMin, sumA2, sumAB int64
+// windowSums sums a candidate window (its feature ids) against the unknown text over the
+// chosen features, in one pass: min(a, b) grows by one whenever a window count below the
+// unknown's count is incremented, and a² by 2a + 1.
+func (sc *koppelScratch) windowSums(ids []int32) windowSums {
+	var s windowSums
 	for _, id := range ids {
 		slot := &sc.slots[id]
 		if slot.chosen != sc.rep {
@@ -353,23 +480,48 @@ func (sc *koppelScratch) similarity(ids []int32, sumB, sumB2 float64, cosine boo
 		if slot.seen != sc.window {
 			a, slot.seen = 0, sc.window
 		}
-		sumA++
+		s.a++
 		if a < slot.unknown {
-			sumMin++
+			s.min++
 		}
-		sumA2 += 2*int64(a) + 1
-		sumAB += int64(slot.unknown)
+		s.a2 += 2*int64(a) + 1
+		s.ab += int64(slot.unknown)
 		slot.count = a + 1
 	}
+	return s
+}
+
+// similarity is the min-max similarity Σ min / Σ max (Σ max = Σ a + Σ b − Σ min; 0 when both
+// are empty) or, when cosine is set, a·b / (‖a‖‖b‖) (0 when either is empty), given the
+// unknown text's Σ b and Σ b² over the same features.
+func (s windowSums) similarity(sumB, sumB2 int64, cosine bool) float64 {
 	if cosine {
-		if sumA2 == 0 || sumB2 == 0 {
+		if s.a2 == 0 || sumB2 == 0 {
 			return 0
 		}
-		return float64(sumAB) / (math.Sqrt(float64(sumA2)) * math.Sqrt(sumB2))
+		return float64(s.ab) / (math.Sqrt(float64(s.a2)) * math.Sqrt(float64(sumB2)))
 	}
-	denom := float64(sumA) + sumB - float64(sumMin)
+	denom := float64(s.a) + float64(sumB) - float64(s.min)
 	if denom == 0 {
 		return 0
 	}
-	return float64(sumMin) / denom
+	return float64(s.min) / denom
+}
+
+// intN returns rand.New(src).IntN(n) for n ≥ 1, drawing from src exactly as math/rand/v2 does
+// (Lemire's multiply-and-reject on 64-bit draws, a mask for powers of two), without the call
+// through the Source interface.
+func intN(src *rand.ChaCha8, n int) int {
+	u := uint64(n)
+	if u&(u-1) == 0 {
+		return int(src.Uint64() & (u - 1))
+	}
+	hi, lo := bits.Mul64(src.Uint64(), u)
+	if lo < u {
+		thresh := -u % u
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), u)
+		}
+	}
+	return int(hi)
 }
