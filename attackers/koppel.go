@@ -83,18 +83,16 @@ type Koppel struct {
 	streams    []*featureStream
 	minWords   int
 
-	// whole holds, feature by feature, the whole-text counts of the candidates whose text has
-	// exactly minWords words: for an unknown text of at least minWords words their only window
-	// is the whole text, so its counts are known before the repetitions start. The entries of
-	// feature f are whole[wholeStart[f]:wholeStart[f+1]], in candidate order.
-	whole      []wholeCount
-	wholeStart []int32
+	// whole[c] lists, for a candidate c whose text has exactly minWords words, the features of
+	// its whole text with their counts (nil for the other candidates): for an unknown text of
+	// at least minWords words that candidate's only window is its whole text.
+	whole [][]wholeCount
 }
 
 // wholeCount is one candidate's count of one feature over its whole text.
 type wholeCount struct {
-	cand  int32
-	count int32
+	feature int32
+	count   int32
 }
 
 // NewKoppel validates opts and returns an unfitted attacker.
@@ -169,44 +167,27 @@ func (k *Koppel) Fit(_ *rand.Rand, docs [][]string, labels []string) error {
 	return nil
 }
 
-// indexWholeTexts fills whole and wholeStart from the streams of the candidates with
-// minWords words (a counting sort of their (feature, candidate) pairs by feature).
+// indexWholeTexts fills whole from the streams of the candidates with minWords words.
 func (k *Koppel) indexWholeTexts() {
-	F := len(k.vocab)
-	counts := make([]int32, F)
-	k.wholeStart = make([]int32, F+1)
-	k.whole = k.whole[:0]
+	counts := make([]int32, len(k.vocab))
 	buf := make([]int32, 1)
-	var distinct []int32
-	perCand := make([][]int32, len(k.streams)) // distinct features of each whole text
+	k.whole = make([][]wholeCount, len(k.streams))
 	for c, fs := range k.streams {
 		if fs.words() != k.minWords {
 			continue
 		}
-		distinct = distinct[:0]
+		var distinct []int32
 		for _, id := range fs.window(0, fs.words(), buf) {
 			if counts[id] == 0 {
 				distinct = append(distinct, id)
 			}
 			counts[id]++
 		}
-		perCand[c] = make([]int32, 0, 2*len(distinct))
-		for _, id := range distinct {
-			perCand[c] = append(perCand[c], id, counts[id])
-			k.wholeStart[id+1]++
+		slices.Sort(distinct)
+		k.whole[c] = make([]wholeCount, len(distinct))
+		for i, id := range distinct {
+			k.whole[c][i] = wholeCount{feature: id, count: counts[id]}
 			counts[id] = 0
-		}
-	}
-	for f := range F {
-		k.wholeStart[f+1] += k.wholeStart[f]
-	}
-	k.whole = make([]wholeCount, k.wholeStart[F])
-	next := slices.Clone(k.wholeStart[:F])
-	for c, pairs := range perCand {
-		for i := 0; i < len(pairs); i += 2 {
-			id := pairs[i]
-			k.whole[next[id]] = wholeCount{cand: int32(c), count: pairs[i+1]}
-			next[id]++
 		}
 	}
 }
@@ -264,7 +245,7 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := newKoppelScratch(k.wholeStart, len(k.streams))
+			sc := newKoppelScratch(len(k.vocab))
 			for i := range next {
 				best, wins, runnerUp := k.attribute(streams[i], docs[i], sc)
 				scores[i] = float64(wins) / float64(k.opts.Repetitions)
@@ -292,15 +273,16 @@ type koppelScratch struct {
 	window uint32 // stamp of the current candidate window
 	perm   []int32
 	buf    []int32
-	sums   []windowSums
-	cells  []featureCell
+	chosen []uint64    // bit f: feature f is in this repetition's subset
+	terms  []wholeTerm // the whole-text windows' terms, candidate after candidate
 }
 
-// featureCell is what a repetition reads of one chosen feature: where its entries start in
-// Koppel.whole and its count in the unknown text (the next cell's start ends the entries).
-type featureCell struct {
-	start   int32
-	unknown int32
+// wholeTerm is what one feature of a whole-text window adds to its sums when it is chosen:
+// a and min(a, b) in min-max mode, a² and a·b in paper mode (a its count in the window, b in
+// the unknown text).
+type wholeTerm struct {
+	feature int32
+	x, y    int64
 }
 
 // featureSlot is the state of one feature while one unknown text is attributed.
@@ -318,19 +300,13 @@ type windowSums struct {
 	a, min, a2, ab int64
 }
 
-func newKoppelScratch(wholeStart []int32, candidates int) *koppelScratch {
-	features := len(wholeStart) - 1
-	sc := &koppelScratch{
-		slots: make([]featureSlot, features),
-		perm:  make([]int32, features),
-		buf:   make([]int32, 1),
-		sums:  make([]windowSums, candidates),
-		cells: make([]featureCell, features+1),
+func newKoppelScratch(features int) *koppelScratch {
+	return &koppelScratch{
+		slots:  make([]featureSlot, features),
+		perm:   make([]int32, features),
+		buf:    make([]int32, 1),
+		chosen: make([]uint64, (features+63)/64),
 	}
-	for f, start := range wholeStart {
-		sc.cells[f].start = start
-	}
-	return sc
 }
 
 // nextRep starts a repetition, clearing the subset marks when the stamp wraps around.
@@ -375,22 +351,35 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 			distinct = append(distinct, id)
 		}
 		sc.slots[id].unknown++
-		sc.cells[id].unknown++
 	}
 	defer func() {
 		for _, id := range distinct {
 			sc.slots[id].unknown = 0
-			sc.cells[id].unknown = 0
 		}
 	}()
 
-	// whole[c]: candidate c's window is its whole text, indexed in k.whole.
+	cosine := k.opts.Mode == "paper"
+	// whole[c]: candidate c's window is its whole text, whose terms are
+	// terms[termEnd[c-1]:termEnd[c]].
 	whole := make([]bool, len(k.streams))
-	var anyWhole, anyWindow bool
+	termEnd := make([]int, len(k.streams))
+	sc.terms = sc.terms[:0]
+	var anyWindow bool
 	for c, fs := range k.streams {
 		whole[c] = L == k.minWords && fs.words() == L
-		anyWhole = anyWhole || whole[c]
-		anyWindow = anyWindow || !whole[c]
+		if whole[c] {
+			for _, e := range k.whole[c] {
+				a, b := int64(e.count), int64(sc.slots[e.feature].unknown)
+				t := wholeTerm{feature: e.feature, x: a, y: min(a, b)}
+				if cosine {
+					t.x, t.y = a*a, a*b
+				}
+				sc.terms = append(sc.terms, t)
+			}
+		} else {
+			anyWindow = true
+		}
+		termEnd[c] = len(sc.terms)
 	}
 
 	F := len(sc.perm)
@@ -398,54 +387,45 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 		sc.perm[i] = int32(i)
 	}
 	m := max(1, int(k.share*float64(F)))
-	cosine := k.opts.Mode == "paper"
 	wins := make([]int, len(k.candidates))
-	perm, slots, cells, entries, sums := sc.perm, sc.slots, sc.cells, k.whole, sc.sums
+	perm, slots, chosen, terms := sc.perm, sc.slots, sc.chosen, sc.terms
 	for range k.opts.Repetitions {
 		sc.nextRep()
 		rep := sc.rep
-		clear(sums)
-		var sumB, sumB2 int64
+		clear(chosen)
 		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
 			j := i + intN(rng, F-i)
 			perm[i], perm[j] = perm[j], perm[i]
 			f := perm[i]
+			chosen[f>>6] |= 1 << (f & 63)
 			if anyWindow {
 				slots[f].chosen = rep
 			}
-			cell := cells[f]
-			b := int64(cell.unknown)
+		}
+		var sumB, sumB2 int64
+		for _, f := range distinct {
+			b := int64(slots[f].unknown) & -int64(chosen[f>>6]>>(f&63)&1)
 			sumB += b
 			sumB2 += b * b
-			if !anyWhole {
-				continue
-			}
-			if cosine {
-				for _, e := range entries[cell.start:cells[f+1].start] {
-					a := int64(e.count)
-					s := &sums[e.cand]
-					s.a2 += a * a
-					s.ab += a * b
-				}
-				continue
-			}
-			for _, e := range entries[cell.start:cells[f+1].start] {
-				a := int64(e.count)
-				s := &sums[e.cand]
-				s.a += a
-				s.min += min(a, b)
-			}
 		}
 		bestSim, bestCand := math.Inf(-1), 0
+		lo := 0
 		for c, fs := range k.streams {
 			start := intN(rng, fs.words()-L+1)
 			var s windowSums
-			if whole[c] {
-				s = sums[c]
+			if hi := termEnd[c]; whole[c] {
+				var x, y int64
+				for _, t := range terms[lo:hi] {
+					mask := -int64(chosen[t.feature>>6] >> (t.feature & 63) & 1)
+					x += t.x & mask
+					y += t.y & mask
+				}
+				s = windowSums{a: x, min: y, a2: x, ab: y}
 			} else {
 				sc.nextWindow()
 				s = sc.windowSums(fs.window(start, L, sc.buf))
 			}
+			lo = termEnd[c]
 			sim := s.similarity(sumB, sumB2, cosine)
 			if sim > bestSim {
 				bestSim, bestCand = sim, c
