@@ -83,9 +83,8 @@ type Koppel struct {
 	streams    []*featureStream
 	minWords   int
 
-	// whole[c] lists, for a candidate c whose text has exactly minWords words, the features of
-	// its whole text with their counts (nil for the other candidates): for an unknown text of
-	// at least minWords words that candidate's only window is its whole text.
+	// whole[c] lists the features of candidate c's whole text with their counts, by feature:
+	// a window's sums are the whole text's minus those of the words outside the window.
 	whole [][]wholeCount
 }
 
@@ -167,15 +166,12 @@ func (k *Koppel) Fit(_ *rand.Rand, docs [][]string, labels []string) error {
 	return nil
 }
 
-// indexWholeTexts fills whole from the streams of the candidates with minWords words.
+// indexWholeTexts fills whole from the candidates' streams.
 func (k *Koppel) indexWholeTexts() {
 	counts := make([]int32, len(k.vocab))
 	buf := make([]int32, 1)
 	k.whole = make([][]wholeCount, len(k.streams))
 	for c, fs := range k.streams {
-		if fs.words() != k.minWords {
-			continue
-		}
 		var distinct []int32
 		for _, id := range fs.window(0, fs.words(), buf) {
 			if counts[id] == 0 {
@@ -269,7 +265,6 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 // feature costs one memory access; stamps mark what is current instead of clearing arrays.
 type koppelScratch struct {
 	slots  []featureSlot
-	rep    uint32 // stamp of the current repetition
 	window uint32 // stamp of the current candidate window
 	perm   []int32
 	buf    []int32
@@ -287,7 +282,6 @@ type wholeTerm struct {
 
 // featureSlot is the state of one feature while one unknown text is attributed.
 type featureSlot struct {
-	chosen  uint32 // == rep: the feature is in this repetition's subset
 	seen    uint32 // == window: count holds this window's count (else it is 0)
 	unknown int32  // count in the unknown text
 	count   int32  // count in the current candidate window
@@ -309,17 +303,6 @@ func newKoppelScratch(features int) *koppelScratch {
 	}
 }
 
-// nextRep starts a repetition, clearing the subset marks when the stamp wraps around.
-func (sc *koppelScratch) nextRep() {
-	sc.rep++
-	if sc.rep == 0 {
-		for i := range sc.slots {
-			sc.slots[i].chosen = 0
-		}
-		sc.rep = 1
-	}
-}
-
 // nextWindow starts a candidate window, clearing the count marks when the stamp wraps around.
 func (sc *koppelScratch) nextWindow() {
 	sc.window++
@@ -334,12 +317,14 @@ func (sc *koppelScratch) nextWindow() {
 // attribute runs the k repetitions for one unknown text and returns the winning candidate's
 // index, its number of wins and the runner-up's.
 //
-// A candidate whose text has exactly L words has a single window, its whole text, whose
-// counts are indexed by feature at Fit (whole): its sums over a repetition's subset are
-// accumulated while the subset is drawn, touching only the chosen features it contains.
-// Other candidates' windows are counted feature occurrence by feature occurrence against the
-// subset's marks. Both give the same integer sums, and the random draws are made in the same
-// order (the subset, then one window start per candidate, even when only one start exists).
+// A window's sums are computed in one of two ways with the same integer results. When the
+// words outside the window are few (at most half the window; none when the candidate's text
+// has exactly L words, the Fernandes protocol), the candidate's whole-text terms (one per
+// feature of its text, see wholeTerm) are summed over the subset with a branch-free bitset
+// test, and the occurrences outside the window are taken off one by one. Otherwise the
+// window's feature occurrences are counted one by one against the subset's marks. The random
+// draws are made in the same order either way: the subset, then one window start per
+// candidate, even when only one start exists.
 func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
 	words := splitWords(doc)
 	L := min(len(words), k.minWords)
@@ -359,14 +344,14 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 	}()
 
 	cosine := k.opts.Mode == "paper"
-	// whole[c]: candidate c's window is its whole text, whose terms are
+	// whole[c]: candidate c's window sums start from its whole-text terms
 	// terms[termEnd[c-1]:termEnd[c]].
 	whole := make([]bool, len(k.streams))
 	termEnd := make([]int, len(k.streams))
 	sc.terms = sc.terms[:0]
-	var anyWindow bool
 	for c, fs := range k.streams {
-		whole[c] = L == k.minWords && fs.words() == L
+		outside := fs.words() - L
+		whole[c] = 2*outside <= L
 		if whole[c] {
 			for _, e := range k.whole[c] {
 				a, b := int64(e.count), int64(sc.slots[e.feature].unknown)
@@ -376,8 +361,6 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 				}
 				sc.terms = append(sc.terms, t)
 			}
-		} else {
-			anyWindow = true
 		}
 		termEnd[c] = len(sc.terms)
 	}
@@ -390,17 +373,12 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 	wins := make([]int, len(k.candidates))
 	perm, slots, chosen, terms := sc.perm, sc.slots, sc.chosen, sc.terms
 	for range k.opts.Repetitions {
-		sc.nextRep()
-		rep := sc.rep
 		clear(chosen)
 		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
 			j := i + intN(rng, F-i)
 			perm[i], perm[j] = perm[j], perm[i]
 			f := perm[i]
 			chosen[f>>6] |= 1 << (f & 63)
-			if anyWindow {
-				slots[f].chosen = rep
-			}
 		}
 		var sumB, sumB2 int64
 		for _, f := range distinct {
@@ -413,14 +391,11 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 		for c, fs := range k.streams {
 			start := intN(rng, fs.words()-L+1)
 			var s windowSums
-			if hi := termEnd[c]; whole[c] {
-				var x, y int64
-				for _, t := range terms[lo:hi] {
-					mask := -int64(chosen[t.feature>>6] >> (t.feature & 63) & 1)
-					x += t.x & mask
-					y += t.y & mask
+			if whole[c] {
+				s = sumTerms(terms[lo:termEnd[c]], chosen, cosine)
+				if L < fs.words() {
+					s = sc.takeOutside(s, fs, start, L, k.whole[c])
 				}
-				s = windowSums{a: x, min: y, a2: x, ab: y}
 			} else {
 				sc.nextWindow()
 				s = sc.windowSums(fs.window(start, L, sc.buf))
@@ -446,16 +421,73 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 	return best, bestWins, secondWins
 }
 
+// sumTerms sums a candidate's whole-text terms over the chosen features (bit f of chosen):
+// Σ a and Σ min(a, b), or Σ a² and Σ a·b when cosine is set.
+func sumTerms(terms []wholeTerm, chosen []uint64, cosine bool) windowSums {
+	var x, y int64
+	for _, t := range terms {
+		mask := -int64(chosen[t.feature>>6] >> (t.feature & 63) & 1)
+		x += t.x & mask
+		y += t.y & mask
+	}
+	if cosine {
+		return windowSums{a2: x, ab: y}
+	}
+	return windowSums{a: x, min: y}
+}
+
+// takeOutside turns the whole-text sums s of the candidate with stream fs into those of its
+// window of L words from start by taking off the feature occurrences outside the window
+// (whole is the candidate's whole-text counts). When the window's or the text's features are
+// not a slice of the stream (a joined run of at most koppelN runes) it counts the window
+// itself.
+func (sc *koppelScratch) takeOutside(s windowSums, fs *featureStream, start, L int, whole []wholeCount) windowSums {
+	sc.nextWindow()
+	wlo, whi, okWindow := fs.span(start, L)
+	alo, ahi, okText := fs.span(0, fs.words())
+	if !okWindow || !okText {
+		return sc.windowSums(fs.window(start, L, sc.buf))
+	}
+	s = sc.takeOff(s, fs.ids[alo:wlo], whole)
+	return sc.takeOff(s, fs.ids[whi:ahi], whole)
+}
+
+// takeOff removes the chosen occurrences ids from the sums s, one at a time: a feature's
+// count a starts at its whole-text count; removing one occurrence takes 1 off Σ a, 1 off
+// Σ min(a, b) when a ≤ b, 2a − 1 off Σ a² and b off Σ a·b.
+func (sc *koppelScratch) takeOff(s windowSums, ids []int32, whole []wholeCount) windowSums {
+	for _, id := range ids {
+		if sc.chosen[id>>6]>>(id&63)&1 == 0 {
+			continue
+		}
+		slot := &sc.slots[id]
+		a := slot.count
+		if slot.seen != sc.window {
+			i, _ := slices.BinarySearchFunc(whole, id, func(e wholeCount, id int32) int { return int(e.feature - id) })
+			a, slot.seen = whole[i].count, sc.window
+		}
+		b := int64(slot.unknown)
+		s.a--
+		if int64(a) <= b {
+			s.min--
+		}
+		s.a2 -= 2*int64(a) - 1
+		s.ab -= b
+		slot.count = a - 1
+	}
+	return s
+}
+
 // windowSums sums a candidate window (its feature ids) against the unknown text over the
 // chosen features, in one pass: min(a, b) grows by one whenever a window count below the
 // unknown's count is incremented, and a² by 2a + 1.
 func (sc *koppelScratch) windowSums(ids []int32) windowSums {
 	var s windowSums
 	for _, id := range ids {
-		slot := &sc.slots[id]
-		if slot.chosen != sc.rep {
+		if sc.chosen[id>>6]>>(id&63)&1 == 0 {
 			continue
 		}
+		slot := &sc.slots[id]
 		a := slot.count
 		if slot.seen != sc.window {
 			a, slot.seen = 0, sc.window

@@ -67,16 +67,19 @@ func realisticKoppelCorpus(candidates, length int, variable bool) styleCorpus {
 
 // BenchmarkKoppelPredictTable1 times koppel11's prediction at Table 1's sizes: 25 candidates,
 // 25 unknown texts of 450 words, 20,000 features, 100 repetitions, one worker. "fixed" has
-// known texts as long as the unknown ones (the Fernandes protocol), "variable" twice as long.
+// known texts as long as the unknown ones (the Fernandes protocol), "dropped" unknown texts 20
+// words shorter (as after a mechanism that drops out-of-vocabulary words), "variable" known
+// texts twice as long as the unknown ones.
 func BenchmarkKoppelPredictTable1(b *testing.B) {
-	for _, variable := range []bool{false, true} {
-		c := realisticKoppelCorpus(25, 450, variable)
-		name := "window=fixed"
-		if variable {
-			name = "window=variable"
+	for _, name := range []string{"fixed", "dropped", "variable"} {
+		c := realisticKoppelCorpus(25, 450, name == "variable")
+		if name == "dropped" {
+			for i := range c.unknown {
+				c.unknown[i] = c.unknown[i][:430]
+			}
 		}
 		for _, mode := range []string{"default", "compat", "paper"} {
-			b.Run(name+"/mode="+mode, func(b *testing.B) {
+			b.Run("window="+name+"/mode="+mode, func(b *testing.B) {
 				opts := DefaultKoppelOptions()
 				opts.Mode = mode
 				opts.MinTrainWords = 0
@@ -177,15 +180,30 @@ func naiveKoppel(k *Koppel, rng *rand.Rand, docs [][]string) (authors []string, 
 
 // The fast paths (whole-text index, interface-free draws) must give exactly the answers,
 // scores and runner-up scores of the literal computation, in every mode, with whole-text
-// windows, random windows and a mix of both (one candidate longer than the others, unknown
-// texts shorter than the shortest candidate).
+// windows, random windows, a mix of both (one candidate longer than the others, unknown
+// texts shorter than the shortest candidate), windows a few words short of the whole text,
+// and joined windows too short to be a slice of 4-grams.
 func TestKoppelMatchesNaiveComputation(t *testing.T) {
 	fixed := realisticKoppelCorpus(6, 120, false)
 	variable := realisticKoppelCorpus(6, 120, true)
 	mixed := realisticKoppelCorpus(6, 120, false)
 	mixed.known[2] = append(mixed.known[2], variable.known[2]...)
 	mixed.unknown[4] = mixed.unknown[4][:70]
-	corpora := map[string]styleCorpus{"fixed": fixed, "variable": variable, "mixed": mixed}
+	// dropped: unknown texts a few words shorter than the candidates' (as after a mechanism
+	// that drops words), so windows are whole texts minus a few words at either end.
+	dropped := realisticKoppelCorpus(6, 120, false)
+	for i := range dropped.unknown {
+		dropped.unknown[i] = dropped.unknown[i][:100+3*i]
+	}
+	// short: texts of three words of one or two letters, unknown texts of two, so joined
+	// windows hold at most koppelN runes and are looked up whole.
+	short := styleCorpus{
+		known:       [][]string{{"ab", "c", "d"}, {"a", "bc", "d"}, {"cd", "a", "b"}},
+		knownAuthor: []string{"X", "Y", "Z"},
+		unknown:     [][]string{{"bc", "d"}, {"a", "b"}, {"ab", "cd"}},
+	}
+	corpora := map[string]styleCorpus{"fixed": fixed, "variable": variable, "mixed": mixed,
+		"dropped": dropped, "short": short}
 	for name, c := range corpora {
 		for _, mode := range []string{"default", "compat", "paper"} {
 			opts := DefaultKoppelOptions()
