@@ -86,6 +86,8 @@ type Koppel struct {
 	// whole[c] lists the features of candidate c's whole text with their counts, by feature:
 	// a window's sums are the whole text's minus those of the words outside the window.
 	whole [][]wholeCount
+	// wholeAt[c][i] is the whole-text count in candidate c of the feature streams[c].ids[i].
+	wholeAt [][]int32
 }
 
 // wholeCount is one candidate's count of one feature over its whole text.
@@ -171,6 +173,7 @@ func (k *Koppel) indexWholeTexts() {
 	counts := make([]int32, len(k.vocab))
 	buf := make([]int32, 1)
 	k.whole = make([][]wholeCount, len(k.streams))
+	k.wholeAt = make([][]int32, len(k.streams))
 	for c, fs := range k.streams {
 		var distinct []int32
 		for _, id := range fs.window(0, fs.words(), buf) {
@@ -178,6 +181,10 @@ func (k *Koppel) indexWholeTexts() {
 				distinct = append(distinct, id)
 			}
 			counts[id]++
+		}
+		k.wholeAt[c] = make([]int32, len(fs.ids))
+		for i, id := range fs.ids {
+			k.wholeAt[c][i] = counts[id]
 		}
 		slices.Sort(distinct)
 		k.whole[c] = make([]wholeCount, len(distinct))
@@ -394,7 +401,7 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 			if whole[c] {
 				s = sumTerms(terms[lo:termEnd[c]], chosen, cosine)
 				if L < fs.words() {
-					s = sc.takeOutside(s, fs, start, L, k.whole[c])
+					s = sc.takeOutside(s, fs, start, L, k.wholeAt[c])
 				}
 			} else {
 				sc.nextWindow()
@@ -438,33 +445,32 @@ func sumTerms(terms []wholeTerm, chosen []uint64, cosine bool) windowSums {
 
 // takeOutside turns the whole-text sums s of the candidate with stream fs into those of its
 // window of L words from start by taking off the feature occurrences outside the window
-// (whole is the candidate's whole-text counts). When the window's or the text's features are
+// (wholeAt[i] is the candidate's whole-text count of fs.ids[i]). When the window's or the text's features are
 // not a slice of the stream (a joined run of at most koppelN runes) it counts the window
 // itself.
-func (sc *koppelScratch) takeOutside(s windowSums, fs *featureStream, start, L int, whole []wholeCount) windowSums {
+func (sc *koppelScratch) takeOutside(s windowSums, fs *featureStream, start, L int, wholeAt []int32) windowSums {
 	sc.nextWindow()
 	wlo, whi, okWindow := fs.span(start, L)
 	alo, ahi, okText := fs.span(0, fs.words())
 	if !okWindow || !okText {
 		return sc.windowSums(fs.window(start, L, sc.buf))
 	}
-	s = sc.takeOff(s, fs.ids[alo:wlo], whole)
-	return sc.takeOff(s, fs.ids[whi:ahi], whole)
+	s = sc.takeOff(s, fs.ids[alo:wlo], wholeAt[alo:wlo])
+	return sc.takeOff(s, fs.ids[whi:ahi], wholeAt[whi:ahi])
 }
 
 // takeOff removes the chosen occurrences ids from the sums s, one at a time: a feature's
-// count a starts at its whole-text count; removing one occurrence takes 1 off Σ a, 1 off
+// count a starts at its whole-text count (wholeAt[i] for ids[i]); removing one occurrence takes 1 off Σ a, 1 off
 // Σ min(a, b) when a ≤ b, 2a − 1 off Σ a² and b off Σ a·b.
-func (sc *koppelScratch) takeOff(s windowSums, ids []int32, whole []wholeCount) windowSums {
-	for _, id := range ids {
+func (sc *koppelScratch) takeOff(s windowSums, ids, wholeAt []int32) windowSums {
+	for i, id := range ids {
 		if sc.chosen[id>>6]>>(id&63)&1 == 0 {
 			continue
 		}
 		slot := &sc.slots[id]
 		a := slot.count
 		if slot.seen != sc.window {
-			i, _ := slices.BinarySearchFunc(whole, id, func(e wholeCount, id int32) int { return int(e.feature - id) })
-			a, slot.seen = whole[i].count, sc.window
+			a, slot.seen = wholeAt[i], sc.window
 		}
 		b := int64(slot.unknown)
 		s.a--
