@@ -276,12 +276,12 @@ type koppelScratch struct {
 	perm   []int32
 	buf    []int32
 	chosen []uint64    // bit f: feature f is in this repetition's subset
-	terms  []wholeTerm // the whole-text windows' terms, candidate after candidate
+	terms  []wholeTerm // the whole-text terms of the candidates summed that way, one after another
 }
 
-// wholeTerm is what one feature of a whole-text window adds to its sums when it is chosen:
-// a and min(a, b) in min-max mode, a² and a·b in paper mode (a its count in the window, b in
-// the unknown text).
+// wholeTerm is what one feature of a candidate's whole text adds to its sums when it is
+// chosen: a and min(a, b) in min-max mode, a² and a·b in paper mode (a its count in the whole
+// text, b in the unknown text).
 type wholeTerm struct {
 	feature int32
 	x, y    int64
@@ -291,7 +291,7 @@ type wholeTerm struct {
 type featureSlot struct {
 	seen    uint32 // == window: count holds this window's count (else it is 0)
 	unknown int32  // count in the unknown text
-	count   int32  // count in the current candidate window
+	count   int32  // count in the current window (takeOff: whole-text count minus those taken off)
 }
 
 // windowSums are the sums over one repetition's features of a window's counts a and the
