@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"dptext/learn"
@@ -80,6 +82,18 @@ type Koppel struct {
 	dropped    []string
 	streams    []*featureStream
 	minWords   int
+
+	// whole[c] lists the features of candidate c's whole text with their counts, by feature:
+	// a window's sums are the whole text's minus those of the words outside the window.
+	whole [][]wholeCount
+	// wholeAt[c][i] is the whole-text count in candidate c of the feature streams[c].ids[i].
+	wholeAt [][]int32
+}
+
+// wholeCount is one candidate's count of one feature over its whole text.
+type wholeCount struct {
+	feature int32
+	count   int32
 }
 
 // NewKoppel validates opts and returns an unfitted attacker.
@@ -150,7 +164,35 @@ func (k *Koppel) Fit(_ *rand.Rand, docs [][]string, labels []string) error {
 	for _, name := range k.candidates {
 		k.streams = append(k.streams, k.stream(texts[name]))
 	}
+	k.indexWholeTexts()
 	return nil
+}
+
+// indexWholeTexts fills whole from the candidates' streams.
+func (k *Koppel) indexWholeTexts() {
+	counts := make([]int32, len(k.vocab))
+	buf := make([]int32, 1)
+	k.whole = make([][]wholeCount, len(k.streams))
+	k.wholeAt = make([][]int32, len(k.streams))
+	for c, fs := range k.streams {
+		var distinct []int32
+		for _, id := range fs.window(0, fs.words(), buf) {
+			if counts[id] == 0 {
+				distinct = append(distinct, id)
+			}
+			counts[id]++
+		}
+		k.wholeAt[c] = make([]int32, len(fs.ids))
+		for i, id := range fs.ids {
+			k.wholeAt[c][i] = counts[id]
+		}
+		slices.Sort(distinct)
+		k.whole[c] = make([]wholeCount, len(distinct))
+		for i, id := range distinct {
+			k.whole[c][i] = wholeCount{feature: id, count: counts[id]}
+			counts[id] = 0
+		}
+	}
 }
 
 func (k *Koppel) stream(words []string) *featureStream {
@@ -187,9 +229,10 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 	if k.vocab == nil {
 		panic("koppel11: PredictScores before a successful Fit")
 	}
-	streams := make([]*rand.Rand, len(docs))
+	// The stream of rngs.Child, kept as its ChaCha8 source so the draws skip the interface.
+	streams := make([]*rand.ChaCha8, len(docs))
 	for i := range docs {
-		streams[i] = rngs.Child(rng, fmt.Sprintf("koppel11/unknown=%d", i))
+		streams[i] = rand.NewChaCha8(rngs.Key(rng.Uint64(), fmt.Sprintf("koppel11/unknown=%d", i)))
 	}
 	authors = make([]string, len(docs))
 	scores = make([]float64, len(docs))
@@ -229,36 +272,41 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 // feature costs one memory access; stamps mark what is current instead of clearing arrays.
 type koppelScratch struct {
 	slots  []featureSlot
-	rep    uint32 // stamp of the current repetition
 	window uint32 // stamp of the current candidate window
 	perm   []int32
 	buf    []int32
+	chosen []uint64    // bit f: feature f is in this repetition's subset
+	terms  []wholeTerm // the whole-text terms of the candidates summed that way, one after another
+}
+
+// wholeTerm is what one feature of a candidate's whole text adds to its sums when it is
+// chosen: a and min(a, b) in min-max mode, a² and a·b in paper mode (a its count in the whole
+// text, b in the unknown text).
+type wholeTerm struct {
+	feature int32
+	x, y    int64
 }
 
 // featureSlot is the state of one feature while one unknown text is attributed.
 type featureSlot struct {
-	chosen  uint32 // == rep: the feature is in this repetition's subset
 	seen    uint32 // == window: count holds this window's count (else it is 0)
 	unknown int32  // count in the unknown text
-	count   int32  // count in the current candidate window
+	count   int32  // count in the current window (takeOff: whole-text count minus those taken off)
+}
+
+// windowSums are the sums over one repetition's features of a window's counts a and the
+// unknown text's counts b: Σ a, Σ min(a, b), Σ a² and Σ a·b (for a whole-text window only the
+// pair the mode needs: Σ a and Σ min(a, b), or Σ a² and Σ a·b in paper mode).
+type windowSums struct {
+	a, min, a2, ab int64
 }
 
 func newKoppelScratch(features int) *koppelScratch {
 	return &koppelScratch{
-		slots: make([]featureSlot, features),
-		perm:  make([]int32, features),
-		buf:   make([]int32, 1),
-	}
-}
-
-// nextRep starts a repetition, clearing the subset marks when the stamp wraps around.
-func (sc *koppelScratch) nextRep() {
-	sc.rep++
-	if sc.rep == 0 {
-		for i := range sc.slots {
-			sc.slots[i].chosen = 0
-		}
-		sc.rep = 1
+		slots:  make([]featureSlot, features),
+		perm:   make([]int32, features),
+		buf:    make([]int32, 1),
+		chosen: make([]uint64, (features+63)/64),
 	}
 }
 
@@ -274,8 +322,17 @@ func (sc *koppelScratch) nextWindow() {
 }
 
 // attribute runs the k repetitions for one unknown text and returns the winning candidate's
-// index and its number of wins.
-func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
+// index, its number of wins and the runner-up's.
+//
+// A window's sums are computed in one of two ways with the same integer results. When the
+// words outside the window are few (at most half the window; none when the candidate's text
+// has exactly L words, the Fernandes protocol), the candidate's whole-text terms (one per
+// feature of its text, see wholeTerm) are summed over the subset with a branch-free bitset
+// test, and the occurrences outside the window are taken off one by one. Otherwise the
+// window's feature occurrences are counted one by one against the subset's marks. The random
+// draws are made in the same order either way: the subset, then one window start per
+// candidate, even when only one start exists.
+func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
 	words := splitWords(doc)
 	L := min(len(words), k.minWords)
 	u := k.stream(words[:L])
@@ -293,33 +350,65 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 		}
 	}()
 
+	cosine := k.opts.Mode == "paper"
+	// whole[c]: candidate c's window sums start from its whole-text terms
+	// terms[termEnd[c-1]:termEnd[c]].
+	whole := make([]bool, len(k.streams))
+	termEnd := make([]int, len(k.streams))
+	sc.terms = sc.terms[:0]
+	for c, fs := range k.streams {
+		outside := fs.words() - L
+		whole[c] = 2*outside <= L
+		if whole[c] {
+			for _, e := range k.whole[c] {
+				a, b := int64(e.count), int64(sc.slots[e.feature].unknown)
+				t := wholeTerm{feature: e.feature, x: a, y: min(a, b)}
+				if cosine {
+					t.x, t.y = a*a, a*b
+				}
+				sc.terms = append(sc.terms, t)
+			}
+		}
+		termEnd[c] = len(sc.terms)
+	}
+
 	F := len(sc.perm)
 	for i := range sc.perm {
 		sc.perm[i] = int32(i)
 	}
 	m := max(1, int(k.share*float64(F)))
-	cosine := k.opts.Mode == "paper"
 	wins := make([]int, len(k.candidates))
+	perm, slots, chosen, terms := sc.perm, sc.slots, sc.chosen, sc.terms
 	for range k.opts.Repetitions {
-		sc.nextRep()
+		clear(chosen)
 		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
-			j := i + rng.IntN(F-i)
-			sc.perm[i], sc.perm[j] = sc.perm[j], sc.perm[i]
-			sc.slots[sc.perm[i]].chosen = sc.rep
+			j := i + intN(rng, F-i)
+			perm[i], perm[j] = perm[j], perm[i]
+			f := perm[i]
+			chosen[f>>6] |= 1 << (f & 63)
 		}
-		var sumB, sumB2 float64
-		for _, id := range distinct {
-			if sc.slots[id].chosen == sc.rep {
-				b := float64(sc.slots[id].unknown)
-				sumB += b
-				sumB2 += b * b
-			}
+		var sumB, sumB2 int64
+		for _, f := range distinct {
+			b := int64(slots[f].unknown) & -int64(chosen[f>>6]>>(f&63)&1)
+			sumB += b
+			sumB2 += b * b
 		}
 		bestSim, bestCand := math.Inf(-1), 0
+		lo := 0
 		for c, fs := range k.streams {
-			start := rng.IntN(fs.words() - L + 1)
-			sc.nextWindow()
-			sim := sc.similarity(fs.window(start, L, sc.buf), sumB, sumB2, cosine)
+			start := intN(rng, fs.words()-L+1)
+			var s windowSums
+			if whole[c] {
+				s = sumTerms(terms[lo:termEnd[c]], chosen, cosine)
+				if L < fs.words() {
+					s = sc.takeOutside(s, fs, start, L, k.wholeAt[c])
+				}
+			} else {
+				sc.nextWindow()
+				s = sc.windowSums(fs.window(start, L, sc.buf))
+			}
+			lo = termEnd[c]
+			sim := s.similarity(sumB, sumB2, cosine)
 			if sim > bestSim {
 				bestSim, bestCand = sim, c
 			}
@@ -339,37 +428,118 @@ func (k *Koppel) attribute(rng *rand.Rand, doc []string, sc *koppelScratch) (bes
 	return best, bestWins, secondWins
 }
 
-// similarity scores a candidate window (its feature ids) against the unknown text over
-// the chosen features, in one pass: min(a, b) grows by one whenever a window count below the
-// unknown's count is incremented, and Σ max = Σ a + Σ b − Σ min.
-func (sc *koppelScratch) similarity(ids []int32, sumB, sumB2 float64, cosine bool) float64 {
-	var sumA, sumMin, sumA2, sumAB int64
-	for _, id := range ids {
-		slot := &sc.slots[id]
-		if slot.chosen != sc.rep {
+// sumTerms sums a candidate's whole-text terms over the chosen features (bit f of chosen):
+// Σ a and Σ min(a, b), or Σ a² and Σ a·b when cosine is set.
+func sumTerms(terms []wholeTerm, chosen []uint64, cosine bool) windowSums {
+	var x, y int64
+	for _, t := range terms {
+		mask := -int64(chosen[t.feature>>6] >> (t.feature & 63) & 1)
+		x += t.x & mask
+		y += t.y & mask
+	}
+	if cosine {
+		return windowSums{a2: x, ab: y}
+	}
+	return windowSums{a: x, min: y}
+}
+
+// takeOutside turns the whole-text sums s of the candidate with stream fs into those of its
+// window of L words from start by taking off the feature occurrences outside the window
+// (wholeAt[i] is the candidate's whole-text count of fs.ids[i]). When the window's or the text's features are
+// not a slice of the stream (a joined run of at most koppelN runes) it counts the window
+// itself.
+func (sc *koppelScratch) takeOutside(s windowSums, fs *featureStream, start, L int, wholeAt []int32) windowSums {
+	sc.nextWindow()
+	wlo, whi, okWindow := fs.span(start, L)
+	alo, ahi, okText := fs.span(0, fs.words())
+	if !okWindow || !okText {
+		return sc.windowSums(fs.window(start, L, sc.buf))
+	}
+	s = sc.takeOff(s, fs.ids[alo:wlo], wholeAt[alo:wlo])
+	return sc.takeOff(s, fs.ids[whi:ahi], wholeAt[whi:ahi])
+}
+
+// takeOff removes the chosen occurrences ids from the sums s, one at a time: a feature's
+// count a starts at its whole-text count (wholeAt[i] for ids[i]); removing one occurrence takes 1 off Σ a, 1 off
+// Σ min(a, b) when a ≤ b, 2a − 1 off Σ a² and b off Σ a·b.
+func (sc *koppelScratch) takeOff(s windowSums, ids, wholeAt []int32) windowSums {
+	for i, id := range ids {
+		if sc.chosen[id>>6]>>(id&63)&1 == 0 {
 			continue
 		}
+		slot := &sc.slots[id]
+		a := slot.count
+		if slot.seen != sc.window {
+			a, slot.seen = wholeAt[i], sc.window
+		}
+		b := int64(slot.unknown)
+		s.a--
+		if int64(a) <= b {
+			s.min--
+		}
+		s.a2 -= 2*int64(a) - 1
+		s.ab -= b
+		slot.count = a - 1
+	}
+	return s
+}
+
+// windowSums sums a candidate window (its feature ids) against the unknown text over the
+// chosen features, in one pass: min(a, b) grows by one whenever a window count below the
+// unknown's count is incremented, and a² by 2a + 1.
+func (sc *koppelScratch) windowSums(ids []int32) windowSums {
+	var s windowSums
+	for _, id := range ids {
+		if sc.chosen[id>>6]>>(id&63)&1 == 0 {
+			continue
+		}
+		slot := &sc.slots[id]
 		a := slot.count
 		if slot.seen != sc.window {
 			a, slot.seen = 0, sc.window
 		}
-		sumA++
+		s.a++
 		if a < slot.unknown {
-			sumMin++
+			s.min++
 		}
-		sumA2 += 2*int64(a) + 1
-		sumAB += int64(slot.unknown)
+		s.a2 += 2*int64(a) + 1
+		s.ab += int64(slot.unknown)
 		slot.count = a + 1
 	}
+	return s
+}
+
+// similarity is the min-max similarity Σ min / Σ max (Σ max = Σ a + Σ b − Σ min; 0 when both
+// are empty) or, when cosine is set, a·b / (‖a‖‖b‖) (0 when either is empty), given the
+// unknown text's Σ b and Σ b² over the same features.
+func (s windowSums) similarity(sumB, sumB2 int64, cosine bool) float64 {
 	if cosine {
-		if sumA2 == 0 || sumB2 == 0 {
+		if s.a2 == 0 || sumB2 == 0 {
 			return 0
 		}
-		return float64(sumAB) / (math.Sqrt(float64(sumA2)) * math.Sqrt(sumB2))
+		return float64(s.ab) / (math.Sqrt(float64(s.a2)) * math.Sqrt(float64(sumB2)))
 	}
-	denom := float64(sumA) + sumB - float64(sumMin)
+	denom := float64(s.a) + float64(sumB) - float64(s.min)
 	if denom == 0 {
 		return 0
 	}
-	return float64(sumMin) / denom
+	return float64(s.min) / denom
+}
+
+// intN returns rand.New(src).IntN(n) for n ≥ 1, drawing from src exactly as math/rand/v2 does
+// (Lemire's multiply-and-reject on 64-bit draws, a mask for powers of two), without the call
+// through the Source interface.
+func intN(src *rand.ChaCha8, n int) int {
+	u := uint64(n)
+	if u&(u-1) == 0 {
+		return int(src.Uint64() & (u - 1))
+	}
+	hi, lo := bits.Mul64(src.Uint64(), u)
+	if lo < u {
+		thresh := -u % u
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), u)
+		}
+	}
+	return int(hi)
 }

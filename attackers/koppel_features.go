@@ -142,13 +142,11 @@ func (fs *featureStream) words() int { return len(fs.start) - 1 }
 // window returns the feature ids of the words s…s+n-1; buf (capacity ≥ 1) holds the single
 // feature of a joined run of at most koppelN runes.
 func (fs *featureStream) window(s, n int, buf []int32) []int32 {
-	lo, hi := int(fs.start[s]), int(fs.start[s+n])
-	if fs.off == nil {
+	if lo, hi, ok := fs.span(s, n); ok {
 		return fs.ids[lo:hi]
 	}
+	lo, hi := int(fs.start[s]), int(fs.start[s+n])
 	switch {
-	case hi-lo > koppelN:
-		return fs.ids[fs.gramsBefore[lo]:fs.gramsBefore[hi-koppelN+1]]
 	case hi > lo:
 		// The reference keeps a whole "word" of at most n characters as one feature.
 		id, ok := fs.vocab[fs.joined[fs.off[lo]:fs.off[hi]]]
@@ -159,4 +157,17 @@ func (fs *featureStream) window(s, n int, buf []int32) []int32 {
 	default:
 		return nil
 	}
+}
+
+// span returns the bounds of the feature ids of the words s…s+n-1 in ids when they form that
+// slice: always in word mode, and in joined mode when the run has more than koppelN runes.
+func (fs *featureStream) span(s, n int) (lo, hi int, ok bool) {
+	lo, hi = int(fs.start[s]), int(fs.start[s+n])
+	if fs.off == nil {
+		return lo, hi, true
+	}
+	if hi-lo > koppelN {
+		return int(fs.gramsBefore[lo]), int(fs.gramsBefore[hi-koppelN+1]), true
+	}
+	return 0, 0, false
 }

@@ -129,17 +129,17 @@ func queriesNear(rng *rand.Rand, store *embeddings.Store, m int, scale float64) 
 	return q
 }
 
-// forEachKernel runs f once with the assembly kernels (when the CPU has them) and once with
-// the portable ones.
+// forEachKernel runs f with the assembly kernels using AVX-VNNI integer sums and using AVX2
+// ones (each when the CPU has them), and with the portable ones.
 func forEachKernel(t *testing.T, f func(t *testing.T, kernel string)) {
-	for _, kernel := range []string{"assembly", "portable"} {
-		if kernel == "assembly" && !useAVX2 {
+	for _, kernel := range []string{"assembly-vnni", "assembly", "portable"} {
+		if kernel != "portable" && !useAVX2 || kernel == "assembly-vnni" && !useVNNI {
 			continue
 		}
-		saved := useAVX2
-		useAVX2 = kernel == "assembly"
+		saved, savedVNNI := useAVX2, useVNNI
+		useAVX2, useVNNI = kernel != "portable", kernel == "assembly-vnni"
 		f(t, kernel)
-		useAVX2 = saved
+		useAVX2, useVNNI = saved, savedVNNI
 	}
 }
 

@@ -1,9 +1,16 @@
 package nearest
 
-// tileScoresInt8AVX2 is the assembly version of tileScoresInt8Go (kernel_amd64.s).
+import "golang.org/x/sys/cpu"
+
+// useVNNI selects the AVX-VNNI integer sums in the Int8 assembly kernel (runtime CPU check);
+// tests switch it off to check the AVX2 sums.
+var useVNNI = cpu.X86.HasAVXVNNI
+
+// tileScoresInt8AVX2 is the assembly version of tileScoresInt8Go (int8_amd64.s); vnni selects
+// the AVX-VNNI integer sums.
 //
 //go:noescape
-func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32, vnni bool)
 
 // tileScoresInt8 dispatches to the fastest Int8 kernel available on this CPU.
 func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
@@ -21,5 +28,5 @@ func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, np
 	_ = consts[int8TileQueries*queryConsts*8-1]
 	_ = out[(int8TileQueries-1)*outStride+npanels*panelRows-1]
 	_ = mins[int8TileQueries*2*minLanes-1]
-	tileScoresInt8AVX2(&q[0], &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &mins[0])
+	tileScoresInt8AVX2(&q[0], &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &mins[0], useVNNI)
 }

@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+// func tileScoresInt8AVX2(q *int8, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32, vnni bool)
 //
 // The Int8 kernel (see tileScoresInt8Go for the contract and quantised.go for the layout). For
 // each panel of 16 rows and each of 4 queries it accumulates I = Σ b·a exactly in int32 lanes,
@@ -9,8 +9,9 @@
 // 2·2·255·31 = 31620 < 2¹⁵ so nothing saturates; VPMADDWD with ones: pairs summed to int32),
 // then computes in float32
 // f = ‖v‖² − 2s_z·(m·B + s·I), b = α‖v‖ + β‖e‖ + γW, stores L = f − b and keeps lane-wise
-// minima of L and U = f + b. Requires an even groups ≥ 2, AVX2 and FMA.
-TEXT ·tileScoresInt8AVX2(SB), NOSPLIT, $0-72
+// minima of L and U = f + b. Requires an even groups ≥ 2, AVX2 and FMA, and AVX-VNNI when vnni
+// is set (then the integer sums use VPDPBUSD; they are exact either way, so the outputs agree).
+TEXT ·tileScoresInt8AVX2(SB), NOSPLIT, $0-73
 	MOVQ q+0(FP), SI
 	MOVQ panels+8(FP), BX
 	MOVQ info+16(FP), DX
@@ -20,6 +21,7 @@ TEXT ·tileScoresInt8AVX2(SB), NOSPLIT, $0-72
 	MOVQ out+48(FP), DI
 	MOVQ outStride+56(FP), R9
 	MOVQ mins+64(FP), R10
+	MOVBQZX vnni+72(FP), R13
 	SHLQ $2, R9
 	MOVL $0x00010001, AX
 	MOVQ AX, X15
@@ -38,6 +40,8 @@ int8PanelLoop:
 	VPXOR Y7, Y7, Y7
 	MOVQ  SI, AX
 	MOVQ  CX, R11
+	TESTQ R13, R13
+	JNZ   vnniGroupLoop
 
 int8GroupLoop:
 	VMOVDQU (BX), Y8
@@ -100,7 +104,48 @@ int8GroupLoop:
 	ADDQ $128, BX
 	SUBQ $2, R11
 	JNZ  int8GroupLoop
+	JMP  int8Epilogue
 
+	// The same sums with AVX-VNNI: VPDPBUSD adds the four unsigned-by-signed byte products of
+	// each int32 lane to it exactly, replacing VPMADDUBSW, VPADDW, VPMADDWD and VPADDD. The Go
+	// assembler only knows its EVEX (AVX-512) form, so the VEX form is spelled out in bytes:
+	// C4, R̄X̄B̄ 00010 (map 0F38), 0 v̄v̄v̄v̄ 1 01 (W0, 256-bit, 66), opcode 50, ModRM 11 dst src2.
+vnniGroupLoop:
+	VMOVDQU (BX), Y8
+	VMOVDQU 32(BX), Y9
+	VMOVDQU 64(BX), Y13
+	VMOVDQU 96(BX), Y14
+	VPBROADCASTD 0(AX), Y10
+	VPBROADCASTD 16(AX), Y11
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x3D; BYTE $0x50; BYTE $0xC2 // VPDPBUSD Y10, Y8, Y0
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x35; BYTE $0x50; BYTE $0xCA // VPDPBUSD Y10, Y9, Y1
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x15; BYTE $0x50; BYTE $0xC3 // VPDPBUSD Y11, Y13, Y0
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x0D; BYTE $0x50; BYTE $0xCB // VPDPBUSD Y11, Y14, Y1
+	VPBROADCASTD 4(AX), Y10
+	VPBROADCASTD 20(AX), Y11
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x3D; BYTE $0x50; BYTE $0xD2 // VPDPBUSD Y10, Y8, Y2
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x35; BYTE $0x50; BYTE $0xDA // VPDPBUSD Y10, Y9, Y3
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x15; BYTE $0x50; BYTE $0xD3 // VPDPBUSD Y11, Y13, Y2
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x0D; BYTE $0x50; BYTE $0xDB // VPDPBUSD Y11, Y14, Y3
+	VPBROADCASTD 8(AX), Y10
+	VPBROADCASTD 24(AX), Y11
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x3D; BYTE $0x50; BYTE $0xE2 // VPDPBUSD Y10, Y8, Y4
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x35; BYTE $0x50; BYTE $0xEA // VPDPBUSD Y10, Y9, Y5
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x15; BYTE $0x50; BYTE $0xE3 // VPDPBUSD Y11, Y13, Y4
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x0D; BYTE $0x50; BYTE $0xEB // VPDPBUSD Y11, Y14, Y5
+	VPBROADCASTD 12(AX), Y10
+	VPBROADCASTD 28(AX), Y11
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x3D; BYTE $0x50; BYTE $0xF2 // VPDPBUSD Y10, Y8, Y6
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x35; BYTE $0x50; BYTE $0xFA // VPDPBUSD Y10, Y9, Y7
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x15; BYTE $0x50; BYTE $0xF3 // VPDPBUSD Y11, Y13, Y6
+	BYTE $0xC4; BYTE $0xC2; BYTE $0x0D; BYTE $0x50; BYTE $0xFB // VPDPBUSD Y11, Y14, Y7
+	ADDQ $32, AX
+	ADDQ $128, BX
+	SUBQ $2, R11
+	JNZ  vnniGroupLoop
+	JMP  int8Epilogue
+
+int8Epilogue:
 	// Epilogue: info fields at DX (sq 0, m 64, s 128, norm 192, err 256, W 320; halves +0/+32),
 	// query constants at R12 + 160r (B 0, 2s_z 32, α 64, β 96, γ 128).
 	MOVQ DI, AX
