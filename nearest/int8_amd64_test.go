@@ -2,8 +2,8 @@ package nearest
 
 import (
 	"math"
-	"os"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
