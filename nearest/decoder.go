@@ -228,8 +228,8 @@ type decodeScratch struct {
 	packed     []float32 // Float32: tiles × dim × tileQueries
 	packedInt  []int8    // Int8: tiles × groups × int8TileQueries × 4
 	consts     []float32 // Int8: tiles × int8TileQueries × queryConsts × 8
-	scores     []float32 // tileQueries × blockPanels·panelRows
-	mins       []float32 // tileQueries × 2·minLanes
+	scores     []float32 // scratchQueries × blockPanels·panelRows
+	mins       []float32 // scratchQueries × 2·minLanes
 	best       []float32 // per query: smallest float32 score (Float32) or upper bound (Int8) seen
 	best2      []float32 // per query, Decode2 only: second smallest of the same (distinct rows)
 	margin     []float32 // per query: error bound of float32 scores (Float32 only; see margin)
@@ -243,10 +243,14 @@ type decodeCandidate struct {
 	score float32
 }
 
+// scratchQueries is the most queries a kernel call scores at once: a Float32 tile or an Int8
+// pass of int8WideTiles tiles.
+const scratchQueries = max(tileQueries, int8WideTiles*int8TileQueries)
+
 func (d *Decoder) newScratch() any {
 	return &decodeScratch{
-		scores: make([]float32, tileQueries*blockPanels*panelRows),
-		mins:   make([]float32, tileQueries*2*minLanes),
+		scores: make([]float32, scratchQueries*blockPanels*panelRows),
+		mins:   make([]float32, scratchQueries*2*minLanes),
 	}
 }
 

@@ -129,17 +129,31 @@ func queriesNear(rng *rand.Rand, store *embeddings.Store, m int, scale float64) 
 	return q
 }
 
-// forEachKernel runs f with the assembly kernels using AVX-VNNI integer sums and using AVX2
-// ones (each when the CPU has them), and with the portable ones.
+// kernels names the kernel configurations the tests cover: the AVX-512 Int8 kernel (full passes
+// of int8WideTiles tiles; the rest with the AVX-VNNI or AVX2 sums), the AVX2 assembly with
+// AVX-VNNI integer sums and with AVX2 ones, and the portable kernels.
+var kernels = []string{"assembly-avx512", "assembly-vnni", "assembly", "portable"}
+
+// useKernel switches the decoder to the named kernel configuration and returns a function that
+// restores the previous one, or ok = false when this CPU cannot run it.
+func useKernel(kernel string) (restore func(), ok bool) {
+	if kernel != "portable" && !useAVX2 || kernel == "assembly-vnni" && !useVNNI || kernel == "assembly-avx512" && !useAVX512 {
+		return nil, false
+	}
+	saved, savedVNNI, saved512 := useAVX2, useVNNI, useAVX512
+	useAVX2 = kernel != "portable"
+	useVNNI = kernel == "assembly-vnni" || kernel == "assembly-avx512" && useVNNI
+	useAVX512 = kernel == "assembly-avx512"
+	return func() { useAVX2, useVNNI, useAVX512 = saved, savedVNNI, saved512 }, true
+}
+
+// forEachKernel runs f with every kernel configuration this CPU can run.
 func forEachKernel(t *testing.T, f func(t *testing.T, kernel string)) {
-	for _, kernel := range []string{"assembly-vnni", "assembly", "portable"} {
-		if kernel != "portable" && !useAVX2 || kernel == "assembly-vnni" && !useVNNI {
-			continue
+	for _, kernel := range kernels {
+		if restore, ok := useKernel(kernel); ok {
+			f(t, kernel)
+			restore()
 		}
-		saved, savedVNNI := useAVX2, useVNNI
-		useAVX2, useVNNI = kernel != "portable", kernel == "assembly-vnni"
-		f(t, kernel)
-		useAVX2, useVNNI = saved, savedVNNI
 	}
 }
 

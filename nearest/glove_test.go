@@ -1,6 +1,7 @@
 package nearest_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,7 +18,7 @@ import (
 // gloveStore loads the topK most frequent words of the default GloVe cache. Without the data the
 // test is skipped on a developer's machine and fails in CI (CI=true), where `dptext data` runs
 // first.
-func gloveStore(t *testing.T, topK int) *embeddings.Store {
+func gloveStore(t testing.TB, topK int) *embeddings.Store {
 	t.Helper()
 	missing := func(reason string) {
 		if os.Getenv("CI") == "true" {
@@ -60,18 +61,28 @@ func naive(store *embeddings.Store, z []float64) int {
 	return best
 }
 
-// TestDecodersMatchNaiveOnGloVe decodes EMD-noisy vectors of GloVe words drawn by Zipf's law
-// over frequency rank, at every ε of the configs, with both methods, and compares each answer
-// with the naive float64 scan.
-func TestDecodersMatchNaiveOnGloVe(t *testing.T) {
-	store := gloveStore(t, 30000)
-	rng := rand.New(rand.NewPCG(2019, 16))
-	cum := make([]float64, store.Len())
+// zipfRows draws m rows of a vocabulary of n words by Zipf's law over rank (row r with
+// probability ∝ 1/(r+1)), the frequency profile of the corpus words EMD perturbs.
+func zipfRows(rng *rand.Rand, n, m int) []int {
+	cum := make([]float64, n)
 	total := 0.0
 	for r := range cum {
 		total += 1 / float64(r+1)
 		cum[r] = total
 	}
+	rows := make([]int, m)
+	for i := range rows {
+		rows[i] = min(n-1, sort.SearchFloat64s(cum, rng.Float64()*total))
+	}
+	return rows
+}
+
+// TestDecodersMatchNaiveOnGloVe decodes EMD-noisy vectors of GloVe words drawn by Zipf's law
+// over frequency rank, at every ε of the configs, with both methods and every kernel this CPU
+// runs, and compares each answer with the naive float64 scan.
+func TestDecodersMatchNaiveOnGloVe(t *testing.T) {
+	store := gloveStore(t, 30000)
+	rng := rand.New(rand.NewPCG(2019, 16))
 	decoders := map[nearest.Method]*nearest.Decoder{}
 	for _, m := range []nearest.Method{nearest.Float32, nearest.Int8} {
 		d, err := nearest.New(store, nearest.Options{Workers: 2, Method: m})
@@ -82,26 +93,64 @@ func TestDecodersMatchNaiveOnGloVe(t *testing.T) {
 	}
 	dim := store.Dim()
 	for _, eps := range []float64{5, 10, 15, 20, 25} {
-		rows := make([]int, 120)
-		for i := range rows {
-			rows[i] = min(store.Len()-1, sort.SearchFloat64s(cum, rng.Float64()*total))
-		}
+		rows := zipfRows(rng, store.Len(), 120)
 		queries := mechanisms.EMDQueries(rng, store, rows, eps)
 		want := make([]int, len(rows))
 		for i := range want {
 			want[i] = naive(store, queries[i*dim:(i+1)*dim])
 		}
-		for m, d := range decoders {
-			got := make([]int, len(rows))
-			d.Decode(queries, got)
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("ε = %g, method %s: query %d (word %q) decoded to %q, naive float64 to %q",
-						eps, m, i, store.Word(rows[i]), store.Word(got[i]), store.Word(want[i]))
+		for _, kernel := range nearest.Kernels {
+			restore, ok := nearest.UseKernel(kernel)
+			if !ok {
+				continue
+			}
+			for m, d := range decoders {
+				got := make([]int, len(rows))
+				d.Decode(queries, got)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("ε = %g, method %s, %s kernel: query %d (word %q) decoded to %q, naive float64 to %q",
+							eps, m, kernel, i, store.Word(rows[i]), store.Word(got[i]), store.Word(want[i]))
+					}
 				}
 			}
+			restore()
 		}
 	}
 	st := decoders[nearest.Int8].Stats()
 	t.Logf("int8: %.2f rows re-checked per query of %d", float64(st.Rechecked)/float64(st.Queries), store.Len())
+}
+
+// BenchmarkInt8GloVe decodes EMD-noisy vectors of GloVe words (top 100,000, words drawn by Zipf's
+// law over frequency rank) at ε = 10 and ε = 5 with each Int8 assembly kernel this CPU runs, the workload
+// of `dptext bench decode --glove`, so that the kernels can be compared and profiled
+// (`go test -bench Int8GloVe -cpuprofile`).
+func BenchmarkInt8GloVe(b *testing.B) {
+	store := gloveStore(b, 100000)
+	dec, err := nearest.New(store, nearest.Options{Method: nearest.Int8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, eps := range []float64{10, 5} {
+		rng := rand.New(rand.NewPCG(2019, 10))
+		rows := zipfRows(rng, store.Len(), 2000)
+		queries := mechanisms.EMDQueries(rng, store, rows, eps)
+		dst := make([]int, len(rows))
+		for _, kernel := range nearest.Kernels {
+			if kernel == "portable" { // it would take minutes here
+				continue
+			}
+			restore, ok := nearest.UseKernel(kernel)
+			if !ok {
+				continue
+			}
+			b.Run(fmt.Sprintf("epsilon=%g/kernel=%s", eps, kernel), func(b *testing.B) {
+				for b.Loop() {
+					dec.Decode(queries, dst)
+				}
+				b.ReportMetric(float64(len(rows))*float64(b.N)/b.Elapsed().Seconds(), "words/s")
+			})
+			restore()
+		}
+	}
 }

@@ -6,6 +6,38 @@ import "golang.org/x/sys/cpu"
 // tests switch it off to check the AVX2 sums.
 var useVNNI = cpu.X86.HasAVXVNNI
 
+// useAVX512 selects the AVX-512 Int8 kernel (runtime CPU check, which includes the operating
+// system's support for the 512-bit state); tests switch it off to check the others.
+var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
+
+// tileScoresInt8AVX512 is the assembly kernel for int8WideTiles query tiles at once
+// (int8_avx512_amd64.s); its results are those of tileScoresInt8AVX2 on each tile.
+//
+//go:noescape
+func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+
+// tileScoresInt8Wide scores ntiles ≤ int8WideTiles consecutive query tiles (see
+// tileScoresInt8Tiles for the layout) with the AVX-512 kernel when the CPU has it and the pass is
+// full, tile by tile otherwise.
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
+	if npanels == 0 {
+		return
+	}
+	if !useAVX512 || ntiles != int8WideTiles {
+		tileScoresInt8Tiles(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins)
+		return
+	}
+	const wq = int8WideTiles * int8TileQueries
+	// Bounds the assembly relies on.
+	_ = q[(int8WideTiles-1)*tileBytes+groups*4*int8TileQueries-1]
+	_ = panels[npanels*groups*groupBytes-1]
+	_ = info[npanels*infoFields*panelRows-1]
+	_ = consts[wq*queryConsts*8-1]
+	_ = out[(wq-1)*outStride+npanels*panelRows-1]
+	_ = mins[wq*2*minLanes-1]
+	tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &mins[0])
+}
+
 // tileScoresInt8AVX2 is the assembly version of tileScoresInt8Go (int8_amd64.s); vnni selects
 // the AVX-VNNI integer sums.
 //

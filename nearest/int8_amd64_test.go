@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +80,133 @@ func TestInt8KernelVNNIMatchesAVX2(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The AVX-512 Int8 kernel must give, for each of its int8WideTiles query tiles, exactly the
+// lower bounds and lane minima of the AVX2 kernel on that tile: the integer sums are exact and
+// the epilogue performs the same float32 operations in the same order. The inputs span the
+// kernel's contract: extreme bytes and query levels, padding rows (+Inf info), negative and
+// zero constants, minima that start finite (so the order in which the two halves of a panel
+// are folded in matters), an output stride wider than the panels written, and a long row.
+func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
+	if !useAVX2 || !useAVX512 {
+		// CI's machines have AVX-512 (F, BW, VL, VNNI), so there the comparison must run.
+		if os.Getenv("CI") == "true" {
+			t.Fatal("this CPU lacks AVX2+FMA or AVX-512 F/BW/VL/VNNI, but CI must compare the AVX-512 and AVX2 kernels")
+		}
+		t.Skip("this CPU lacks AVX2+FMA or AVX-512 F/BW/VL/VNNI: the AVX-512 kernel cannot run here")
+	}
+	const wq = int8WideTiles * int8TileQueries
+	rng := rand.New(rand.NewPCG(16, 512))
+	for _, groups := range []int{2, 4, 26, 2 * ((MaxInt8Dim + 7) / 8)} {
+		for _, npanels := range []int{1, 3, 64} {
+			for trial := range 5 {
+				tileBytes := groups * 4 * int8TileQueries
+				q := make([]int8, int8WideTiles*tileBytes)
+				for i := range q {
+					switch trial {
+					case 1:
+						q[i] = queryLevels
+					case 2:
+						q[i] = -queryLevels
+					default:
+						q[i] = int8(rng.IntN(2*queryLevels+1) - queryLevels)
+					}
+				}
+				panels := make([]uint8, npanels*groups*groupBytes)
+				for i := range panels {
+					switch trial {
+					case 1, 2:
+						panels[i] = 255
+					case 3:
+						panels[i] = uint8(255 * rng.IntN(2))
+					default:
+						panels[i] = uint8(rng.IntN(256))
+					}
+				}
+				info := make([]float32, npanels*infoFields*panelRows)
+				for i := range info {
+					info[i] = float32(rng.NormFloat64() * math.Ldexp(1, rng.IntN(20)-10))
+				}
+				if trial == 4 { // padding rows, as quantise leaves them
+					for p := range npanels {
+						for j := panelRows / 2; j < panelRows; j++ {
+							for f := range infoFields {
+								info[p*infoFields*panelRows+f*panelRows+j] = 0
+							}
+							info[p*infoFields*panelRows+j] = float32(math.Inf(1))
+						}
+					}
+				}
+				consts := make([]float32, wq*queryConsts*8)
+				for r := range wq {
+					for c := range queryConsts {
+						v := float32(rng.NormFloat64())
+						if c >= 2 { // α, β, γ are ≥ 0
+							v = float32(math.Abs(float64(v)))
+						}
+						for l := range 8 {
+							consts[(r*queryConsts+c)*8+l] = v
+						}
+					}
+				}
+				outStride := npanels*panelRows + 16*rng.IntN(3)
+				startMins := make([]float32, wq*2*minLanes)
+				for i := range startMins {
+					startMins[i] = float32(math.Inf(1))
+					if trial%2 == 0 {
+						startMins[i] = float32(rng.NormFloat64() * 100)
+					}
+				}
+				out1, out2 := make([]float32, wq*outStride), make([]float32, wq*outStride)
+				mins1, mins2 := slices.Clone(startMins), slices.Clone(startMins)
+				tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out1[0], outStride, &mins1[0])
+				for i := range int8WideTiles {
+					r := i * int8TileQueries
+					tileScoresInt8AVX2(&q[i*tileBytes], &panels[0], &info[0], &consts[r*queryConsts*8], groups, npanels,
+						&out2[r*outStride], outStride, &mins2[r*2*minLanes], false)
+				}
+				for i := range out1 {
+					if math.Float32bits(out1[i]) != math.Float32bits(out2[i]) {
+						t.Fatalf("groups %d, panels %d, trial %d: out[%d] = %g with AVX-512, %g with AVX2", groups, npanels, trial, i, out1[i], out2[i])
+					}
+				}
+				for i := range mins1 {
+					if math.Float32bits(mins1[i]) != math.Float32bits(mins2[i]) {
+						t.Fatalf("groups %d, panels %d, trial %d: mins[%d] = %g with AVX-512, %g with AVX2", groups, npanels, trial, i, mins1[i], mins2[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAVX512KernelSelected checks the runtime detection against the kernel's own reading of the
+// CPU flags (Linux's /proc/cpuinfo): on a CPU with AVX-512 F, BW, VL and VNNI the decoder must
+// choose the AVX-512 kernel; in CI, whose machines have them, the flags must be there.
+func TestAVX512KernelSelected(t *testing.T) {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI must check the AVX-512 kernel's selection, but /proc/cpuinfo is unreadable: %v", err)
+		}
+		t.Skip("no /proc/cpuinfo: cannot read the CPU's flags independently")
+	}
+	has := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if name, flags, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "flags" {
+			for _, f := range strings.Fields(flags) {
+				has[f] = true
+			}
+			break
+		}
+	}
+	all := has["avx512f"] && has["avx512bw"] && has["avx512vl"] && has["avx512_vnni"]
+	if !all && os.Getenv("CI") == "true" {
+		t.Fatal("CI's machines have AVX-512 F/BW/VL/VNNI, but this CPU's flags lack one")
+	}
+	if all != useAVX512 {
+		t.Fatalf("/proc/cpuinfo says AVX-512 F/BW/VL/VNNI = %v, the decoder's detection says %v", all, useAVX512)
 	}
 }

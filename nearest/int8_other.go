@@ -5,7 +5,15 @@ package nearest
 // useVNNI is false off amd64: the portable Int8 kernel is the only one.
 var useVNNI = false
 
+// useAVX512 is false off amd64.
+var useAVX512 = false
+
 // tileScoresInt8 runs the portable Int8 kernel.
 func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
 	tileScoresInt8Go(q, panels, info, consts, groups, npanels, out, outStride, mins)
+}
+
+// tileScoresInt8Wide scores the ntiles query tiles one by one.
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
+	tileScoresInt8Tiles(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins)
 }

@@ -60,6 +60,7 @@ const MaxInt8Dim = 1024
 // has queryConsts constants broadcast to 8 lanes.
 const (
 	int8TileQueries = 4
+	int8WideTiles   = 3 // tiles per pass of the AVX-512 kernel (12 queries)
 	groupBytes      = 4 * panelRows
 	infoFields      = 6 // ‖v‖²₃₂, m_v, s_v, ‖v‖↑, ‖e_v‖↑, W_v↑
 	queryConsts     = 5 // B_z, 2s_z, α = 2‖d‖, β = 2‖ẑ‖, γ
@@ -201,20 +202,22 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 		qz.prepareQuery(z, s.packedInt[tile*tileBytes:(tile+1)*tileBytes], q%tq,
 			s.consts[tile*tileConsts+(q%tq)*queryConsts*8:])
 	}
-	mins := s.mins[:tq*2*minLanes]
 	stride := blockPanels * panelRows
+	ntiles := hi - lo
 	for p0 := 0; p0 < d.npanels; p0 += blockPanels {
 		np := min(blockPanels, d.npanels-p0)
 		panels := qz.panels[p0*qz.groups*groupBytes : (p0+np)*qz.groups*groupBytes]
 		info := qz.info[p0*infoFields*panelRows : (p0+np)*infoFields*panelRows]
-		for tile := 0; tile < hi-lo; tile++ {
+		for t0 := 0; t0 < ntiles; t0 += int8WideTiles {
+			nt := min(int8WideTiles, ntiles-t0)
+			mins := s.mins[:nt*tq*2*minLanes]
 			for i := range mins {
 				mins[i] = float32(math.Inf(1))
 			}
-			tileScoresInt8(s.packedInt[tile*tileBytes:(tile+1)*tileBytes], panels, info,
-				s.consts[tile*tileConsts:(tile+1)*tileConsts], qz.groups, np, s.scores, stride, mins)
-			for r := range tq {
-				q := tile*tq + r
+			tileScoresInt8Wide(s.packedInt[t0*tileBytes:(t0+nt)*tileBytes], tileBytes, nt, panels, info,
+				s.consts[t0*tileConsts:(t0+nt)*tileConsts], qz.groups, np, s.scores, stride, mins)
+			for r := range nt * tq {
+				q := t0*tq + r
 				if q >= nq {
 					break
 				}
@@ -255,6 +258,17 @@ func (s *decodeScratch) collectBounds(q int, lower, lanes []float32, firstRow in
 		if l <= threshold {
 			s.candidates[q] = append(s.candidates[q], decodeCandidate{row: int32(firstRow + j), score: l})
 		}
+	}
+}
+
+// tileScoresInt8Tiles scores ntiles consecutive query tiles (tile i at q[i·tileBytes:], its
+// constants at consts[i·int8TileQueries·queryConsts·8:]) one by one with tileScoresInt8: query r
+// of the pass (tile r/int8TileQueries) writes out[r*outStride:] and mins[r*2*minLanes:].
+func tileScoresInt8Tiles(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
+	const tq = int8TileQueries
+	for i := range ntiles {
+		tileScoresInt8(q[i*tileBytes:(i+1)*tileBytes], panels, info, consts[i*tq*queryConsts*8:(i+1)*tq*queryConsts*8],
+			groups, npanels, out[i*tq*outStride:], outStride, mins[i*tq*2*minLanes:(i+1)*tq*2*minLanes])
 	}
 }
 

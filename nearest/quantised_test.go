@@ -11,29 +11,32 @@ import (
 )
 
 // int8Bounds runs the Int8 kernel for query z over the whole vocabulary of d and returns every
-// row's lower and upper bound.
+// row's lower and upper bound. The query goes in the first slot of a pass of int8WideTiles
+// tiles, so that the AVX-512 kernel runs when it is selected.
 func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
+	const wq = int8WideTiles * int8TileQueries
 	q := d.q
-	tile := make([]int8, q.groups*4*int8TileQueries)
-	consts := make([]float32, int8TileQueries*queryConsts*8)
-	q.prepareQuery(z, tile, 0, consts)
+	tileBytes := q.groups * 4 * int8TileQueries
+	tiles := make([]int8, int8WideTiles*tileBytes)
+	consts := make([]float32, wq*queryConsts*8)
+	q.prepareQuery(z, tiles, 0, consts)
 	n := d.store.Len()
-	out := make([]float32, int8TileQueries*d.npanels*panelRows)
+	out := make([]float32, wq*d.npanels*panelRows)
 	stride := d.npanels * panelRows
-	mins := make([]float32, int8TileQueries*2*minLanes)
-	tileScoresInt8(tile, q.panels, q.info, consts, q.groups, d.npanels, out, stride, mins)
+	mins := make([]float32, wq*2*minLanes)
+	tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, q.panels, q.info, consts, q.groups, d.npanels, out, stride, mins)
 	lower = out[:n]
 	// The kernel keeps only lane minima of U: each row's own U comes from a one-row panel (the
 	// other rows padding, whose bounds are +Inf), whose L must equal the full scan's.
 	upper = make([]float32, n)
 	for w := range n {
-		one := &Decoder{store: d.store, dim: d.dim, npanels: 1, q: singleRow(q, w)}
-		o := make([]float32, int8TileQueries*panelRows)
-		m := make([]float32, int8TileQueries*2*minLanes)
+		one := singleRow(q, w)
+		o := make([]float32, wq*panelRows)
+		m := make([]float32, wq*2*minLanes)
 		for i := range m {
 			m[i] = float32(math.Inf(1))
 		}
-		tileScoresInt8(tile, one.q.panels, one.q.info, consts, q.groups, 1, o, panelRows, m)
+		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, one.panels, one.info, consts, q.groups, 1, o, panelRows, m)
 		if o[0] != lower[w] {
 			panic(fmt.Sprintf("row %d: lower bound %g alone, %g in the full scan", w, o[0], lower[w]))
 		}
@@ -233,7 +236,7 @@ func TestExactTiesGoToTheLowestRow(t *testing.T) {
 
 // FuzzDecodersMatchNaive builds a small vocabulary and queries from the fuzzer's bytes (each
 // value a signed byte times a power of two chosen by the next byte, so rows mix tiny and huge
-// coordinates, duplicates and ties) and checks both methods and both kernels against the naive
+// coordinates, duplicates and ties) and checks both methods and every kernel against the naive
 // float64 scan.
 func FuzzDecodersMatchNaive(f *testing.F) {
 	f.Add([]byte{3, 5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18})
@@ -257,7 +260,7 @@ func FuzzDecodersMatchNaive(f *testing.F) {
 			vecs[i] = float32(value())
 		}
 		store := mustStore(t, vecs, dim)
-		queries := make([]float64, 7*dim)
+		queries := make([]float64, 25*dim) // 7 tiles: full AVX-512 passes at 1, 2 and 3 workers
 		for i := range queries {
 			queries[i] = value()
 		}
