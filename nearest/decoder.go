@@ -230,6 +230,8 @@ type decodeScratch struct {
 	consts     []float32 // Int8: tiles × int8TileQueries × queryConsts × 8
 	scores     []float32 // scratchQueries × blockPanels·panelRows
 	mins       []float32 // scratchQueries × 2·minLanes
+	thr        []float32 // Int8: per query of a pass, the threshold its rows are flagged against
+	masks      []uint16  // Int8: per query of a pass, blockPanels masks of flagged rows
 	best       []float32 // per query: smallest float32 score (Float32) or upper bound (Int8) seen
 	best2      []float32 // per query, Decode2 only: second smallest of the same (distinct rows)
 	margin     []float32 // per query: error bound of float32 scores (Float32 only; see margin)
@@ -251,6 +253,8 @@ func (d *Decoder) newScratch() any {
 	return &decodeScratch{
 		scores: make([]float32, scratchQueries*blockPanels*panelRows),
 		mins:   make([]float32, scratchQueries*2*minLanes),
+		thr:    make([]float32, scratchQueries),
+		masks:  make([]uint16, scratchQueries*blockPanels),
 	}
 }
 
@@ -317,7 +321,7 @@ func (d *Decoder) decodeTiles(queries []float64, dst, second []int, lo, hi int) 
 				}
 				scores, lanes := s.scores[r*blockPanels*panelRows:r*blockPanels*panelRows+width], mins[r*minLanes:(r+1)*minLanes]
 				if second != nil {
-					s.collect2(q, scores, lanes, lanes, s.margin[q], p0*panelRows)
+					s.collect2(q, scores, lanes, lanes, s.margin[q], p0*panelRows, nil)
 				} else {
 					s.collect(q, scores, lanes, p0*panelRows)
 				}
@@ -370,21 +374,59 @@ func (s *decodeScratch) collect(q int, scores, lanes []float32, firstRow int) {
 }
 
 // redecide returns the decodeCandidate (with score ≤ threshold) nearest to z in float64, ties by
-// lowest row. Candidates are in increasing row order.
+// lowest row. Candidates are in increasing row order. Their distances are computed four at a
+// time (independent sums, so the additions overlap), each exactly as decodeDistance does.
 func (d *Decoder) redecide(z []float64, cands []decodeCandidate, threshold float32) int {
 	bestRow, bestDist := -1, math.Inf(1)
-	checked := 0
+	var rows [4]int
+	k, checked := 0, 0
+	flush := func() {
+		var dist [4]float64
+		if k == 4 {
+			dist[0], dist[1], dist[2], dist[3] = decodeDistance4(z, d.store.Vector(rows[0]), d.store.Vector(rows[1]),
+				d.store.Vector(rows[2]), d.store.Vector(rows[3]))
+		} else {
+			for i := range k {
+				dist[i] = decodeDistance(z, d.store.Vector(rows[i]))
+			}
+		}
+		for i := range k {
+			if dist[i] < bestDist {
+				bestRow, bestDist = rows[i], dist[i]
+			}
+		}
+		k = 0
+	}
 	for _, c := range cands {
 		if c.score > threshold {
 			continue
 		}
 		checked++
-		if dist := decodeDistance(z, d.store.Vector(int(c.row))); dist < bestDist {
-			bestRow, bestDist = int(c.row), dist
+		rows[k] = int(c.row)
+		if k++; k == 4 {
+			flush()
 		}
 	}
+	flush()
 	d.rechecked.Add(int64(checked))
 	return bestRow
+}
+
+// decodeDistance4 returns decodeDistance of z and each of a, b, c and e.
+func decodeDistance4(z []float64, a, b, c, e []float32) (float64, float64, float64, float64) {
+	a, b, c, e = a[:len(z)], b[:len(z)], c[:len(z)], e[:len(z)]
+	sa, sb, sc, se := 0.0, 0.0, 0.0, 0.0
+	for t, x := range z {
+		da := x - float64(a[t])
+		sa += da * da
+		db := x - float64(b[t])
+		sb += db * db
+		dc := x - float64(c[t])
+		sc += dc * dc
+		de := x - float64(e[t])
+		se += de * de
+	}
+	return sa, sb, sc, se
 }
 
 // collect2 is collect for Decode2. upperLanes hold, lane by lane, the smallest score (Float32)
@@ -393,8 +435,9 @@ func (d *Decoder) redecide(z []float64, cands []decodeCandidate, threshold float
 // distinct rows, so folding every lane into the running pair (best, best2) keeps best2 at or above
 // the second-smallest score (upper bound) of all rows seen: at least two rows score at most
 // best2. A row is kept while its score (lower bound) is within margin of best2; blocks whose
-// smallest is beyond that are skipped.
-func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32, margin float32, firstRow int) {
+// smallest is beyond that are skipped. With masks (Int8 only) only the rows they flag are
+// looked at (see tileScoresInt8Pass).
+func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32, margin float32, firstRow int, masks []uint16) {
 	for _, u := range upperLanes {
 		switch {
 		case u < s.best[q]:
@@ -409,6 +452,10 @@ func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32,
 	}
 	threshold := s.best2[q] + margin
 	if blockMin > threshold {
+		return
+	}
+	if masks != nil {
+		s.appendFlagged(q, lower, masks, threshold, firstRow)
 		return
 	}
 	for j, f := range lower {

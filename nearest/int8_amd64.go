@@ -14,17 +14,16 @@ var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 // (int8_avx512_amd64.s); its results are those of tileScoresInt8AVX2 on each tile.
 //
 //go:noescape
-func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins, thr *float32, masks *uint16)
 
-// tileScoresInt8Wide scores ntiles ≤ int8WideTiles consecutive query tiles (see
-// tileScoresInt8Tiles for the layout) with the AVX-512 kernel when the CPU has it and the pass is
-// full, tile by tile otherwise.
-func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
+// tileScoresInt8Wide is tileScoresInt8Pass, with the AVX-512 kernel when the CPU has it and the
+// pass is full.
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins, thr []float32, masks []uint16) {
 	if npanels == 0 {
 		return
 	}
 	if !useAVX512 || ntiles != int8WideTiles {
-		tileScoresInt8Tiles(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins)
+		tileScoresInt8Pass(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins, thr, masks)
 		return
 	}
 	const wq = int8WideTiles * int8TileQueries
@@ -35,7 +34,12 @@ func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, c
 	_ = consts[wq*queryConsts*8-1]
 	_ = out[(wq-1)*outStride+npanels*panelRows-1]
 	_ = mins[wq*2*minLanes-1]
-	tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &mins[0])
+	_ = thr[wq-1]
+	_ = masks[wq*blockPanels-1]
+	if npanels > blockPanels {
+		panic("nearest: more panels than masks per query")
+	}
+	tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &mins[0], &thr[0], &masks[0])
 }
 
 // tileScoresInt8AVX2 is the assembly version of tileScoresInt8Go (int8_amd64.s); vnni selects

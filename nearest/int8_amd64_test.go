@@ -88,7 +88,8 @@ func TestInt8KernelVNNIMatchesAVX2(t *testing.T) {
 // the epilogue performs the same float32 operations in the same order. The inputs span the
 // kernel's contract: extreme bytes and query levels, padding rows (+Inf info), negative and
 // zero constants, minima that start finite (so the order in which the two halves of a panel
-// are folded in matters), an output stride wider than the panels written, and a long row.
+// are folded in matters), an output stride wider than the panels written, and a long row. The
+// row masks must flag exactly the lower bounds ≤ each query's threshold.
 func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 	if !useAVX2 || !useAVX512 {
 		// CI's machines have AVX-512 (F, BW, VL, VNNI), so there the comparison must run.
@@ -161,15 +162,43 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 				}
 				out1, out2 := make([]float32, wq*outStride), make([]float32, wq*outStride)
 				mins1, mins2 := slices.Clone(startMins), slices.Clone(startMins)
-				tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out1[0], outStride, &mins1[0])
 				for i := range int8WideTiles {
 					r := i * int8TileQueries
 					tileScoresInt8AVX2(&q[i*tileBytes], &panels[0], &info[0], &consts[r*queryConsts*8], groups, npanels,
 						&out2[r*outStride], outStride, &mins2[r*2*minLanes], false)
 				}
+				// Thresholds equal to some row's bound (the comparison must be ≤), random, ±Inf.
+				thr := make([]float32, wq)
+				for r := range thr {
+					switch r % 4 {
+					case 0:
+						thr[r] = out2[r*outStride+rng.IntN(npanels*panelRows)]
+					case 1:
+						thr[r] = float32(rng.NormFloat64() * 100)
+					case 2:
+						thr[r] = float32(math.Inf(1))
+					default:
+						thr[r] = float32(math.Inf(-1))
+					}
+				}
+				masks := make([]uint16, wq*blockPanels)
+				tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out1[0], outStride, &mins1[0], &thr[0], &masks[0])
 				for i := range out1 {
 					if math.Float32bits(out1[i]) != math.Float32bits(out2[i]) {
 						t.Fatalf("groups %d, panels %d, trial %d: out[%d] = %g with AVX-512, %g with AVX2", groups, npanels, trial, i, out1[i], out2[i])
+					}
+				}
+				for r := range wq {
+					for p := range npanels {
+						var want uint16
+						for j := range panelRows {
+							if out2[r*outStride+p*panelRows+j] <= thr[r] {
+								want |= 1 << j
+							}
+						}
+						if got := masks[r*blockPanels+p]; got != want {
+							t.Fatalf("groups %d, panels %d, trial %d: query %d, panel %d: mask %016b, want %016b (threshold %g)", groups, npanels, trial, r, p, got, want, thr[r])
+						}
 					}
 				}
 				for i := range mins1 {

@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins *float32)
+// func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins, thr *float32, masks *uint16)
 //
 // The Int8 kernel for AVX-512 (F, BW, VL and VNNI), on int8WideTiles = 3 consecutive query tiles
 // (12 queries, tile i at q + i·tileBytes) per pass over the panels. Its result is that of
@@ -15,8 +15,9 @@
 // Epilogue per panel: the 6 info fields stay in Z13–Z18 for the 12 queries; per query
 // f = ‖v‖² − 2s_z·(m·B + s·I), b = α‖v‖ + β‖e‖ + γW (constants broadcast from memory), L = f − b
 // is stored, and L and U = f + b are folded into the 8-lane minima as the AVX2 kernel folds its
-// two halves: first rows 0–7, then rows 8–15.
-TEXT ·tileScoresInt8AVX512(SB), NOSPLIT, $0-80
+// two halves: first rows 0–7, then rows 8–15. Bit j of masks[r·blockPanels + p] (blockPanels =
+// 64 masks per query) is set when row j of panel p has L ≤ thr[r] for query r of the pass.
+TEXT ·tileScoresInt8AVX512(SB), NOSPLIT, $0-96
 	MOVQ q+0(FP), SI
 	MOVQ tileBytes+8(FP), R14
 	MOVQ panels+16(FP), BX
@@ -90,6 +91,11 @@ wGroupLoop:
 	VMOVUPS 256(DX), Z17
 	VMOVUPS 320(DX), Z18
 	MOVQ DI, AX
+	MOVQ npanels+48(FP), R11
+	SUBQ R8, R11
+	SHLQ $1, R11
+	ADDQ masks+88(FP), R11 // this panel's mask of query 0
+	MOVQ thr+80(FP), R13
 	// Query 0: constants at 0(R12) (B, 2s_z, α, β, γ 32 bytes apart), minima at 0(R10).
 	VCVTDQ2PS Z0, Z0
 	VMULPS.BCST 0(R12), Z13, Z19
@@ -102,6 +108,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 0(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 0(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 0(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -123,6 +131,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 4(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 128(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 64(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -144,6 +154,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 8(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 256(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 128(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -165,6 +177,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 12(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 384(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 192(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -186,6 +200,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 16(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 512(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 256(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -207,6 +223,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 20(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 640(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 320(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -228,6 +246,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 24(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 768(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 384(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -249,6 +269,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 28(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 896(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 448(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -270,6 +292,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 32(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 1024(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 512(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -291,6 +315,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 36(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 1152(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 576(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -312,6 +338,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 40(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 1280(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 640(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22
@@ -333,6 +361,8 @@ wGroupLoop:
 	VSUBPS Z21, Z20, Z22
 	VADDPS Z21, Z20, Z23
 	VMOVUPS Z22, (AX)
+	VCMPPS.BCST $2, 44(R13), Z22, K1 // L ≤ thr (ordered)
+	KMOVW K1, 1408(R11)
 	VEXTRACTF64X4 $1, Z22, Y24
 	VMINPS 704(R10), Y22, Y22
 	VMINPS Y22, Y24, Y22

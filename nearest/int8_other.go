@@ -13,7 +13,7 @@ func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, np
 	tileScoresInt8Go(q, panels, info, consts, groups, npanels, out, outStride, mins)
 }
 
-// tileScoresInt8Wide scores the ntiles query tiles one by one.
-func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
-	tileScoresInt8Tiles(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins)
+// tileScoresInt8Wide is tileScoresInt8Pass.
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins, thr []float32, masks []uint16) {
+	tileScoresInt8Pass(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins, thr, masks)
 }

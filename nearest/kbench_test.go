@@ -29,7 +29,7 @@ func BenchmarkKernelTmp(b *testing.B) {
 			saved := useAVX512
 			useAVX512 = k == "avx512"
 			for b.Loop() {
-				tileScoresInt8Wide(q, tileBytes, 3, panels, info, consts, groups, np, out, np*panelRows, mins)
+				tileScoresInt8Wide(q, tileBytes, 3, panels, info, consts, groups, np, out, np*panelRows, mins, make([]float32, 12), make([]uint16, 12*64))
 			}
 			useAVX512 = saved
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(12*np*16*groups), "ns/rowgroupquery")

@@ -2,6 +2,7 @@ package nearest
 
 import (
 	"math"
+	"math/bits"
 
 	"dptext/embeddings"
 )
@@ -214,18 +215,32 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 			for i := range mins {
 				mins[i] = float32(math.Inf(1))
 			}
+			// A row is kept only if its lower bound is within the query's best upper bound
+			// (best2 for Decode2), which only decreases: the kernel flags the rows within the
+			// best so far, and the collectors re-test them against the block's lowered best.
+			thr := s.thr[:nt*tq]
+			for r := range thr {
+				thr[r] = float32(math.Inf(1))
+				if q := t0*tq + r; q < nq {
+					thr[r] = s.best[q]
+					if second != nil {
+						thr[r] = s.best2[q]
+					}
+				}
+			}
 			tileScoresInt8Wide(s.packedInt[t0*tileBytes:(t0+nt)*tileBytes], tileBytes, nt, panels, info,
-				s.consts[t0*tileConsts:(t0+nt)*tileConsts], qz.groups, np, s.scores, stride, mins)
+				s.consts[t0*tileConsts:(t0+nt)*tileConsts], qz.groups, np, s.scores, stride, mins, thr, s.masks)
 			for r := range nt * tq {
 				q := t0*tq + r
 				if q >= nq {
 					break
 				}
 				lower, lanes := s.scores[r*stride:r*stride+np*panelRows], mins[r*2*minLanes:(r+1)*2*minLanes]
+				masks := s.masks[r*blockPanels : r*blockPanels+np]
 				if second != nil {
-					s.collect2(q, lower, lanes[:minLanes], lanes[minLanes:], 0, p0*panelRows)
+					s.collect2(q, lower, lanes[:minLanes], lanes[minLanes:], 0, p0*panelRows, masks)
 				} else {
-					s.collectBounds(q, lower, lanes, p0*panelRows)
+					s.collectBounds(q, lower, masks, lanes, p0*panelRows)
 				}
 			}
 		}
@@ -243,8 +258,9 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 // collectBounds lowers the query's best upper bound with the block's and records the block's
 // rows whose lower bound does not exceed it. lanes holds the block's lane-wise minima of the
 // lower bounds (first minLanes) and upper bounds (next minLanes); a block whose smallest lower
-// bound exceeds the best upper bound is skipped after one comparison.
-func (s *decodeScratch) collectBounds(q int, lower, lanes []float32, firstRow int) {
+// bound exceeds the best upper bound is skipped after one comparison. masks flags, panel by
+// panel, a superset of the rows to record (see tileScoresInt8Pass).
+func (s *decodeScratch) collectBounds(q int, lower []float32, masks []uint16, lanes []float32, firstRow int) {
 	minL, minU := lanes[0], lanes[minLanes]
 	for l := 1; l < minLanes; l++ {
 		minL, minU = min(minL, lanes[l]), min(minU, lanes[minLanes+l])
@@ -253,22 +269,44 @@ func (s *decodeScratch) collectBounds(q int, lower, lanes []float32, firstRow in
 	if minL > s.best[q] {
 		return
 	}
-	threshold := s.best[q]
-	for j, l := range lower {
-		if l <= threshold {
-			s.candidates[q] = append(s.candidates[q], decodeCandidate{row: int32(firstRow + j), score: l})
+	s.appendFlagged(q, lower, masks, s.best[q], firstRow)
+}
+
+// appendFlagged appends to query q's candidates, in increasing row order, the rows flagged in
+// masks (bit j of masks[p]: row p·panelRows + j of lower) whose lower bound is ≤ threshold.
+func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, threshold float32, firstRow int) {
+	for p, m := range masks {
+		for m != 0 {
+			j := p*panelRows + bits.TrailingZeros16(m)
+			m &= m - 1
+			if l := lower[j]; l <= threshold {
+				s.candidates[q] = append(s.candidates[q], decodeCandidate{row: int32(firstRow + j), score: l})
+			}
 		}
 	}
 }
 
-// tileScoresInt8Tiles scores ntiles consecutive query tiles (tile i at q[i·tileBytes:], its
+// tileScoresInt8Pass scores ntiles consecutive query tiles (tile i at q[i·tileBytes:], its
 // constants at consts[i·int8TileQueries·queryConsts·8:]) one by one with tileScoresInt8: query r
-// of the pass (tile r/int8TileQueries) writes out[r*outStride:] and mins[r*2*minLanes:].
-func tileScoresInt8Tiles(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins []float32) {
+// of the pass (tile r/int8TileQueries) writes out[r*outStride:] and mins[r*2*minLanes:]. It
+// then sets bit j of masks[r*blockPanels+p] when row j of panel p has a lower bound ≤ thr[r]
+// (and clears the others): the rows query r must look at.
+func tileScoresInt8Pass(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins, thr []float32, masks []uint16) {
 	const tq = int8TileQueries
 	for i := range ntiles {
 		tileScoresInt8(q[i*tileBytes:(i+1)*tileBytes], panels, info, consts[i*tq*queryConsts*8:(i+1)*tq*queryConsts*8],
 			groups, npanels, out[i*tq*outStride:], outStride, mins[i*tq*2*minLanes:(i+1)*tq*2*minLanes])
+	}
+	for r := range ntiles * tq {
+		for p := range npanels {
+			var m uint16
+			for j, l := range out[r*outStride+p*panelRows : r*outStride+(p+1)*panelRows] {
+				if l <= thr[r] {
+					m |= 1 << j
+				}
+			}
+			masks[r*blockPanels+p] = m
+		}
 	}
 }
 

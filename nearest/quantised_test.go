@@ -24,7 +24,13 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 	out := make([]float32, wq*d.npanels*panelRows)
 	stride := d.npanels * panelRows
 	mins := make([]float32, wq*2*minLanes)
-	tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, q.panels, q.info, consts, q.groups, d.npanels, out, stride, mins)
+	thr := make([]float32, wq)
+	masks := make([]uint16, wq*blockPanels)
+	for p0 := 0; p0 < d.npanels; p0 += blockPanels { // at most blockPanels panels per call
+		np := min(blockPanels, d.npanels-p0)
+		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, q.panels[p0*q.groups*groupBytes:], q.info[p0*infoFields*panelRows:],
+			consts, q.groups, np, out[p0*panelRows:], stride, mins, thr, masks)
+	}
 	lower = out[:n]
 	// The kernel keeps only lane minima of U: each row's own U comes from a one-row panel (the
 	// other rows padding, whose bounds are +Inf), whose L must equal the full scan's.
@@ -36,7 +42,7 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 		for i := range m {
 			m[i] = float32(math.Inf(1))
 		}
-		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, one.panels, one.info, consts, q.groups, 1, o, panelRows, m)
+		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, one.panels, one.info, consts, q.groups, 1, o, panelRows, m, thr, masks)
 		if o[0] != lower[w] {
 			panic(fmt.Sprintf("row %d: lower bound %g alone, %g in the full scan", w, o[0], lower[w]))
 		}
