@@ -229,7 +229,7 @@ type decodeScratch struct {
 	packedInt  []int8    // Int8: tiles × groups × int8TileQueries × 4
 	consts     []float32 // Int8: tiles × int8TileQueries × queryConsts × 8
 	scores     []float32 // scratchQueries × blockPanels·panelRows
-	mins       []float32 // scratchQueries × 2·minLanes
+	mins       []float32 // per query of a kernel call, minLanes (Float32) or panelRows (Int8) lane minima
 	thr        []float32 // Int8: per query of a pass, the threshold its rows are flagged against
 	masks      []uint16  // Int8: per query of a pass, blockPanels masks of flagged rows
 	best       []float32 // per query: smallest float32 score (Float32) or upper bound (Int8) seen
@@ -252,7 +252,7 @@ const scratchQueries = max(tileQueries, int8WideTiles*int8TileQueries)
 func (d *Decoder) newScratch() any {
 	return &decodeScratch{
 		scores: make([]float32, scratchQueries*blockPanels*panelRows),
-		mins:   make([]float32, scratchQueries*2*minLanes),
+		mins:   make([]float32, scratchQueries*panelRows),
 		thr:    make([]float32, scratchQueries),
 		masks:  make([]uint16, scratchQueries*blockPanels),
 	}
@@ -435,8 +435,8 @@ func decodeDistance4(z []float64, a, b, c, e []float32) (float64, float64, float
 // distinct rows, so folding every lane into the running pair (best, best2) keeps best2 at or above
 // the second-smallest score (upper bound) of all rows seen: at least two rows score at most
 // best2. A row is kept while its score (lower bound) is within margin of best2; blocks whose
-// smallest is beyond that are skipped. With masks (Int8 only) only the rows they flag are
-// looked at (see tileScoresInt8Pass).
+// smallest is beyond that are skipped. With masks (Int8 only; lowerLanes is then unused) only
+// the rows they flag are looked at (see tileScoresInt8Pass).
 func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32, margin float32, firstRow int, masks []uint16) {
 	for _, u := range upperLanes {
 		switch {
@@ -446,16 +446,16 @@ func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32,
 			s.best2[q] = u
 		}
 	}
+	threshold := s.best2[q] + margin
+	if masks != nil {
+		s.appendFlagged(q, lower, masks, threshold, firstRow)
+		return
+	}
 	blockMin := lowerLanes[0]
 	for _, m := range lowerLanes[1:] {
 		blockMin = min(blockMin, m)
 	}
-	threshold := s.best2[q] + margin
 	if blockMin > threshold {
-		return
-	}
-	if masks != nil {
-		s.appendFlagged(q, lower, masks, threshold, firstRow)
 		return
 	}
 	for j, f := range lower {

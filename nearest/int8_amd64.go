@@ -10,20 +10,20 @@ var useVNNI = cpu.X86.HasAVXVNNI
 // system's support for the 512-bit state); tests switch it off to check the others.
 var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
 
-// tileScoresInt8AVX512 is the assembly kernel for int8WideTiles query tiles at once
-// (int8_avx512_amd64.s); its results are those of tileScoresInt8AVX2 on each tile.
+// tileScoresInt8AVX512 is the assembly version of tileScoresInt8Pass for int8WideTiles query
+// tiles (int8_avx512_amd64.s); its lower bounds are bit-identical to tileScoresInt8AVX2's.
 //
 //go:noescape
-func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, mins, thr *float32, masks *uint16)
+func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *float32, groups, npanels int, out *float32, outStride int, minU, thr *float32, masks *uint16)
 
 // tileScoresInt8Wide is tileScoresInt8Pass, with the AVX-512 kernel when the CPU has it and the
 // pass is full.
-func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins, thr []float32, masks []uint16) {
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
 	if npanels == 0 {
 		return
 	}
 	if !useAVX512 || ntiles != int8WideTiles {
-		tileScoresInt8Pass(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, mins, thr, masks)
+		tileScoresInt8Pass(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, minU, thr, masks)
 		return
 	}
 	const wq = int8WideTiles * int8TileQueries
@@ -33,13 +33,13 @@ func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, c
 	_ = info[npanels*infoFields*panelRows-1]
 	_ = consts[wq*queryConsts*8-1]
 	_ = out[(wq-1)*outStride+npanels*panelRows-1]
-	_ = mins[wq*2*minLanes-1]
+	_ = minU[wq*panelRows-1]
 	_ = thr[wq-1]
 	_ = masks[wq*blockPanels-1]
 	if npanels > blockPanels {
 		panic("nearest: more panels than masks per query")
 	}
-	tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &mins[0], &thr[0], &masks[0])
+	tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out[0], outStride, &minU[0], &thr[0], &masks[0])
 }
 
 // tileScoresInt8AVX2 is the assembly version of tileScoresInt8Go (int8_amd64.s); vnni selects

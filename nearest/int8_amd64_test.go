@@ -84,12 +84,12 @@ func TestInt8KernelVNNIMatchesAVX2(t *testing.T) {
 }
 
 // The AVX-512 Int8 kernel must give, for each of its int8WideTiles query tiles, exactly the
-// lower bounds and lane minima of the AVX2 kernel on that tile: the integer sums are exact and
-// the epilogue performs the same float32 operations in the same order. The inputs span the
-// kernel's contract: extreme bytes and query levels, padding rows (+Inf info), negative and
-// zero constants, minima that start finite (so the order in which the two halves of a panel
-// are folded in matters), an output stride wider than the panels written, and a long row. The
-// row masks must flag exactly the lower bounds ≤ each query's threshold.
+// lower bounds of the AVX2 kernel on that tile: the integer sums are exact and the epilogue
+// performs the same float32 operations in the same order. The inputs span the kernel's
+// contract: extreme bytes and query levels, padding rows (+Inf info), negative and zero
+// constants, minima that start finite, an output stride wider than the panels written, and a
+// long row. The row masks must flag exactly the lower bounds ≤ each query's threshold, and the
+// minima of the upper bounds must agree.
 func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 	if !useAVX2 || !useAVX512 {
 		// CI's machines have AVX-512 (F, BW, VL, VNNI), so there the comparison must run.
@@ -153,15 +153,18 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 					}
 				}
 				outStride := npanels*panelRows + 16*rng.IntN(3)
-				startMins := make([]float32, wq*2*minLanes)
-				for i := range startMins {
-					startMins[i] = float32(math.Inf(1))
+				startU := make([]float32, wq*panelRows) // minima that start finite: the fold must keep them
+				for i := range startU {
+					startU[i] = float32(math.Inf(1))
 					if trial%2 == 0 {
-						startMins[i] = float32(rng.NormFloat64() * 100)
+						startU[i] = float32(rng.NormFloat64() * 100)
 					}
 				}
 				out1, out2 := make([]float32, wq*outStride), make([]float32, wq*outStride)
-				mins1, mins2 := slices.Clone(startMins), slices.Clone(startMins)
+				mins2 := make([]float32, wq*2*minLanes)
+				for i := range mins2 {
+					mins2[i] = float32(math.Inf(1))
+				}
 				for i := range int8WideTiles {
 					r := i * int8TileQueries
 					tileScoresInt8AVX2(&q[i*tileBytes], &panels[0], &info[0], &consts[r*queryConsts*8], groups, npanels,
@@ -182,7 +185,8 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 					}
 				}
 				masks := make([]uint16, wq*blockPanels)
-				tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out1[0], outStride, &mins1[0], &thr[0], &masks[0])
+				minU := slices.Clone(startU)
+				tileScoresInt8AVX512(&q[0], tileBytes, &panels[0], &info[0], &consts[0], groups, npanels, &out1[0], outStride, &minU[0], &thr[0], &masks[0])
 				for i := range out1 {
 					if math.Float32bits(out1[i]) != math.Float32bits(out2[i]) {
 						t.Fatalf("groups %d, panels %d, trial %d: out[%d] = %g with AVX-512, %g with AVX2", groups, npanels, trial, i, out1[i], out2[i])
@@ -200,10 +204,15 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 							t.Fatalf("groups %d, panels %d, trial %d: query %d, panel %d: mask %016b, want %016b (threshold %g)", groups, npanels, trial, r, p, got, want, thr[r])
 						}
 					}
-				}
-				for i := range mins1 {
-					if math.Float32bits(mins1[i]) != math.Float32bits(mins2[i]) {
-						t.Fatalf("groups %d, panels %d, trial %d: mins[%d] = %g with AVX-512, %g with AVX2", groups, npanels, trial, i, mins1[i], mins2[i])
+					// Lane l of the AVX-512 minima holds rows j = l, the AVX2 kernel's lane
+					// l mod minLanes rows l and l + minLanes: folded, the two must agree.
+					for l := range minLanes {
+						got := min(minU[r*panelRows+l], minU[r*panelRows+minLanes+l])
+						want := min(mins2[r*2*minLanes+minLanes+l], startU[r*panelRows+l], startU[r*panelRows+minLanes+l])
+						if got != want {
+							t.Fatalf("groups %d, panels %d, trial %d: query %d, lanes %d and %d: smallest upper bound %g with AVX-512, %g with AVX2",
+								groups, npanels, trial, r, l, l+minLanes, got, want)
+						}
 					}
 				}
 			}

@@ -211,7 +211,7 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 		info := qz.info[p0*infoFields*panelRows : (p0+np)*infoFields*panelRows]
 		for t0 := 0; t0 < ntiles; t0 += int8WideTiles {
 			nt := min(int8WideTiles, ntiles-t0)
-			mins := s.mins[:nt*tq*2*minLanes]
+			mins := s.mins[:nt*tq*panelRows]
 			for i := range mins {
 				mins[i] = float32(math.Inf(1))
 			}
@@ -235,12 +235,12 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 				if q >= nq {
 					break
 				}
-				lower, lanes := s.scores[r*stride:r*stride+np*panelRows], mins[r*2*minLanes:(r+1)*2*minLanes]
+				lower, upper := s.scores[r*stride:r*stride+np*panelRows], mins[r*panelRows:(r+1)*panelRows]
 				masks := s.masks[r*blockPanels : r*blockPanels+np]
 				if second != nil {
-					s.collect2(q, lower, lanes[:minLanes], lanes[minLanes:], 0, p0*panelRows, masks)
+					s.collect2(q, lower, nil, upper, 0, p0*panelRows, masks)
 				} else {
-					s.collectBounds(q, lower, masks, lanes, p0*panelRows)
+					s.collectBounds(q, lower, masks, upper, p0*panelRows)
 				}
 			}
 		}
@@ -255,26 +255,28 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 	}
 }
 
-// collectBounds lowers the query's best upper bound with the block's and records the block's
-// rows whose lower bound does not exceed it. lanes holds the block's lane-wise minima of the
-// lower bounds (first minLanes) and upper bounds (next minLanes); a block whose smallest lower
-// bound exceeds the best upper bound is skipped after one comparison. masks flags, panel by
-// panel, a superset of the rows to record (see tileScoresInt8Pass).
-func (s *decodeScratch) collectBounds(q int, lower []float32, masks []uint16, lanes []float32, firstRow int) {
-	minL, minU := lanes[0], lanes[minLanes]
-	for l := 1; l < minLanes; l++ {
-		minL, minU = min(minL, lanes[l]), min(minU, lanes[minLanes+l])
+// collectBounds lowers the query's best upper bound with the block's (the minimum of the
+// lane minima upper) and records the block's rows whose lower bound does not exceed it, looking
+// only at the rows masks flags (a superset, see tileScoresInt8Pass).
+func (s *decodeScratch) collectBounds(q int, lower []float32, masks []uint16, upper []float32, firstRow int) {
+	minU := upper[0]
+	for _, u := range upper[1:] {
+		minU = min(minU, u)
 	}
 	s.best[q] = min(s.best[q], minU)
-	if minL > s.best[q] {
-		return
-	}
 	s.appendFlagged(q, lower, masks, s.best[q], firstRow)
 }
 
 // appendFlagged appends to query q's candidates, in increasing row order, the rows flagged in
 // masks (bit j of masks[p]: row p·panelRows + j of lower) whose lower bound is ≤ threshold.
 func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, threshold float32, firstRow int) {
+	var any uint16
+	for _, m := range masks {
+		any |= m
+	}
+	if any == 0 { // the common case once the query has met its neighbourhood
+		return
+	}
 	for p, m := range masks {
 		for m != 0 {
 			j := p*panelRows + bits.TrailingZeros16(m)
@@ -287,15 +289,27 @@ func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, th
 }
 
 // tileScoresInt8Pass scores ntiles consecutive query tiles (tile i at q[i·tileBytes:], its
-// constants at consts[i·int8TileQueries·queryConsts·8:]) one by one with tileScoresInt8: query r
-// of the pass (tile r/int8TileQueries) writes out[r*outStride:] and mins[r*2*minLanes:]. It
-// then sets bit j of masks[r*blockPanels+p] when row j of panel p has a lower bound ≤ thr[r]
-// (and clears the others): the rows query r must look at.
-func tileScoresInt8Pass(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, mins, thr []float32, masks []uint16) {
+// constants at consts[i·int8TileQueries·queryConsts·8:]) one by one with tileScoresInt8. For
+// query r of the pass (tile r/int8TileQueries) it writes the lower bounds to out[r*outStride:]
+// as tileScoresInt8 does, lowers minU[r*panelRows+l] to the smallest upper bound of the rows in
+// lane l (the AVX-512 kernel uses lane l = j, this one lanes l = j mod minLanes < minLanes: both
+// keep the lanes' rows distinct), and sets bit j of masks[r*blockPanels+p] when row j of panel p
+// has a lower bound ≤ thr[r] (clearing the others): a superset of the rows query r must see.
+func tileScoresInt8Pass(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
 	const tq = int8TileQueries
+	var mins [tq * 2 * minLanes]float32
 	for i := range ntiles {
+		for l := range mins {
+			mins[l] = float32(math.Inf(1))
+		}
 		tileScoresInt8(q[i*tileBytes:(i+1)*tileBytes], panels, info, consts[i*tq*queryConsts*8:(i+1)*tq*queryConsts*8],
-			groups, npanels, out[i*tq*outStride:], outStride, mins[i*tq*2*minLanes:(i+1)*tq*2*minLanes])
+			groups, npanels, out[i*tq*outStride:], outStride, mins[:])
+		for r := range tq {
+			lanes := minU[(i*tq+r)*panelRows:]
+			for l := range minLanes {
+				lanes[l] = min(lanes[l], mins[r*2*minLanes+minLanes+l])
+			}
+		}
 	}
 	for r := range ntiles * tq {
 		for p := range npanels {

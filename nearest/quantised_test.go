@@ -23,7 +23,7 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 	n := d.store.Len()
 	out := make([]float32, wq*d.npanels*panelRows)
 	stride := d.npanels * panelRows
-	mins := make([]float32, wq*2*minLanes)
+	mins := make([]float32, wq*panelRows)
 	thr := make([]float32, wq)
 	masks := make([]uint16, wq*blockPanels)
 	for p0 := 0; p0 < d.npanels; p0 += blockPanels { // at most blockPanels panels per call
@@ -38,7 +38,7 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 	for w := range n {
 		one := singleRow(q, w)
 		o := make([]float32, wq*panelRows)
-		m := make([]float32, wq*2*minLanes)
+		m := make([]float32, wq*panelRows)
 		for i := range m {
 			m[i] = float32(math.Inf(1))
 		}
@@ -46,7 +46,7 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 		if o[0] != lower[w] {
 			panic(fmt.Sprintf("row %d: lower bound %g alone, %g in the full scan", w, o[0], lower[w]))
 		}
-		upper[w] = m[minLanes] // lane 0 holds row 0
+		upper[w] = m[0] // lane 0 holds row 0
 	}
 	return lower, upper
 }
