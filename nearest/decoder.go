@@ -198,17 +198,19 @@ func (d *Decoder) decode(queries []float64, dst, second []int) {
 	if len(queries) != len(dst)*d.dim {
 		panic(fmt.Sprintf("decoder: %d query values for %d queries of dimension %d", len(queries), len(dst), d.dim))
 	}
-	tq := tileQueries
+	tq, unit := tileQueries, 1
 	run := d.decodeTiles
 	if d.method == Int8 {
-		tq, run = int8TileQueries, d.decodeTilesInt8
+		// Workers get whole passes of the AVX-512 kernel, so that at most one is partial.
+		tq, unit, run = int8TileQueries, int8WideTiles, d.decodeTilesInt8
 	}
 	tiles := (len(dst) + tq - 1) / tq
+	units := (tiles + unit - 1) / unit
 	workers := d.workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, tiles)
+	workers = min(workers, units)
 	d.queries.Add(int64(len(dst)))
 	if workers <= 1 {
 		run(queries, dst, second, 0, tiles)
@@ -216,7 +218,7 @@ func (d *Decoder) decode(queries []float64, dst, second []int) {
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := w*tiles/workers, (w+1)*tiles/workers
+		lo, hi := w*units/workers*unit, min(tiles, (w+1)*units/workers*unit)
 		wg.Go(func() { run(queries, dst, second, lo, hi) })
 	}
 	wg.Wait()

@@ -192,9 +192,11 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 	qz := d.q
 	tileBytes := qz.groups * 4 * tq
 	tileConsts := tq * queryConsts * 8
-	s.packedInt = reuseSlice(s.packedInt, (hi-lo)*tileBytes)
+	// Room for a padded last pass (see below): its extra tile is zero queries with zero constants.
+	padded := (hi - lo + int8WideTiles - 1) / int8WideTiles * int8WideTiles
+	s.packedInt = reuseSlice(s.packedInt, padded*tileBytes)
 	clear(s.packedInt)
-	s.consts = reuseSlice(s.consts, (hi-lo)*tileConsts)
+	s.consts = reuseSlice(s.consts, padded*tileConsts)
 	clear(s.consts)
 	s.prepare(nq)
 	for q := range nq {
@@ -211,6 +213,9 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 		info := qz.info[p0*infoFields*panelRows : (p0+np)*infoFields*panelRows]
 		for t0 := 0; t0 < ntiles; t0 += int8WideTiles {
 			nt := min(int8WideTiles, ntiles-t0)
+			if useAVX512 && nt == int8WideTiles-1 {
+				nt = int8WideTiles // one AVX-512 pass costs less than two tiles on the other kernels
+			}
 			mins := s.mins[:nt*tq*panelRows]
 			for i := range mins {
 				mins[i] = float32(math.Inf(1))
@@ -259,11 +264,13 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 // lane minima upper) and records the block's rows whose lower bound does not exceed it, looking
 // only at the rows masks flags (a superset, see tileScoresInt8Pass).
 func (s *decodeScratch) collectBounds(q int, lower []float32, masks []uint16, upper []float32, firstRow int) {
-	minU := upper[0]
-	for _, u := range upper[1:] {
-		minU = min(minU, u)
+	best := s.best[q]
+	for _, u := range upper {
+		if u < best { // plain comparisons: the builtin min's NaN and ±0 rules cost here
+			best = u
+		}
 	}
-	s.best[q] = min(s.best[q], minU)
+	s.best[q] = best
 	s.appendFlagged(q, lower, masks, s.best[q], firstRow)
 }
 
