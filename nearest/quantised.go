@@ -55,10 +55,14 @@ import (
 // MaxInt8Dim is the largest dimension the Int8 method accepts (|I_v| must stay below 2²⁴).
 const MaxInt8Dim = 1024
 
-// Layout of the Int8 kernel: queries in tiles of int8TileQueries; a panel holds panelRows rows,
-// dimensions in an even number of groups of 4 (zero-padded: a = b = 0 adds nothing), stored per group as two 32-byte halves (rows 0–7 and
-// 8–15, 4 bytes per row); each panel has infoFields×panelRows float32 of per-row data; each query
-// has queryConsts constants broadcast to 8 lanes.
+// Layout of the Int8 kernels: queries in tiles of int8TileQueries (per group of 4 dimensions,
+// 4 bytes per query), scored int8WideTiles tiles per pass; a panel holds panelRows rows,
+// dimensions in an even number of groups of 4 (zero-padded: a = b = 0 adds nothing), stored per
+// group as 64 bytes, row j's 4 bytes at 4j (the AVX2 kernels read them as two 32-byte halves,
+// rows 0–7 and 8–15, the AVX-512 kernel as one 64-byte vector); each panel has
+// infoFields×panelRows float32 of per-row data; each query has queryConsts constants broadcast
+// to 8 lanes. All kernels evaluate the same float32 expressions in the same order (see
+// tileScoresInt8Go), so the bound below covers each.
 const (
 	int8TileQueries = 4
 	int8WideTiles   = 3 // tiles per pass of the AVX-512 kernel (12 queries)
