@@ -155,6 +155,24 @@ func (d *Decoder) Store() *embeddings.Store { return d.store }
 // Method returns the first-pass kernel in use (Float32 or Int8).
 func (d *Decoder) Method() Method { return d.method }
 
+// Kernel names the first-pass kernel the decoder's method runs on this CPU (chosen at run time
+// from the CPU's features): for Int8 "avx512-vnni" (AVX-512 F/BW/VL/VNNI, 12 queries per pass),
+// "avx-vnni" or "avx2" (4 queries per pass), for Float32 "avx2-fma", and "portable" (pure Go)
+// for either on other CPUs.
+func (d *Decoder) Kernel() string {
+	switch {
+	case !useAVX2:
+		return "portable"
+	case d.method == Float32:
+		return "avx2-fma"
+	case useAVX512:
+		return "avx512-vnni"
+	case useVNNI:
+		return "avx-vnni"
+	}
+	return "avx2"
+}
+
 // Stats counts the work of a Decoder since it was made.
 type Stats struct {
 	// Queries is the number of vectors decoded.

@@ -330,3 +330,24 @@ func TestMeasureFMAPeakIsPlausible(t *testing.T) {
 		t.Errorf("one core's float32 FMA peak measured as %.3g flop/s", peak)
 	}
 }
+
+// TestKernelNamesTheSelectedKernel checks that Decoder.Kernel reports each kernel switch.
+func TestKernelNamesTheSelectedKernel(t *testing.T) {
+	store := randomStore(t, rand.New(rand.NewPCG(4, 4)), 20, 8, 1)
+	want := map[string]string{"assembly-avx512": "avx512-vnni", "assembly-vnni": "avx-vnni", "assembly": "avx2", "portable": "portable"}
+	forEachKernel(t, func(t *testing.T, kernel string) {
+		for _, m := range []Method{Int8, Float32} {
+			d, err := New(store, Options{Method: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[kernel]
+			if m == Float32 && kernel != "portable" {
+				w = "avx2-fma"
+			}
+			if got := d.Kernel(); got != w {
+				t.Errorf("%s kernel, method %s: Kernel() = %q, want %q", kernel, m, got, w)
+			}
+		}
+	})
+}

@@ -119,6 +119,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	fmt.Fprintf(stdout, "kernels: float32 %s, int8 %s (runtime CPU check)\n", decoders[0].Kernel(), decoders[1].Kernel())
 	var vectorsFile string
 	if *reference != "" {
 		if vectorsFile, err = writeRawVectors(store); err != nil {
