@@ -8,7 +8,7 @@ var useVNNI = cpu.X86.HasAVXVNNI
 
 // useAVX512 selects the AVX-512 Int8 kernel (runtime CPU check, which includes the operating
 // system's support for the 512-bit state); tests switch it off to check the others.
-var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
+var useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
 
 // tileScoresInt8AVX512 is the assembly version of tileScoresInt8Pass for int8WideTiles query
 // tiles (int8_avx512_amd64.s); its lower bounds are bit-identical to tileScoresInt8AVX2's.
