@@ -282,7 +282,12 @@ func (s *decodeScratch) collectBounds(q int, lower []float32, masks []uint16, up
 // masks (bit j of masks[p]: row p·panelRows + j of lower) whose lower bound is ≤ threshold.
 func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, threshold float32, firstRow int) {
 	var any uint16
-	for _, m := range masks {
+	i := 0
+	for ; i+4 <= len(masks); i += 4 { // four at a time: this test runs for every block
+		m := masks[i : i+4 : i+4]
+		any |= m[0] | m[1] | m[2] | m[3]
+	}
+	for _, m := range masks[i:] {
 		any |= m
 	}
 	if any == 0 { // the common case once the query has met its neighbourhood
