@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/embeddings/embtest"
 	"dptext/mechanisms"
 )
 
@@ -14,23 +15,6 @@ import (
 // hold at family-wise level α = 0.01: a correct mechanism fails an audit with probability at
 // most 0.01 over the audit's randomness (the seeds are fixed, so each test is deterministic).
 const testAlpha = 0.01
-
-// gridStore has words "gX_Y" at the integer points of a side×side grid (unit spacing).
-func gridStore(t testing.TB, side int) *embeddings.Store {
-	var words []string
-	var vecs []float32
-	for x := range side {
-		for y := range side {
-			words = append(words, fmt.Sprintf("g%d_%d", x, y))
-			vecs = append(vecs, float32(x), float32(y))
-		}
-	}
-	s, err := embeddings.New(words, 2, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func options(samples int) Options {
 	o := DefaultOptions()
@@ -63,7 +47,7 @@ func mustRun(t *testing.T, tg *Target, o Options) *Report {
 // EMD whose noise is 100 times too small for the ε it claims (it runs at 100ε) is rejected, its
 // nearest-neighbour outputs bounded far above the claim ε·d = 1.
 func TestAuditEMD(t *testing.T) {
-	store := gridStore(t, 10)
+	store := embtest.Grid(t, 10)
 	good := mustRun(t, emdTarget(t, store, 1, mechanisms.OrderBag), options(3000))
 	if v := good.Violations(); len(v) > 0 {
 		t.Errorf("correct EMD rejected: %s", v[0].Describe())
@@ -87,7 +71,7 @@ func TestAuditEMD(t *testing.T) {
 // distance of its bags, 0 for two swapped words) is rejected by the swap game; the bag release
 // passes it, and the in-place release passes its own positional claim.
 func TestAuditOrderedEMDAgainstBagClaim(t *testing.T) {
-	store := gridStore(t, 10)
+	store := embtest.Grid(t, 10)
 	bagEMD, err := mechanisms.NewEMD(store, 1, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +177,7 @@ func TestAuditExpMech(t *testing.T) {
 // TestAuditRandomAndSynTF: the random baseline's exact ratios are 0 (its claim); SynTF passes
 // its per-word claim exactly.
 func TestAuditRandomAndSynTF(t *testing.T) {
-	store := gridStore(t, 6)
+	store := embtest.Grid(t, 6)
 	rnd, err := mechanisms.NewRandom(store.Words())
 	if err != nil {
 		t.Fatal(err)

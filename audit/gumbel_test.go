@@ -3,6 +3,7 @@ package audit
 import (
 	"testing"
 
+	"dptext/embeddings/embtest"
 	"dptext/mechanisms"
 )
 
@@ -12,7 +13,7 @@ import (
 // claim 20 times smaller are rejected (the paper's calibration is loose: the measured loss per
 // unit is far below ε).
 func TestAuditTruncatedGumbel(t *testing.T) {
-	store := gridStore(t, 10)
+	store := embtest.Grid(t, 10)
 	m, err := mechanisms.NewTruncatedGumbel(store, 30, mechanisms.DefaultTruncatedGumbelOptions())
 	if err != nil {
 		t.Fatal(err)

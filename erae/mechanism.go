@@ -223,9 +223,10 @@ func (e *Mechanism) Guarantee(doc []string) mechanisms.Guarantee {
 	return g
 }
 
-// Diagnose reports "unchanged_share" (positions whose word was kept) and "original_mass" (the
+// Diagnose reports "unchanged_share" (positions whose word was kept), "original_mass" (the
 // mean probability the generator gives the original token, 0 for tokens outside its
-// vocabulary).
+// vocabulary) and "oov_tokens" (the tokens outside the model's vocabulary, which the output
+// can never keep).
 func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 	same := 0
 	for i := range min(len(original), len(private)) {
@@ -233,12 +234,14 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 			same++
 		}
 	}
-	mass := 0.0
+	mass, oov := 0.0, 0
 	for i, r := range e.model.Probabilities(original) {
 		if id, ok := e.model.index[original[i]]; ok {
 			mass += r[id]
+		} else {
+			oov++
 		}
 	}
 	n := math.Max(1, float64(len(original)))
-	return map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n}
+	return map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n, "oov_tokens": float64(oov)}
 }

@@ -98,3 +98,36 @@ func TestSamplerMatchesExactDistribution(t *testing.T) {
 		t.Errorf("guarantee ε = %g, want ε·l = %g", g.Epsilon, eps*float64(len(doc)))
 	}
 }
+
+// TestDiagnose checks the diagnostics against counts made here: the kept share, the tokens
+// outside the model's vocabulary (toyData puts "zzz-oov" at position 5), and the mean
+// probability of the original token.
+func TestDiagnose(t *testing.T) {
+	store, corpus := toyData(t)
+	model, err := Train(context.Background(), corpus, store, toyOptions(), "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mech, err := NewMechanism(model, 10, Stages{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := corpus[0][:10]
+	private := slices.Clone(doc)
+	private[0], private[1] = "other", "other"
+	d := mech.Diagnose(doc, private)
+	if d["unchanged_share"] != 0.8 || d["oov_tokens"] != 1 {
+		t.Errorf("unchanged_share = %g, oov_tokens = %g; want 0.8 and 1", d["unchanged_share"], d["oov_tokens"])
+	}
+	mass := 0.0
+	for i, r := range model.Probabilities(doc) {
+		for v, w := range model.Words {
+			if w == doc[i] {
+				mass += r[v]
+			}
+		}
+	}
+	if math.Abs(d["original_mass"]-mass/10) > 1e-12 || !(mass > 0) {
+		t.Errorf("original_mass = %g, want %g", d["original_mass"], mass/10)
+	}
+}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"dptext/mechanisms"
 )
 
 // fingerprint is everything that determines a finished cell besides its own coordinates: the
@@ -125,42 +123,26 @@ func hasCellFiles(dir string) bool {
 	return len(files) > 0
 }
 
-// dataInputs hashes the data files the config's components read besides the corpus and the
-// embeddings (SynTF's WordNet lemma dictionary, the erae/ae-dp model file), so that a change to
-// them is noticed.
+// dataInputs hashes the data files the config's mechanisms declare (MechanismSpec.Files:
+// SynTF's WordNet dictionary, the erae/ae-dp model file, …), so that a change to them is noticed.
 func dataInputs(cfg *Config) ([]Input, error) {
 	var out []Input
 	for i, m := range cfg.Mechanisms {
-		if m.Name == "erae" || m.Name == "ae-dp" {
-			o := eraeDefaults()
-			if err := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m).decodeInto(&o); err != nil {
-				return nil, err
-			}
-			if o.Model == "" {
-				continue // the build reports it
-			}
-			sum, n, err := hashPath(cfg.resolve(o.Model))
-			if err != nil {
-				return nil, fmt.Errorf("mechanism %s: model: %w", m.ID(), err)
-			}
-			out = append(out, Input{Role: fmt.Sprintf("model (mechanisms[%d])", i), Path: filepath.ToSlash(o.Model), SHA256: sum, Bytes: n})
-			continue
-		}
-		if m.Name != "syntf" {
-			continue
-		}
-		o := mechanisms.DefaultSynTFOptions()
-		if err := cfg.params(fmt.Sprintf("mechanisms[%d]", i), m).decodeInto(&o); err != nil {
+		o, err := cfg.mechanismOptions(i)
+		if err != nil {
 			return nil, err
 		}
-		if !o.Lemmatize {
-			continue
+		for _, f := range o.Files() {
+			path := f.Path
+			if f.ConfigRelative {
+				path = cfg.resolve(path)
+			}
+			sum, n, err := hashPath(path)
+			if err != nil {
+				return nil, fmt.Errorf("mechanism %s: %s: %w", m.ID(), f.Key, err)
+			}
+			out = append(out, Input{Role: fmt.Sprintf("%s (mechanisms[%d])", f.Role, i), Path: filepath.ToSlash(f.Path), SHA256: sum, Bytes: n})
 		}
-		sum, n, err := hashPath(o.WordNetDir)
-		if err != nil {
-			return nil, fmt.Errorf("mechanism %s: wordnet_dir: %w", m.ID(), err)
-		}
-		out = append(out, Input{Role: fmt.Sprintf("wordnet (mechanisms[%d])", i), Path: filepath.ToSlash(o.WordNetDir), SHA256: sum, Bytes: n})
 	}
 	return out, nil
 }

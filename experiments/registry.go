@@ -174,8 +174,24 @@ type MechanismBuilder interface {
 // MechanismOptions are a mechanism's parameters, decoded once and ready to build at any ε.
 type MechanismOptions struct {
 	needs Needs
+	files []InputFile
 	build func(env *Env, eps float64) (mechanisms.Mechanism, error)
 }
+
+// InputFile is a file or folder a mechanism reads besides the corpus and the embeddings (a
+// trained model, a dictionary): its contents are part of a run's fingerprint, so results are
+// never reused once it changes.
+type InputFile struct {
+	// Key is the params key that names it; Role names it in the run's manifest.
+	Key, Role string
+	// Path is the path as the params table gives it; ConfigRelative says that a relative Path
+	// is read relative to the config's folder (else to the working directory).
+	Path           string
+	ConfigRelative bool
+}
+
+// Files lists the data files these options make the mechanism read.
+func (o *MechanismOptions) Files() []InputFile { return o.files }
 
 // Needs is what the mechanism with these options reads from Env.
 func (o *MechanismOptions) Needs() Needs { return o.needs }
@@ -192,6 +208,9 @@ type MechanismSpec[O any] struct {
 	Defaults func() O
 	// Needs, when not nil, adds what these options need to the entry's Needs.
 	Needs func(O) Needs
+	// Files, when not nil, lists the data files these options make Build read (see InputFile);
+	// every file a mechanism reads must be listed here, or a changed file would go unnoticed.
+	Files func(O) []InputFile
 	// Build makes the mechanism at ε from the decoded options.
 	Build func(env *Env, eps float64, o O) (mechanisms.Mechanism, error)
 }
@@ -206,7 +225,11 @@ func (s MechanismSpec[O]) decode(p Params, base Needs) (*MechanismOptions, error
 	if s.Needs != nil {
 		base = base.Or(s.Needs(o))
 	}
-	return &MechanismOptions{needs: base, build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
+	var files []InputFile
+	if s.Files != nil {
+		files = s.Files(o)
+	}
+	return &MechanismOptions{needs: base, files: files, build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
 		return s.Build(env, eps, o)
 	}}, nil
 }
@@ -237,6 +260,9 @@ type ScorerSpec[O, T any] struct {
 	Defaults func() O
 	// Needs, when not nil, adds what these options need to the entry's Needs.
 	Needs func(O) Needs
+	// Files, when not nil, lists the data files these options make Build read (see InputFile);
+	// every file a mechanism reads must be listed here, or a changed file would go unnoticed.
+	Files func(O) []InputFile
 	// Build makes the scorer from the decoded options.
 	Build func(env *Env, o O) (T, error)
 }
@@ -370,6 +396,12 @@ var Mechanisms = map[string]MechanismEntry{
 			Defaults: mechanisms.DefaultSynTFOptions,
 			// tf-idf weighting learns document frequencies from the training corpus.
 			Needs: func(o mechanisms.SynTFOptions) Needs { return Needs{TrainingCorpus: o.Weighting == "tfidf"} },
+			Files: func(o mechanisms.SynTFOptions) []InputFile {
+				if !o.Lemmatize {
+					return nil
+				}
+				return []InputFile{{Key: "wordnet_dir", Role: "wordnet", Path: o.WordNetDir}}
+			},
 			Build: func(env *Env, eps float64, opts mechanisms.SynTFOptions) (mechanisms.Mechanism, error) {
 				if opts.EllCacheDir == "" {
 					opts.EllCacheDir = env.CacheDir
@@ -419,13 +451,13 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae` (trained with the embedding reward)",
 		Releases:    ReleaseTokens,
-		Spec:        MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Build: eraeBuild(true)},
+		Spec:        MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Files: eraeFiles, Build: eraeBuild(true)},
 	},
 	"ae-dp": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "AE-DP, ER-AE's ablation (Bo et al.): erae's sampler over an auto-encoder trained without the embedding reward; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae --no-reward`",
 		Releases:    ReleaseTokens,
-		Spec:        MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Build: eraeBuild(false)},
+		Spec:        MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Files: eraeFiles, Build: eraeBuild(false)},
 	},
 	"expmech": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,

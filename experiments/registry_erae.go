@@ -10,6 +10,14 @@ import (
 
 func eraeDefaults() erae.MechanismOptions { return erae.MechanismOptions{} }
 
+// eraeFiles declares the model file (an empty path is reported by the build).
+func eraeFiles(o erae.MechanismOptions) []InputFile {
+	if o.Model == "" {
+		return nil
+	}
+	return []InputFile{{Key: "model", Role: "model", Path: o.Model, ConfigRelative: true}}
+}
+
 // eraeBuild builds erae (reward: the model must have been trained with the embedding reward)
 // or ae-dp (without it).
 func eraeBuild(reward bool) func(env *Env, eps float64, o erae.MechanismOptions) (mechanisms.Mechanism, error) {

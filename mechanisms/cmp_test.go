@@ -206,19 +206,8 @@ func TestDecodeMechanismsGolden(t *testing.T) {
 	var lines []string
 	for _, name := range []string{"cmp", "mahalanobis", "vickrey-laplace", "vickrey-mahalanobis"} {
 		for _, eps := range []float64{1, 3, 10} {
-			var first []string
-			for _, workers := range []int{1, 3} {
-				m, err := build[name](eps, workers)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out := m.Apply(rngs.New(7, fmt.Sprintf("eps=%g", eps)), doc)
-				if first == nil {
-					first = out
-				} else if !slices.Equal(out, first) {
-					t.Fatalf("%s ε=%g: %d workers give %v, 1 worker %v", name, eps, workers, out, first)
-				}
-			}
+			first := sameAtAnyWorkers(t, fmt.Sprintf("%s ε=%g", name, eps), []int{1, 3}, func() *rand.Rand { return rngs.New(7, fmt.Sprintf("eps=%g", eps)) }, doc,
+				func(workers int) (Mechanism, error) { return build[name](eps, workers) })
 			lines = append(lines, fmt.Sprintf("%s eps=%g: %s", name, eps, strings.Join(first, " ")))
 		}
 	}

@@ -222,13 +222,18 @@ func (m *EMD) Diagnose(original, private []string) map[string]float64 {
 		d["unchanged_share"] = float64(unchanged) / float64(inVocab)
 		d["mean_cosine"] = cosSum / float64(inVocab)
 	}
-	switch m.opts.OOV {
-	case OOVKeep:
-		d["oov_kept"] = float64(oov)
-	case OOVDrop:
-		d["oov_dropped"] = float64(oov)
-	case OOVNearestKnown:
-		d["oov_replaced"] = float64(oov)
-	}
+	d[oovDiagnostic(m.opts.OOV)] = float64(oov)
 	return d
+}
+
+// oovDiagnostic names the diagnostic that counts the out-of-vocabulary tokens handled by
+// policy: "oov_kept", "oov_dropped" or "oov_replaced".
+func oovDiagnostic(policy string) string {
+	switch policy {
+	case OOVDrop:
+		return "oov_dropped"
+	case OOVNearestKnown:
+		return "oov_replaced"
+	}
+	return "oov_kept"
 }

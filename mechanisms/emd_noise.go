@@ -213,13 +213,6 @@ func (w *wordDecoding) diagnoseInPlace(original, private []string) map[string]fl
 	if inVocab > 0 {
 		d["unchanged_share"] = float64(unchanged) / float64(inVocab)
 	}
-	switch w.oovPolicy {
-	case OOVKeep:
-		d["oov_kept"] = float64(oov)
-	case OOVDrop:
-		d["oov_dropped"] = float64(oov)
-	case OOVNearestKnown:
-		d["oov_replaced"] = float64(oov)
-	}
+	d[oovDiagnostic(w.oovPolicy)] = float64(oov)
 	return d
 }

@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"dptext/embeddings"
+	"dptext/embeddings/embtest"
 	"dptext/rngs"
 )
 
@@ -92,23 +92,6 @@ func TestSphereDirectionIsUniform(t *testing.T) {
 	}
 }
 
-// gridStore has words "gX_Y" at integer points (X, Y) of a side×side grid in two dimensions.
-func gridStore(t testing.TB, side int) *embeddings.Store {
-	var words []string
-	var vecs []float32
-	for x := range side {
-		for y := range side {
-			words = append(words, fmt.Sprintf("g%d_%d", x, y))
-			vecs = append(vecs, float32(x), float32(y))
-		}
-	}
-	s, err := embeddings.New(words, 2, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // outputCounts applies m to a document of `samples` copies of word and counts the outputs.
 func outputCounts(t *testing.T, m *EMD, rng *rand.Rand, word string, samples int) map[string]int {
 	doc := make([]string, samples)
@@ -149,7 +132,7 @@ func ratioViolations(ca, cb map[string]int, samples int, bound float64) []string
 // with three times the ε (whose ratios reach exp(3ε)).
 func TestEMDRespectsMetricBound(t *testing.T) {
 	const samples, eps = 40000, 1.5
-	store := gridStore(t, 7)
+	store := embtest.Grid(t, 7)
 	rng := rngs.New(3, "metric-bound")
 	m, err := NewEMD(store, eps, DefaultEMDOptions())
 	if err != nil {
@@ -172,7 +155,7 @@ func TestEMDRespectsMetricBound(t *testing.T) {
 }
 
 func TestNewEMDValidatesOptions(t *testing.T) {
-	store := gridStore(t, 3)
+	store := embtest.Grid(t, 3)
 	cases := []struct {
 		eps  float64
 		opts EMDOptions
@@ -243,6 +226,26 @@ func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
 	}
 }
 
+// sameAtAnyWorkers builds the mechanism with each number of workers, applies it to doc with a
+// fresh generator from newRNG each time, fails unless every output is the same, and returns it.
+func sameAtAnyWorkers(t *testing.T, label string, workers []int, newRNG func() *rand.Rand, doc []string, build func(workers int) (Mechanism, error)) []string {
+	t.Helper()
+	var first []string
+	for _, w := range workers {
+		m, err := build(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := m.Apply(newRNG(), doc)
+		if first == nil {
+			first = out
+		} else if !slices.Equal(out, first) {
+			t.Fatalf("%s: %d workers give %v, %d worker(s) %v", label, w, out, workers[0], first)
+		}
+	}
+	return first
+}
+
 // TestEMDGolden pins the outputs for a fixed seed; `go test ./mechanisms/ -update` rewrites
 // testdata/emd_golden.txt (and a change must bump the mechanism's registry version). The outputs
 // do not depend on the number of workers.
@@ -252,19 +255,10 @@ func TestEMDGolden(t *testing.T) {
 	var lines []string
 	for _, eps := range []float64{1, 3, 10} {
 		for _, policy := range []string{OOVKeep, OOVDrop, OOVNearestKnown} {
-			var first []string
-			for _, workers := range []int{1, 2, 3} {
-				m, err := NewEMD(store, eps, EMDOptions{OOV: policy, Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out := m.Apply(rngs.New(7, fmt.Sprintf("eps=%g", eps)), doc)
-				if first == nil {
-					first = out
-				} else if !slices.Equal(out, first) {
-					t.Fatalf("ε=%g %s: %d workers give %v, 1 worker %v", eps, policy, workers, out, first)
-				}
-			}
+			first := sameAtAnyWorkers(t, fmt.Sprintf("ε=%g %s", eps, policy), []int{1, 2, 3}, func() *rand.Rand { return rngs.New(7, fmt.Sprintf("eps=%g", eps)) }, doc,
+				func(workers int) (Mechanism, error) {
+					return NewEMD(store, eps, EMDOptions{OOV: policy, Workers: workers})
+				})
 			lines = append(lines, fmt.Sprintf("eps=%g oov=%s: %s", eps, policy, strings.Join(first, " ")))
 		}
 	}
@@ -283,7 +277,7 @@ func TestEMDGolden(t *testing.T) {
 }
 
 func TestBagDistance(t *testing.T) {
-	store := gridStore(t, 4)
+	store := embtest.Grid(t, 4)
 	// Matching g0_0→g0_1 (1) and g3_0→g3_3 (3) beats the crossing pairs (√10 + √18).
 	d, err := BagDistance(store, []string{"g0_0", "g3_0"}, []string{"g3_3", "g0_1"})
 	if err != nil || math.Abs(d-2) > 1e-12 {

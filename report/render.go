@@ -141,6 +141,8 @@ func (t tables) privacyCaption() string {
 		"audited_eps_lcb":               "lower confidence bound on the privacy loss per claim unit measured by dptext audit from the mechanism's own outputs (per word for token samplers, per unit of word distance for metric mechanisms such as emd): compare it with the nominal ε, never with ε_doc; a value below ε means the mechanism was not shown to lose more than it claims, not that it loses exactly that",
 		"unchanged_share":               "share of words left unchanged",
 		"mean_cosine":                   "mean cosine of input and output word vectors",
+		"original_mass":                 "mean probability the trained generator (erae, ae-dp) gives the original word, before the exponential mechanism",
+		"oov_tokens":                    "tokens outside the mechanism's vocabulary (for erae and ae-dp, the model's)",
 	}
 	var parts []string
 	seen := map[string]bool{}

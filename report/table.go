@@ -252,6 +252,7 @@ func metricLabel(metric string) string {
 		"oov_dropped":                   "OOV dropped",
 		"oov_replaced":                  "OOV replaced",
 		"mean_cosine":                   "mean cos",
+		"original_mass":                 "Pr[original]",
 	}
 	if l, ok := labels[metric]; ok {
 		return l
