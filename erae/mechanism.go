@@ -1,7 +1,6 @@
 package erae
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -150,61 +149,21 @@ func (e *Mechanism) Apply(rng *rand.Rand, doc []string) []string {
 	return out
 }
 
-// stageScratch is the two-stage sampler's scratch space.
-type stageScratch struct {
-	heap    candidateHeap
-	ratings []float64
-}
-
-func (e *Mechanism) newStageScratch() *stageScratch {
-	return &stageScratch{ratings: make([]float64, e.stages.Candidates)}
+// newStageScratch returns the two-stage sampler's scratch space (nil for one stage).
+func (e *Mechanism) newStageScratch() *mechanisms.TwoStageSampler {
+	if e.stages.Candidates == 0 {
+		return nil
+	}
+	return mechanisms.NewTwoStageSampler(e.stages.Candidates)
 }
 
 // sample draws the released row for one position with ratings r (the generator's
 // probabilities): one exponential mechanism with ε, or the two stages.
-func (e *Mechanism) sample(rng *rand.Rand, r []float64, s *stageScratch) int {
-	k := e.stages.Candidates
-	if k == 0 {
+func (e *Mechanism) sample(rng *rand.Rand, r []float64, s *mechanisms.TwoStageSampler) int {
+	if s == nil {
 		return mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(r, e.epsilon/2))
 	}
-	cands := gumbelTopK(rng, r, e.stages.CandidateEpsilon/(2*float64(k)), k, &s.heap)
-	for j, c := range cands {
-		s.ratings[j] = r[c.v]
-	}
-	return int(cands[mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(s.ratings, e.epsilon/2))].v)
-}
-
-// gumbelTopK returns k distinct rows drawn as by k successive draws without replacement, each
-// with probability ∝ exp(scale·ratings[v]) among the rows not yet drawn: the k largest keys
-// scale·ratings[v] + G_v, G_v = −ln E_v with E_v independent standard exponentials (the
-// Gumbel-max trick extended to k draws).
-func gumbelTopK(rng *rand.Rand, ratings []float64, scale float64, k int, h *candidateHeap) []scored {
-	*h = (*h)[:0]
-	for v, r := range ratings {
-		key := scale*r - math.Log(rng.ExpFloat64())
-		if len(*h) < k {
-			heap.Push(h, scored{int32(v), key})
-		} else if key > (*h)[0].p {
-			(*h)[0] = scored{int32(v), key}
-			heap.Fix(h, 0)
-		}
-	}
-	return *h
-}
-
-// candidateHeap is a min-heap of first-stage rows by key (field p), the smallest kept key on
-// top.
-type candidateHeap []scored
-
-func (h candidateHeap) Len() int           { return len(h) }
-func (h candidateHeap) Less(i, j int) bool { return h[i].p < h[j].p }
-func (h candidateHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candidateHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *candidateHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return s.Sample(rng, r, e.stages.CandidateEpsilon, e.epsilon)
 }
 
 // Guarantee is pure (ε·l)-DP for a document of l tokens (bound "eps_l"); for two stages

@@ -13,9 +13,7 @@ type tokenSampler struct {
 	rating  []float64 // ρ_i over the vocabulary
 	context []float64 // the context model's distribution
 	cum     []float64 // cumulative weights
-	cands   shortlistHeap
-	// the second stage's ratings and cumulative weights over the candidates
-	candRating, candCum []float64
+	stages  *TwoStageSampler
 }
 
 func (m *ExpMech) newSampler() *tokenSampler {
@@ -26,8 +24,7 @@ func (m *ExpMech) newSampler() *tokenSampler {
 		if m.opts.Rating == ExpMechRatingContext {
 			s.context = make([]float64, n)
 		}
-		k := m.opts.Candidates
-		s.candRating, s.candCum = make([]float64, k), make([]float64, k)
+		s.stages = NewTwoStageSampler(m.opts.Candidates)
 	}
 	return s
 }
@@ -46,12 +43,35 @@ func (s *tokenSampler) sample(rng *rand.Rand, doc []string, i int, row []float64
 	if m.opts.Candidates == 0 {
 		return sampleExponential(rng, rating, m.epsilon/2, s.cum)
 	}
-	k := m.opts.Candidates
-	cands := gumbelTopK(rng, rating, m.opts.CandidateEpsilon/(2*float64(k)), k, &s.cands)
+	return s.stages.Sample(rng, rating, m.opts.CandidateEpsilon, m.epsilon)
+}
+
+// TwoStageSampler is the two-stage candidate selection of the exponential-mechanism token
+// samplers (expmech, erae, ae-dp): over ratings ρ(v) ∈ [0, 1] (Δ = 1), first k distinct
+// candidates are drawn by k successive exponential mechanisms without replacement, each with
+// ε₁/k (so ε₁-DP by sequential composition), in one pass by the Gumbel top-k trick; then one
+// candidate is drawn by the exponential mechanism with ε over the candidates' ratings. The
+// per-token budget is ε₁ + ε.
+type TwoStageSampler struct {
+	k     int
+	cands shortlistHeap
+	// the second stage's ratings and cumulative weights over the candidates
+	rating, cum []float64
+}
+
+// NewTwoStageSampler returns the scratch space of the two-stage draw with k ≥ 1 candidates.
+func NewTwoStageSampler(k int) *TwoStageSampler {
+	return &TwoStageSampler{k: k, rating: make([]float64, k), cum: make([]float64, k)}
+}
+
+// Sample draws one index of ratings: k candidates with candidateEpsilon (ε₁) in all, then one of
+// them with epsilon (ε). len(ratings) must be at least k.
+func (s *TwoStageSampler) Sample(rng *rand.Rand, ratings []float64, candidateEpsilon, epsilon float64) int {
+	cands := gumbelTopK(rng, ratings, candidateEpsilon/(2*float64(s.k)), s.k, &s.cands)
 	for j, c := range cands {
-		s.candRating[j] = rating[c.row]
+		s.rating[j] = ratings[c.row]
 	}
-	return cands[sampleExponential(rng, s.candRating, m.epsilon/2, s.candCum)].row
+	return cands[sampleExponential(rng, s.rating, epsilon/2, s.cum)].row
 }
 
 // ratings fills s.rating with ρ_i(v) for every vocabulary row v.
