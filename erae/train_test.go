@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -161,4 +162,47 @@ func equalFloats(a, b []float32) bool {
 		}
 	}
 	return true
+}
+
+// TestTrainSameAtAnyCoreCount trains a model whose products are large enough to be split into
+// blocks across goroutines, with one and with four cores, and requires the same weights bit for
+// bit: the committed models are reproducible on any machine from the command and the seed.
+func TestTrainSameAtAnyCoreCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, dim = 300, 16
+	words := make([]string, n)
+	vecs := make([]float32, n*dim)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%03d", i)
+		for j := range dim {
+			vecs[i*dim+j] = float32(rng.NormFloat64())
+		}
+	}
+	store, err := embeddings.New(words, dim, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := make([][]string, 40)
+	for d := range corpus {
+		corpus[d] = make([]string, 30)
+		for i := range corpus[d] {
+			corpus[d][i] = words[rng.IntN(n)]
+		}
+	}
+	opts := DefaultTrainOptions()
+	opts.Vocab, opts.Hidden, opts.Latent, opts.Length, opts.Batch, opts.PretrainSteps, opts.Steps = n, 96, 32, 10, 24, 3, 6
+	train := func(procs int) []float32 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		m, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.p.All
+	}
+	one, four := train(1), train(4)
+	for i := range one {
+		if one[i] != four[i] {
+			t.Fatalf("weight %d: %g with one core, %g with four", i, one[i], four[i])
+		}
+	}
 }
