@@ -2,6 +2,8 @@ package nearest
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"sort"
 	"time"
 )
 
@@ -32,4 +34,21 @@ func Throughput(dec *Decoder, queries []float64, batch int) (wordsPerSecond, rec
 	}
 	after := dec.Stats()
 	return float64(n) / elapsed.Seconds(), float64(after.Rechecked-before.Rechecked) / float64(n), rows, nil
+}
+
+// ZipfRows draws m rows of a vocabulary of n words by Zipf's law over frequency rank (row r with
+// probability ∝ 1/(r+1)), the frequency profile of running text (stores are in frequency
+// order): the words whose noisy vectors `dptext bench decode` and the tests decode.
+func ZipfRows(rng *rand.Rand, n, m int) []int {
+	cum := make([]float64, n)
+	total := 0.0
+	for r := range cum {
+		total += 1 / float64(r+1)
+		cum[r] = total
+	}
+	rows := make([]int, m)
+	for i := range rows {
+		rows[i] = min(n-1, sort.SearchFloat64s(cum, rng.Float64()*total))
+	}
+	return rows
 }

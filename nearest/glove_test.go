@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"dptext/datasets"
@@ -61,22 +60,6 @@ func naive(store *embeddings.Store, z []float64) int {
 	return best
 }
 
-// zipfRows draws m rows of a vocabulary of n words by Zipf's law over rank (row r with
-// probability ∝ 1/(r+1)), the frequency profile of the corpus words EMD perturbs.
-func zipfRows(rng *rand.Rand, n, m int) []int {
-	cum := make([]float64, n)
-	total := 0.0
-	for r := range cum {
-		total += 1 / float64(r+1)
-		cum[r] = total
-	}
-	rows := make([]int, m)
-	for i := range rows {
-		rows[i] = min(n-1, sort.SearchFloat64s(cum, rng.Float64()*total))
-	}
-	return rows
-}
-
 // TestDecodersMatchNaiveOnGloVe decodes EMD-noisy vectors of GloVe words drawn by Zipf's law
 // over frequency rank, at every ε of the configs, with both methods and every kernel this CPU
 // runs, and compares each answer with the naive float64 scan.
@@ -93,7 +76,7 @@ func TestDecodersMatchNaiveOnGloVe(t *testing.T) {
 	}
 	dim := store.Dim()
 	for _, eps := range []float64{5, 10, 15, 20, 25} {
-		rows := zipfRows(rng, store.Len(), 120)
+		rows := nearest.ZipfRows(rng, store.Len(), 120)
 		queries := mechanisms.EMDQueries(rng, store, rows, eps)
 		want := make([]int, len(rows))
 		for i := range want {
@@ -133,7 +116,7 @@ func BenchmarkInt8GloVe(b *testing.B) {
 	}
 	for _, eps := range []float64{10, 5} {
 		rng := rand.New(rand.NewPCG(2019, 10))
-		rows := zipfRows(rng, store.Len(), 2000)
+		rows := nearest.ZipfRows(rng, store.Len(), 2000)
 		queries := mechanisms.EMDQueries(rng, store, rows, eps)
 		dst := make([]int, len(rows))
 		for _, kernel := range nearest.Kernels {

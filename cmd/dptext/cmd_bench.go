@@ -85,7 +85,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	vocab, dim := store.Len(), store.Dim()
-	rows := zipfRows(rng, vocab, *queries)
+	rows := nearest.ZipfRows(rng, vocab, *queries)
 	z := mechanisms.EMDQueries(rng, store, rows, *epsilon)
 
 	cores := *workers
@@ -208,22 +208,6 @@ func normalVocabulary(rng *rand.Rand, v, n int, sigma float64) (*embeddings.Stor
 		words[i] = "w" + strconv.Itoa(i)
 	}
 	return embeddings.New(words, n, vecs)
-}
-
-// zipfRows draws m vocabulary rows with P(row r) ∝ 1/(r+1): Zipf's law over the frequency rank,
-// the shape of word frequencies in running text (stores are in frequency order).
-func zipfRows(rng *rand.Rand, vocab, m int) []int {
-	cum := make([]float64, vocab)
-	total := 0.0
-	for r := range cum {
-		total += 1 / float64(r+1)
-		cum[r] = total
-	}
-	rows := make([]int, m)
-	for i := range rows {
-		rows[i] = min(vocab-1, sort.SearchFloat64s(cum, rng.Float64()*total))
-	}
-	return rows
 }
 
 // writeRawVectors writes store's vectors as raw little-endian float32 (the reference's
