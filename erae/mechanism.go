@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"dptext/embeddings"
 	"dptext/mechanisms"
 )
 
@@ -57,11 +58,16 @@ type Mechanism struct {
 	model   *Model
 	epsilon float64
 	stages  Stages
+	// similarity rates the generator's top candidates by the configured word vectors (nil: the
+	// top5_similarity diagnostic is not reported).
+	similarity *rewarder
 }
 
 // NewMechanism returns ER-AE's sampling with ε per token (of the second stage when
-// stages.Candidates > 0) over model.
-func NewMechanism(model *Model, epsilon float64, stages Stages) (*Mechanism, error) {
+// stages.Candidates > 0) over model. vectors, when not nil, are the configured word vectors
+// (those the model was trained with) by which Diagnose rates the generator's top candidates;
+// they do not change the release.
+func NewMechanism(model *Model, epsilon float64, stages Stages, vectors *embeddings.Store) (*Mechanism, error) {
 	if model == nil {
 		return nil, fmt.Errorf("erae: no model")
 	}
@@ -77,7 +83,34 @@ func NewMechanism(model *Model, epsilon float64, stages Stages) (*Mechanism, err
 	if stages.Candidates == 0 && stages.CandidateEpsilon != 0 {
 		return nil, fmt.Errorf("erae: candidate_epsilon = %g needs candidates > 0 (the two-stage variant)", stages.CandidateEpsilon)
 	}
-	return &Mechanism{model: model, epsilon: epsilon, stages: stages}, nil
+	e := &Mechanism{model: model, epsilon: epsilon, stages: stages}
+	if vectors != nil {
+		if err := model.VectorsCover(vectors); err != nil {
+			return nil, err
+		}
+		sims := make([]float32, 0, len(model.Words)*vectors.Dim())
+		for _, w := range model.Words {
+			id, _ := vectors.Lookup(w)
+			sims = append(sims, vectors.Vector(id)...)
+		}
+		e.similarity = newRewarder(sims, vectors.Dim())
+	}
+	return e, nil
+}
+
+// VectorsCover returns nil when store has the model's dimension and a vector for every word of
+// its vocabulary (as the vectors it was trained with do), else an error naming the first
+// mismatch.
+func (m *Model) VectorsCover(store *embeddings.Store) error {
+	if store.Dim() != m.Sizes.Embed {
+		return fmt.Errorf("erae: the word vectors have %d dimensions, the model %d: use the vectors the model was trained with", store.Dim(), m.Sizes.Embed)
+	}
+	for _, w := range m.Words {
+		if _, ok := store.Lookup(w); !ok {
+			return fmt.Errorf("erae: the model's word %q has no vector in the given embeddings: use the vectors the model was trained with", w)
+		}
+	}
+	return nil
 }
 
 // RewardTrained says whether the model was trained with the embedding reward: the reward was
@@ -184,8 +217,11 @@ func (e *Mechanism) Guarantee(doc []string) mechanisms.Guarantee {
 
 // Diagnose reports "unchanged_share" (positions whose word was kept), "original_mass" (the
 // mean probability the generator gives the original token, 0 for tokens outside its
-// vocabulary) and "oov_tokens" (the tokens outside the model's vocabulary, which the output
-// can never keep).
+// vocabulary), "oov_tokens" (the tokens outside the model's vocabulary, which the output can
+// never keep) and, when the mechanism has the word vectors, "top5_similarity": over the tokens
+// inside the vocabulary, the mean cosine between the original word's vector and those of the
+// generator's TopCandidates most probable words (the original itself counts when it is among
+// them) — what the embedding reward is meant to raise (the paper's Tables 2 and 3).
 func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 	same := 0
 	for i := range min(len(original), len(private)) {
@@ -193,14 +229,49 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 			same++
 		}
 	}
-	mass, oov := 0.0, 0
+	mass, oov, sim, rated := 0.0, 0, 0.0, 0
 	for i, r := range e.model.Probabilities(original) {
-		if id, ok := e.model.index[original[i]]; ok {
-			mass += r[id]
-		} else {
+		id, ok := e.model.index[original[i]]
+		if !ok {
 			oov++
+			continue
+		}
+		mass += r[id]
+		if e.similarity != nil {
+			for _, v := range topRows(r, TopCandidates) {
+				sim += e.similarity.cosine(id, int32(v)) / TopCandidates
+			}
+			rated++
 		}
 	}
 	n := math.Max(1, float64(len(original)))
-	return map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n, "oov_tokens": float64(oov)}
+	out := map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n, "oov_tokens": float64(oov)}
+	if e.similarity != nil && rated > 0 {
+		out["top5_similarity"] = sim / float64(rated)
+	}
+	return out
+}
+
+// TopCandidates is the number of most probable words top5_similarity rates (the paper's k = 5).
+const TopCandidates = 5
+
+// topRows returns the rows of the k largest values of r, largest first (ties: the smaller row).
+func topRows(r []float64, k int) []int {
+	top := make([]int, 0, k+1)
+	for v, p := range r {
+		if len(top) == k && p <= r[top[k-1]] {
+			continue
+		}
+		at := len(top)
+		for at > 0 && p > r[top[at-1]] {
+			at--
+		}
+		top = append(top, 0)
+		copy(top[at+1:], top[at:])
+		top[at] = v
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
 }

@@ -45,7 +45,7 @@ func TestSamplerMatchesExactDistribution(t *testing.T) {
 		t.Fatal(err)
 	}
 	const eps, n, pos = 12.0, 20000, 3
-	mech, err := NewMechanism(model, eps, Stages{})
+	mech, err := NewMechanism(model, eps, Stages{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestDiagnose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mech, err := NewMechanism(model, 10, Stages{})
+	mech, err := NewMechanism(model, 10, Stages{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

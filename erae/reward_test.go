@@ -3,9 +3,11 @@ package erae
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"dptext/embeddings"
@@ -59,7 +61,8 @@ func rewardOptions(reward bool, lambdaEmbed float64) TrainOptions {
 
 // generatorStats returns, over every in-vocabulary position of docs, the mean probability the
 // generator gives the original token and the mean cosine between the original word's vector
-// and those of the generator's 5 most probable words (the paper's Table 3 observation).
+// and those of the generator's 5 most probable words (the paper's Table 3 observation), written
+// out by a full sort: the reference for Mechanism.Diagnose.
 func generatorStats(m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim float64) {
 	rw := newRewarder(store.Matrix(), store.Dim())
 	row := func(w string) int32 { id, _ := store.Lookup(w); return int32(id) }
@@ -85,6 +88,86 @@ func generatorStats(m *Model, store *embeddings.Store, docs [][]string) (origMas
 	return origMass / float64(n), top5Sim / float64(n)
 }
 
+// diagnosedStats returns what Mechanism.Diagnose reports of the same two quantities, averaged
+// over the in-vocabulary positions of docs.
+func diagnosedStats(t *testing.T, m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim float64) {
+	t.Helper()
+	mech, err := NewMechanism(m, 10, Stages{}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0.0
+	for _, d := range docs {
+		diag := mech.Diagnose(d, d)
+		rated := float64(len(d)) - diag["oov_tokens"]
+		origMass += diag["original_mass"] * float64(len(d))
+		top5Sim += diag["top5_similarity"] * rated
+		n += rated
+	}
+	return origMass / n, top5Sim / n
+}
+
+// TestDiagnoseTopSimilarity checks the top5_similarity and original_mass diagnostics against
+// the full-sort reference on a trained model, and that vectors the model was not trained with
+// are refused by name.
+func TestDiagnoseTopSimilarity(t *testing.T) {
+	store, corpus := rewardData(t)
+	model, err := Train(context.Background(), corpus, store, rewardOptions(true, 0.5), "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMass, wantSim := generatorStats(model, store, corpus)
+	gotMass, gotSim := diagnosedStats(t, model, store, corpus)
+	if math.Abs(gotMass-wantMass) > 1e-12 || math.Abs(gotSim-wantSim) > 1e-12 {
+		t.Errorf("Diagnose: original_mass %.15f, top5_similarity %.15f; the full sort gives %.15f, %.15f", gotMass, gotSim, wantMass, wantSim)
+	}
+	if d := must(NewMechanism(model, 10, Stages{}, nil)).Diagnose(corpus[0], corpus[0]); d["top5_similarity"] != 0 || len(d) != 3 {
+		t.Errorf("without vectors Diagnose reported %v: want no top5_similarity", d)
+	}
+	short, err := embeddings.New(store.Words()[1:], store.Dim(), store.Matrix()[store.Dim():])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewMechanism(model, 10, Stages{}, short); err == nil || !strings.Contains(err.Error(), store.Word(0)) {
+		t.Errorf("vectors without the model's word %q: error %v, want one naming the word", store.Word(0), err)
+	}
+	narrow, err := embeddings.New([]string{"a"}, 3, []float32{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewMechanism(model, 10, Stages{}, narrow); err == nil || !strings.Contains(err.Error(), "3 dimensions") {
+		t.Errorf("3-dimensional vectors for an %d-dimensional model: error %v, want one naming both", model.Sizes.Embed, err)
+	}
+}
+
+// TestTopRows checks the top-k selection against a full sort, ties included.
+func TestTopRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := range 200 {
+		r := make([]float64, 1+rng.IntN(30))
+		for i := range r {
+			r[i] = float64(rng.IntN(6)) // many ties
+		}
+		k := 1 + trial%8
+		want := make([]int, len(r))
+		for i := range want {
+			want[i] = i
+		}
+		sort.SliceStable(want, func(a, b int) bool { return r[want[a]] > r[want[b]] })
+		want = want[:min(k, len(r))]
+		if got := topRows(r, k); !slices.Equal(got, want) {
+			t.Fatalf("topRows(%v, %d) = %v, want %v", r, k, got, want)
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // rewardEffect trains the same seed twice — the embedding reward with weight lambdaEmbed, and
 // the plain auto-encoder — and returns the reward's change of the original token's mass and of
 // the top-5 similarity on the training documents.
@@ -99,8 +182,8 @@ func rewardEffect(t *testing.T, lambdaEmbed float64) (dMass, dSim float64, with 
 	if err != nil {
 		t.Fatal(err)
 	}
-	mw, sw := generatorStats(with, store, corpus)
-	mo, so := generatorStats(without, store, corpus)
+	mw, sw := diagnosedStats(t, with, store, corpus)
+	mo, so := diagnosedStats(t, without, store, corpus)
 	t.Logf("λ_embed = %g: original-token mass %.4f with the reward, %.4f without; top-5 cosine %.4f with, %.4f without", lambdaEmbed, mw, mo, sw, so)
 	return mw - mo, sw - so, with
 }
@@ -129,7 +212,7 @@ func TestRewardSpreadsMassToSimilarWords(t *testing.T) {
 	if dMass0, dSim0, _ := rewardEffect(t, 0); dMass0 != 0 || dSim0 != 0 {
 		t.Errorf("λ_embed = 0: differences %+g, %+g; want exactly 0 (same seed, same gradient)", dMass0, dSim0)
 	}
-	mech, err := NewMechanism(model, 10, Stages{})
+	mech, err := NewMechanism(model, 10, Stages{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ type TrainOptions struct {
 // 0.28 per 64,000, against 6.26 and 0.1 per 96,000 for windows of 20; 50-token windows had
 // only reached 6.1 after 5.8 million), and the learning rate is the one of those measurements.
 func DefaultTrainOptions() TrainOptions {
-	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 12, Batch: 64, PretrainSteps: 3000, Steps: 5000,
+	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 12, Batch: 64, PretrainSteps: 5000, Steps: 7000,
 		LearningRate: 0.003, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, Seed: 1}
 }
 

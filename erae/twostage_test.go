@@ -109,11 +109,11 @@ func TestTwoStageOptionsAndGuarantee(t *testing.T) {
 		{Stages{Candidates: 3, CandidateEpsilon: math.Inf(1)}, "candidate_epsilon = +Inf"},
 		{Stages{CandidateEpsilon: 2}, "candidate_epsilon = 2 needs candidates > 0"},
 	} {
-		if _, err := NewMechanism(model, 5, c.s); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := NewMechanism(model, 5, c.s, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err = %v, want one containing %q", c.s, err, c.want)
 		}
 	}
-	m, err := NewMechanism(model, 5, Stages{Candidates: 4, CandidateEpsilon: 2})
+	m, err := NewMechanism(model, 5, Stages{Candidates: 4, CandidateEpsilon: 2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,13 @@ func eraeBuild(reward bool) func(env *Env, eps float64, o erae.MechanismOptions)
 		if err := model.CheckKind(path, reward); err != nil {
 			return nil, err
 		}
-		return erae.NewMechanism(model, eps, o.Stages)
+		// The configured vectors rate the generator's top candidates in the diagnostics when
+		// they hold the model's words (they do when it was trained on this config); the
+		// release never reads them.
+		vectors := env.Embeddings
+		if vectors != nil && model.VectorsCover(vectors) != nil {
+			vectors = nil
+		}
+		return erae.NewMechanism(model, eps, o.Stages, vectors)
 	}
 }
