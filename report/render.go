@@ -142,6 +142,7 @@ func (t tables) privacyCaption() string {
 		"unchanged_share":               "share of words left unchanged",
 		"mean_cosine":                   "mean cosine of input and output word vectors",
 		"original_mass":                 "mean probability the trained generator (erae, ae-dp) gives the original word, before the exponential mechanism",
+		"top5_similarity":               "mean cosine (configured vectors) of the trained generator's 5 most probable words to the original word, over words in its vocabulary",
 		"oov_tokens":                    "tokens outside the mechanism's vocabulary (for erae and ae-dp, the model's)",
 	}
 	var parts []string

@@ -253,6 +253,7 @@ func metricLabel(metric string) string {
 		"oov_replaced":                  "OOV replaced",
 		"mean_cosine":                   "mean cos",
 		"original_mass":                 "Pr[original]",
+		"top5_similarity":               "top-5 cos",
 	}
 	if l, ok := labels[metric]; ok {
 		return l
