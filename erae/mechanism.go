@@ -218,7 +218,8 @@ func (e *Mechanism) Guarantee(doc []string) mechanisms.Guarantee {
 // Diagnose reports "unchanged_share" (positions whose word was kept), "original_mass" (the
 // mean probability the generator gives the original token, 0 for tokens outside its
 // vocabulary), "oov_tokens" (the tokens outside the model's vocabulary, which the output can
-// never keep) and, when the mechanism has the word vectors, "top5_similarity": over the tokens
+// never keep), "released_top5_share" (positions whose released word is one of the generator's
+// TopCandidates most probable words there) and, when the mechanism has the word vectors, "top5_similarity": over the tokens
 // inside the vocabulary, the mean cosine between the original word's vector and those of the
 // generator's TopCandidates most probable words (the original itself counts when it is among
 // them) — what the embedding reward is meant to raise (the paper's Tables 2 and 3).
@@ -229,8 +230,17 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 			same++
 		}
 	}
-	mass, oov, sim, rated := 0.0, 0, 0.0, 0
+	mass, oov, sim, rated, inTop := 0.0, 0, 0.0, 0, 0
 	for i, r := range e.model.Probabilities(original) {
+		top := topRows(r, TopCandidates)
+		if i < len(private) {
+			for _, v := range top {
+				if e.model.Words[v] == private[i] {
+					inTop++
+					break
+				}
+			}
+		}
 		id, ok := e.model.index[original[i]]
 		if !ok {
 			oov++
@@ -238,14 +248,15 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 		}
 		mass += r[id]
 		if e.similarity != nil {
-			for _, v := range topRows(r, TopCandidates) {
+			for _, v := range top {
 				sim += e.similarity.cosine(id, int32(v)) / TopCandidates
 			}
 			rated++
 		}
 	}
 	n := math.Max(1, float64(len(original)))
-	out := map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n, "oov_tokens": float64(oov)}
+	out := map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n, "oov_tokens": float64(oov),
+		"released_top5_share": float64(inTop) / n}
 	if e.similarity != nil && rated > 0 {
 		out["top5_similarity"] = sim / float64(rated)
 	}

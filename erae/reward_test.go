@@ -121,8 +121,35 @@ func TestDiagnoseTopSimilarity(t *testing.T) {
 	if math.Abs(gotMass-wantMass) > 1e-12 || math.Abs(gotSim-wantSim) > 1e-12 {
 		t.Errorf("Diagnose: original_mass %.15f, top5_similarity %.15f; the full sort gives %.15f, %.15f", gotMass, gotSim, wantMass, wantSim)
 	}
-	if d := must(NewMechanism(model, 10, Stages{}, nil)).Diagnose(corpus[0], corpus[0]); d["top5_similarity"] != 0 || len(d) != 3 {
+	if d := must(NewMechanism(model, 10, Stages{}, nil)).Diagnose(corpus[0], corpus[0]); d["top5_similarity"] != 0 || len(d) != 4 {
 		t.Errorf("without vectors Diagnose reported %v: want no top5_similarity", d)
+	}
+	// released_top5_share: 1 for a release of every position's most probable word, 0 for one of
+	// every position's least probable word, 0.5 when half the positions are of each kind.
+	doc := corpus[0]
+	best, worst, half := make([]string, len(doc)), make([]string, len(doc)), make([]string, len(doc))
+	for i, r := range model.Probabilities(doc) {
+		lo := 0
+		for v := range r {
+			if r[v] < r[lo] {
+				lo = v
+			}
+		}
+		best[i], worst[i] = model.Words[topRows(r, 1)[0]], model.Words[lo]
+		half[i] = best[i]
+		if i%2 == 1 {
+			half[i] = worst[i]
+		}
+	}
+	mech := must(NewMechanism(model, 10, Stages{}, store))
+	for _, c := range []struct {
+		name    string
+		private []string
+		want    float64
+	}{{"most probable", best, 1}, {"least probable", worst, 0}, {"alternating", half, 0.5}} {
+		if got := mech.Diagnose(doc, c.private)["released_top5_share"]; got != c.want {
+			t.Errorf("released_top5_share of the %s words = %g, want %g", c.name, got, c.want)
+		}
 	}
 	short, err := embeddings.New(store.Words()[1:], store.Dim(), store.Matrix()[store.Dim():])
 	if err != nil {

@@ -143,6 +143,7 @@ func (t tables) privacyCaption() string {
 		"mean_cosine":                   "mean cosine of input and output word vectors",
 		"original_mass":                 "mean probability the trained generator (erae, ae-dp) gives the original word, before the exponential mechanism",
 		"top5_similarity":               "mean cosine (configured vectors) of the trained generator's 5 most probable words to the original word, over words in its vocabulary",
+		"released_top5_share":           "share of positions whose released word is one of the trained generator's 5 most probable words there",
 		"oov_tokens":                    "tokens outside the mechanism's vocabulary (for erae and ae-dp, the model's)",
 	}
 	var parts []string
