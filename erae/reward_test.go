@@ -21,21 +21,12 @@ import (
 // and a synonym is never the original.
 func rewardData(t *testing.T) (*embeddings.Store, [][]string) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(11, 3))
 	const groups, per, dim = 8, 6, 8
 	words := make([]string, groups*per)
-	vecs := make([]float32, len(words)*dim)
 	for i := range words {
 		words[i] = fmt.Sprintf("g%dw%d", i/per, i%per)
-		for j := range dim {
-			vecs[i*dim+j] = float32(0.25 * rng.NormFloat64())
-		}
-		vecs[i*dim+i/per] += 1
 	}
-	store, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := synthStore(t, rand.New(rand.NewPCG(11, 3)), words, dim, 0.25, func(i int) int { return i / per })
 	var corpus [][]string
 	for d := range 60 {
 		doc := make([]string, 30)

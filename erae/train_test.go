@@ -19,21 +19,12 @@ import (
 // and a corpus of 30 documents of 24 tokens drawn from a few repeating patterns.
 func toyData(t *testing.T) (*embeddings.Store, [][]string) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(7, 7))
 	const n, dim = 40, 8
 	words := make([]string, n)
-	vecs := make([]float32, n*dim)
 	for i := range words {
 		words[i] = fmt.Sprintf("w%02d", i)
-		for j := range dim {
-			vecs[i*dim+j] = float32(0.3 * rng.NormFloat64())
-		}
-		vecs[i*dim+i%dim] += 1 // group i mod 8
 	}
-	store, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := synthStore(t, rand.New(rand.NewPCG(7, 7)), words, dim, 0.3, func(i int) int { return i % dim })
 	var corpus [][]string
 	for d := range 30 {
 		doc := make([]string, 24)
@@ -44,6 +35,27 @@ func toyData(t *testing.T) (*embeddings.Store, [][]string) {
 		corpus = append(corpus, doc)
 	}
 	return store, corpus
+}
+
+// synthStore returns a store of words with vectors of dim Gaussian coordinates of standard
+// deviation noise (drawn from rng word by word), plus 1 on coordinate group(i) of word i when
+// that is not negative: the words of a group share a direction.
+func synthStore(t *testing.T, rng *rand.Rand, words []string, dim int, noise float64, group func(i int) int) *embeddings.Store {
+	t.Helper()
+	vecs := make([]float32, len(words)*dim)
+	for i := range words {
+		for j := range dim {
+			vecs[i*dim+j] = float32(noise * rng.NormFloat64())
+		}
+		if g := group(i); g >= 0 {
+			vecs[i*dim+g] += 1
+		}
+	}
+	store, err := embeddings.New(words, dim, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
 }
 
 func toyOptions() TrainOptions {
@@ -171,17 +183,10 @@ func TestTrainSameAtAnyCoreCount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const n, dim = 300, 16
 	words := make([]string, n)
-	vecs := make([]float32, n*dim)
 	for i := range words {
 		words[i] = fmt.Sprintf("w%03d", i)
-		for j := range dim {
-			vecs[i*dim+j] = float32(rng.NormFloat64())
-		}
 	}
-	store, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := synthStore(t, rng, words, dim, 1, func(int) int { return -1 })
 	corpus := make([][]string, 40)
 	for d := range corpus {
 		corpus[d] = make([]string, 30)
