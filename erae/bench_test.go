@@ -18,7 +18,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	tr := &trainer{opts: o, p: NewParams[float32](s)}
 	initParams(tr.p, vectors, rng)
 	tr.m, tr.v = make([]float32, len(tr.p.All)), make([]float32, len(tr.p.All))
-	rw := newRewarder(vectors, s.Embed)
+	rw := newRewarder(vectors, s.Embed, true)
 	w := newBatch[float32](s, o.Batch, o.Length)
 	g := NewParams[float32](s)
 	seqs := make([][]int32, o.Batch)

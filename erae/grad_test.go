@@ -25,7 +25,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 	seqs := [][]int32{{0, 3, 6, 2, 9}, {5, 5, 1, 4, 0}, {2, 6, 8, 3, 1}} // 8, 9: out of vocabulary
 	w := newBatch[float64](s, len(seqs), len(seqs[0]))
 	w.load(s, seqs)
-	rw := newRewarder(vectors, s.Embed)
+	rw := newRewarder(vectors, s.Embed, true)
 	w.forward(p)
 	cands := selectCandidates(rw, w.probs, w.ids, s.Vocab, 2, rand.New(rand.NewPCG(3, 4)))
 	loss := func() float64 {

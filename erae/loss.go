@@ -22,19 +22,36 @@ type rewarder struct {
 	dim  int
 }
 
-func newRewarder(vectors []float32, dim int) *rewarder {
+// newRewarder returns the rewarder of vectors (V×dim, row by row). When centered, the rows'
+// mean vector is subtracted from every row before scaling, so that the cosine of two words
+// measures what they share beyond the direction common to the whole vocabulary (as the cosine
+// scorer's default, utility.DefaultCosineOptions).
+func newRewarder(vectors []float32, dim int, centered bool) *rewarder {
+	mean := make([]float64, dim)
+	if centered && len(vectors) > 0 {
+		for off := 0; off < len(vectors); off += dim {
+			for j, x := range vectors[off : off+dim] {
+				mean[j] += float64(x)
+			}
+		}
+		for j := range mean {
+			mean[j] /= float64(len(vectors) / dim)
+		}
+	}
 	unit := make([]float32, len(vectors))
+	row := make([]float64, dim)
 	for off := 0; off < len(vectors); off += dim {
 		norm := 0.0
-		for _, x := range vectors[off : off+dim] {
-			norm += float64(x) * float64(x)
+		for j, x := range vectors[off : off+dim] {
+			row[j] = float64(x) - mean[j]
+			norm += row[j] * row[j]
 		}
 		if norm == 0 {
 			continue
 		}
 		inv := 1 / math.Sqrt(norm)
-		for j, x := range vectors[off : off+dim] {
-			unit[off+j] = float32(float64(x) * inv)
+		for j, x := range row {
+			unit[off+j] = float32(x * inv)
 		}
 	}
 	return &rewarder{unit: unit, dim: dim}

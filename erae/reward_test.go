@@ -51,12 +51,16 @@ func rewardOptions(reward bool, lambdaEmbed float64) TrainOptions {
 }
 
 // generatorStats returns, over every in-vocabulary position of docs, the mean probability the
-// generator gives the original token and the mean cosine between the original word's vector
-// and those of the generator's 5 most probable words (the paper's Table 3 observation), written
-// out by a full sort: the reference for Mechanism.Diagnose.
-func generatorStats(m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim float64) {
-	rw := newRewarder(store.Matrix(), store.Dim())
-	row := func(w string) int32 { id, _ := store.Lookup(w); return int32(id) }
+// generator gives the original token and the mean cosine, plain and centred, between the
+// original word's vector and those of the generator's 5 most probable words (the paper's Table 3
+// observation), written out by a full sort: the reference for Mechanism.Diagnose.
+func generatorStats(m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim, top5Centered float64) {
+	var vectors []float32
+	for _, w := range m.Words {
+		id, _ := store.Lookup(w)
+		vectors = append(vectors, store.Vector(id)...)
+	}
+	plain, centered := newRewarder(vectors, store.Dim(), false), newRewarder(vectors, store.Dim(), true)
 	n := 0
 	for _, d := range docs {
 		for i, p := range m.Probabilities(d) {
@@ -71,17 +75,18 @@ func generatorStats(m *Model, store *embeddings.Store, docs [][]string) (origMas
 			}
 			sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
 			for _, v := range order[:5] {
-				top5Sim += rw.cosine(row(d[i]), row(m.Words[v])) / 5
+				top5Sim += plain.cosine(id, int32(v)) / 5
+				top5Centered += centered.cosine(id, int32(v)) / 5
 			}
 			n++
 		}
 	}
-	return origMass / float64(n), top5Sim / float64(n)
+	return origMass / float64(n), top5Sim / float64(n), top5Centered / float64(n)
 }
 
-// diagnosedStats returns what Mechanism.Diagnose reports of the same two quantities, averaged
+// diagnosedStats returns what Mechanism.Diagnose reports of the same three quantities, averaged
 // over the in-vocabulary positions of docs.
-func diagnosedStats(t *testing.T, m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim float64) {
+func diagnosedStats(t *testing.T, m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim, top5Centered float64) {
 	t.Helper()
 	mech, err := NewMechanism(m, 10, Stages{}, store)
 	if err != nil {
@@ -93,9 +98,10 @@ func diagnosedStats(t *testing.T, m *Model, store *embeddings.Store, docs [][]st
 		rated := float64(len(d)) - diag["oov_tokens"]
 		origMass += diag["original_mass"] * float64(len(d))
 		top5Sim += diag["top5_similarity"] * rated
+		top5Centered += diag["top5_similarity_centered"] * rated
 		n += rated
 	}
-	return origMass / n, top5Sim / n
+	return origMass / n, top5Sim / n, top5Centered / n
 }
 
 // TestDiagnoseTopSimilarity checks the top5_similarity and original_mass diagnostics against
@@ -107,13 +113,17 @@ func TestDiagnoseTopSimilarity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMass, wantSim := generatorStats(model, store, corpus)
-	gotMass, gotSim := diagnosedStats(t, model, store, corpus)
-	if math.Abs(gotMass-wantMass) > 1e-12 || math.Abs(gotSim-wantSim) > 1e-12 {
-		t.Errorf("Diagnose: original_mass %.15f, top5_similarity %.15f; the full sort gives %.15f, %.15f", gotMass, gotSim, wantMass, wantSim)
+	wantMass, wantSim, wantCentered := generatorStats(model, store, corpus)
+	gotMass, gotSim, gotCentered := diagnosedStats(t, model, store, corpus)
+	if math.Abs(gotMass-wantMass) > 1e-12 || math.Abs(gotSim-wantSim) > 1e-12 || math.Abs(gotCentered-wantCentered) > 1e-12 {
+		t.Errorf("Diagnose: original_mass %.15f, top5_similarity %.15f, top5_similarity_centered %.15f; the full sort gives %.15f, %.15f, %.15f",
+			gotMass, gotSim, gotCentered, wantMass, wantSim, wantCentered)
 	}
-	if d := must(NewMechanism(model, 10, Stages{}, nil)).Diagnose(corpus[0], corpus[0]); d["top5_similarity"] != 0 || len(d) != 4 {
-		t.Errorf("without vectors Diagnose reported %v: want no top5_similarity", d)
+	if gotSim == gotCentered {
+		t.Errorf("plain and centred top-5 similarity are both %.15f: the store's mean vector is not 0, so they must differ", gotSim)
+	}
+	if d := must(NewMechanism(model, 10, Stages{}, nil)).Diagnose(corpus[0], corpus[0]); len(d) != 4 {
+		t.Errorf("without vectors Diagnose reported %v: want no top-5 similarity", d)
 	}
 	// released_top5_share: 1 for a release of every position's most probable word, 0 for one of
 	// every position's least probable word, 0.5 when half the positions are of each kind.
@@ -155,6 +165,51 @@ func TestDiagnoseTopSimilarity(t *testing.T) {
 	}
 	if _, err := NewMechanism(model, 10, Stages{}, narrow); err == nil || !strings.Contains(err.Error(), "3 dimensions") {
 		t.Errorf("3-dimensional vectors for an %d-dimensional model: error %v, want one naming both", model.Sizes.Embed, err)
+	}
+}
+
+// TestRewarderCentering checks the centred cosine: adding one vector to every word's vector
+// (what all the words of a trained embedding share) leaves it unchanged, it makes the plain
+// cosine of unrelated words large, and centred the mean cosine over all pairs of distinct words
+// is about 0 (the centred rows sum to 0; with equal norms the mean would be −1/(V−1); here it
+// must be within 0.05 of 0).
+func TestRewarderCentering(t *testing.T) {
+	const V, dim = 60, 16
+	rng := rand.New(rand.NewPCG(8, 1))
+	base := make([]float32, V*dim)
+	for i := range base {
+		base[i] = float32(rng.NormFloat64())
+	}
+	shifted := slices.Clone(base)
+	for i := range shifted {
+		shifted[i] += 3 // a direction every word shares
+	}
+	meanCos := func(r *rewarder) float64 {
+		s, n := 0.0, 0
+		for a := range int32(V) {
+			for b := range a {
+				s += r.cosine(a, b)
+				n++
+			}
+		}
+		return s / float64(n)
+	}
+	cb, cs := newRewarder(base, dim, true), newRewarder(shifted, dim, true)
+	for a := range int32(V) {
+		for b := range int32(V) {
+			if d := math.Abs(cb.cosine(a, b) - cs.cosine(a, b)); d > 1e-5 {
+				t.Fatalf("centred cosine of rows %d, %d changed by %g when every vector moved by the same offset", a, b, d)
+			}
+		}
+	}
+	if plain := meanCos(newRewarder(shifted, dim, false)); plain < 0.5 {
+		t.Errorf("plain mean cosine of the shifted vectors %.3f: want > 0.5 (the shared direction)", plain)
+	}
+	if c := meanCos(cs); math.Abs(c) > 0.05 {
+		t.Errorf("centred mean cosine %.3f: want about 0", c)
+	}
+	if c := cs.cosine(4, 4); math.Abs(c-1) > 1e-6 {
+		t.Errorf("centred cosine of a word with itself %g, want 1", c)
 	}
 }
 
@@ -200,8 +255,8 @@ func rewardEffect(t *testing.T, lambdaEmbed float64) (dMass, dSim float64, with 
 	if err != nil {
 		t.Fatal(err)
 	}
-	mw, sw := diagnosedStats(t, with, store, corpus)
-	mo, so := diagnosedStats(t, without, store, corpus)
+	mw, sw, _ := diagnosedStats(t, with, store, corpus)
+	mo, so, _ := diagnosedStats(t, without, store, corpus)
 	t.Logf("λ_embed = %g: original-token mass %.4f with the reward, %.4f without; top-5 cosine %.4f with, %.4f without", lambdaEmbed, mw, mo, sw, so)
 	return mw - mo, sw - so, with
 }

@@ -142,7 +142,8 @@ func (t tables) privacyCaption() string {
 		"unchanged_share":               "share of words left unchanged",
 		"mean_cosine":                   "mean cosine of input and output word vectors",
 		"original_mass":                 "mean probability the trained generator (erae, ae-dp) gives the original word, before the exponential mechanism",
-		"top5_similarity":               "mean cosine (configured vectors) of the trained generator's 5 most probable words to the original word, over words in its vocabulary",
+		"top5_similarity":               "mean plain cosine (configured vectors, the paper's Eq. 9) of the trained generator's 5 most probable words to the original word, over words in its vocabulary; unrelated words score what all vectors share, not 0",
+		"top5_similarity_centered":      "the same with the vocabulary's mean vector subtracted first: about 0 for unrelated words",
 		"released_top5_share":           "share of positions whose released word is one of the trained generator's 5 most probable words there",
 		"oov_tokens":                    "tokens outside the mechanism's vocabulary (for erae and ae-dp, the model's)",
 	}

@@ -254,6 +254,7 @@ func metricLabel(metric string) string {
 		"mean_cosine":                   "mean cos",
 		"original_mass":                 "Pr[original]",
 		"top5_similarity":               "top-5 cos",
+		"top5_similarity_centered":      "top-5 cos (centred)",
 		"released_top5_share":           "released in top 5",
 	}
 	if l, ok := labels[metric]; ok {
