@@ -116,6 +116,7 @@ func softmaxRows[T Float](x []T, n int) {
 		switch r := any(row).(type) {
 		case []float32:
 			vek32.SubNumber_Inplace(r, float32(peak))
+			flushUnderflow(r)
 			vek32.Exp_Inplace(r)
 			vek32.DivNumber_Inplace(r, vek32.Sum(r))
 		case []float64:
@@ -127,6 +128,22 @@ func softmaxRows[T Float](x []T, n int) {
 			for i := range r {
 				r[i] /= sum
 			}
+		}
+	}
+}
+
+// expUnderflow is the input below which exp underflows float32's normal range (ln of its
+// smallest normal number, −87.34, rounded down).
+const expUnderflow = -88
+
+// flushUnderflow sets every value below expUnderflow to −∞, so that exp gives exactly 0 there.
+// vek32.Exp_Inplace (vek v0.4.3) is wrong in its vector path for inputs between about −103.3 and
+// −88.4 (NaN, or −4.3e33 at −100; TestSoftmaxFarBelowPeak), where the true value is below
+// float32's normal range anyway: a logit that far below its row's largest must give 0, not NaN.
+func flushUnderflow(x []float32) {
+	for i, v := range x {
+		if v < expUnderflow {
+			x[i] = float32(math.Inf(-1))
 		}
 	}
 }

@@ -248,9 +248,14 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 			// Report the reward's loss during pre-training too, for comparable curves.
 			l.Embed = math.NaN()
 		}
+		if math.IsNaN(l.Recon) || math.IsInf(l.Recon, 0) || math.IsNaN(l.Embed) && reward || math.IsInf(l.Embed, 0) {
+			return nil, tr.diverged(fmt.Sprintf("loss recon %g, embed %g", l.Recon, l.Embed), checkpoint)
+		}
 		clear(g.All)
 		w.backward(tr.p, g)
-		tr.adam(g.All)
+		if !tr.adam(g.All) {
+			return nil, tr.diverged("the gradient is not finite", checkpoint)
+		}
 		tr.step++
 		tr.record(l)
 		if progress != nil {
@@ -272,18 +277,31 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 	return tr.model(fp)
 }
 
+// diverged returns the error of a training run stopped at a non-finite loss or gradient
+// (what), before the step's update: the weights are not written, a checkpoint keeps its last
+// finite state.
+func (tr *trainer) diverged(what, checkpoint string) error {
+	kept := "no checkpoint is kept"
+	if checkpoint != "" {
+		kept = fmt.Sprintf("the checkpoint %s keeps the last state written before it", checkpoint)
+	}
+	return fmt.Errorf("erae: training diverged at step %d of %d (%s); %s; try a lower learning rate", tr.step+1, tr.opts.Steps, what, kept)
+}
+
 // adam applies one Adam update (β₁ = 0.9, β₂ = 0.999, ε = 1e−8) with the gradient g, after
-// clipping its global norm to opts.Clip.
-func (tr *trainer) adam(g []float32) {
+// clipping its global norm to opts.Clip. It returns false, changing nothing, when the gradient
+// has a non-finite entry.
+func (tr *trainer) adam(g []float32) bool {
 	scale := 1.0
-	if tr.opts.Clip > 0 {
-		norm := 0.0
-		for _, x := range g {
-			norm += float64(x) * float64(x)
-		}
-		if norm = math.Sqrt(norm); norm > tr.opts.Clip {
-			scale = tr.opts.Clip / norm
-		}
+	norm := 0.0
+	for _, x := range g {
+		norm += float64(x) * float64(x)
+	}
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return false
+	}
+	if norm = math.Sqrt(norm); tr.opts.Clip > 0 && norm > tr.opts.Clip {
+		scale = tr.opts.Clip / norm
 	}
 	const b1, b2, eps = 0.9, 0.999, 1e-8
 	t := float64(tr.step + 1)
@@ -296,6 +314,7 @@ func (tr *trainer) adam(g []float32) {
 		tr.m[i], tr.v[i] = float32(m), float32(v)
 		p[i] -= float32(lr * m / (math.Sqrt(v) + eps))
 	}
+	return true
 }
 
 // record adds a step's losses to the loss curve.

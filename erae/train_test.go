@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,5 +212,26 @@ func TestTrainSameAtAnyCoreCount(t *testing.T) {
 		if one[i] != four[i] {
 			t.Fatalf("weight %d: %g with one core, %g with four", i, one[i], four[i])
 		}
+	}
+}
+
+// TestTrainStopsWhenDiverged gives one word a non-finite vector, so that the first forward pass
+// is NaN: Train must stop with an error naming the step and must not write a checkpoint of the
+// poisoned state (before, the checkpoint's JSON encoder failed on the NaN loss).
+func TestTrainStopsWhenDiverged(t *testing.T) {
+	good, corpus := toyData(t)
+	vecs := slices.Clone(good.Matrix())
+	vecs[0] = float32(math.NaN())
+	bad, err := embeddings.New(good.Words(), good.Dim(), vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt := filepath.Join(t.TempDir(), "m.partial")
+	_, err = Train(context.Background(), corpus, bad, toyOptions(), ckpt, 1, nil)
+	if err == nil || !strings.Contains(err.Error(), "diverged at step 1 of 100") {
+		t.Fatalf("NaN vectors: error %v, want one saying the training diverged at step 1 of 100", err)
+	}
+	if _, serr := os.Stat(ckpt); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("a checkpoint was written at the diverged step (stat: %v)", serr)
 	}
 }
