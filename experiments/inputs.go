@@ -71,11 +71,13 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 	}
 	in.store = store
 	in.inputs = append(in.inputs, input)
-	data, err := dataInputs(cfg)
-	if err != nil {
-		return nil, err
+	if !opts.withoutMechanismFiles {
+		data, err := dataInputs(cfg)
+		if err != nil {
+			return nil, err
+		}
+		in.inputs = append(in.inputs, data...)
 	}
-	in.inputs = append(in.inputs, data...)
 	logf("embeddings: %d words × %d dimensions (%s)", in.store.Len(), in.store.Dim(), time.Since(start).Round(time.Millisecond))
 	return in, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"time"
 
@@ -71,8 +70,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return
 		}
 		last = time.Now()
-		embed := "–" // no embedding reward during pre-training
-		if !math.IsNaN(p.Embed) {
+		embed := "–" // no embedding reward during pre-training, nor ever for --no-reward
+		if p.Phase == "reward" {
 			embed = fmt.Sprintf("%.3f", p.Embed)
 		}
 		fmt.Fprintf(stderr, "\rstep %d/%d %-8s recon %.3f embed %s  %.0f tokens/s  %s left   ",
