@@ -32,7 +32,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	steps := flags.Int("steps", def.Steps, "training steps in all")
 	pretrain := flags.Int("pretrain-steps", def.PretrainSteps, "first steps on the reconstruction loss alone")
 	lr := flags.Float64("learning-rate", def.LearningRate, "Adam's step size")
-	center := flags.Bool("center-vectors", def.CenterVectors, "subtract the vocabulary's mean vector from the word vectors before the reward's cosine (default: the paper's plain cosine, Eq. 9)")
+	center := flags.Bool("center-vectors", def.CenterVectors, "subtract the vocabulary's mean vector from the word vectors before the reward's cosine; false: the paper's plain cosine (Eq. 9)")
 	seed := flags.Uint64("seed", def.Seed, "seed of the initial weights, batches and exploration draws")
 	every := flags.Int("checkpoint-every", 50, "steps between checkpoints")
 	pos, err := parseInterleaved(flags, args[1:])
