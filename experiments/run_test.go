@@ -12,14 +12,10 @@ import (
 	"testing"
 )
 
-// fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
-// mechanisms, an attacker, two topic classifiers and a utility measure.
-func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
-	t.Helper()
-	src := fmt.Sprintf(`name = "fixture"
-seed = 7
-repeats = 2
-[corpus]
+// fixtureInputs are the corpus, embeddings and protocol tables of a config over the generated
+// corpus (fixture).
+func fixtureInputs(corpusPath, vecPath string) string {
+	return fmt.Sprintf(`[corpus]
 format = "jsonl"
 path = %q
 [embeddings]
@@ -30,7 +26,17 @@ vocabulary = "all"
 known_words = 200
 unknown_words = 100
 topic_train_words = 100
-[[sets]]
+`, corpusPath, vecPath)
+}
+
+// fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
+// mechanisms, an attacker, two topic classifiers and a utility measure.
+func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
+	t.Helper()
+	src := `name = "fixture"
+seed = 7
+repeats = 2
+` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
 name = "6"
 authors = 6
 [[mechanisms]]
@@ -49,7 +55,7 @@ epoch = 5
 dim = 8
 [[scorers]]
 name = "cosine"
-`, corpusPath, vecPath)
+`
 	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "fixture.toml"), src)
 	if err != nil {
 		t.Fatal(err)

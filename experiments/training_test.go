@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,20 +17,9 @@ func TestTrainingDataWithoutTheModel(t *testing.T) {
 	corpusPath, vecPath := fixture(t, 5, 2, 300)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "erae.toml")
-	src := fmt.Sprintf(`name = "train"
+	src := `name = "train"
 seed = 3
-[corpus]
-format = "jsonl"
-path = %q
-[embeddings]
-format = "text"
-path = %q
-vocabulary = "all"
-[protocol]
-known_words = 200
-unknown_words = 100
-topic_train_words = 100
-[[sets]]
+` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
 name = "4"
 authors = 4
 [[mechanisms]]
@@ -41,7 +29,7 @@ epsilons = [40]
 model = "not-yet.model"
 [[scorers]]
 name = "cosine"
-`, corpusPath, vecPath)
+`
 	if err := os.WriteFile(cfgPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
