@@ -88,11 +88,7 @@ func NewMechanism(model *Model, epsilon float64, stages Stages, vectors *embeddi
 		if err := model.VectorsCover(vectors); err != nil {
 			return nil, err
 		}
-		sims := make([]float32, 0, len(model.Words)*vectors.Dim())
-		for _, w := range model.Words {
-			id, _ := vectors.Lookup(w)
-			sims = append(sims, vectors.Vector(id)...)
-		}
+		sims := wordRows(vectors, model.Words)
 		e.similarity = newRewarder(sims, vectors.Dim(), false)
 		e.centered = newRewarder(sims, vectors.Dim(), true)
 	}

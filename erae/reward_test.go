@@ -55,11 +55,7 @@ func rewardOptions(reward bool, lambdaEmbed float64) TrainOptions {
 // original word's vector and those of the generator's 5 most probable words (the paper's Table 3
 // observation), written out by a full sort: the reference for Mechanism.Diagnose.
 func generatorStats(m *Model, store *embeddings.Store, docs [][]string) (origMass, top5Sim, top5Centered float64) {
-	var vectors []float32
-	for _, w := range m.Words {
-		id, _ := store.Lookup(w)
-		vectors = append(vectors, store.Vector(id)...)
-	}
+	vectors := wordRows(store, m.Words)
 	plain, centered := newRewarder(vectors, store.Dim(), false), newRewarder(vectors, store.Dim(), true)
 	n := 0
 	for _, d := range docs {

@@ -129,6 +129,16 @@ func Vocabulary(corpus [][]string, store *embeddings.Store, n int) []string {
 	return words[:min(n, len(words))]
 }
 
+// wordRows returns the vectors of words (each must have one in store), row by row.
+func wordRows(store *embeddings.Store, words []string) []float32 {
+	rows := make([]float32, 0, len(words)*store.Dim())
+	for _, w := range words {
+		id, _ := store.Lookup(w)
+		rows = append(rows, store.Vector(id)...)
+	}
+	return rows
+}
+
 // windows cuts every document of at least length tokens into consecutive windows of length
 // tokens (the last one ending at the document's end, overlapping its predecessor).
 func windows(corpus [][]int32, length int) [][]int32 {
@@ -184,12 +194,10 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 		return nil, fmt.Errorf("erae: the training corpus has %d words with vectors: want at least 2", len(words))
 	}
 	index := make(map[string]int32, len(words))
-	vectors := make([]float32, 0, len(words)*store.Dim())
 	for i, w := range words {
 		index[w] = int32(i)
-		id, _ := store.Lookup(w)
-		vectors = append(vectors, store.Vector(id)...)
 	}
+	vectors := wordRows(store, words)
 	ids := make([][]int32, len(corpus))
 	for i, d := range corpus {
 		ids[i] = encode(index, len(words), d)
@@ -247,12 +255,12 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 			lambdaEmbed = opts.LambdaEmbed
 		}
 		l := lossGrad(w.probs, w.ids, sizes.Vocab, cands, opts.LambdaRecon, lambdaEmbed)
-		if !reward && opts.Reward {
-			// Report the reward's loss during pre-training too, for comparable curves.
-			l.Embed = math.NaN()
-		}
-		if math.IsNaN(l.Recon) || math.IsInf(l.Recon, 0) || math.IsNaN(l.Embed) && reward || math.IsInf(l.Embed, 0) {
+		if !finite(l.Recon) || !finite(l.Embed) {
 			return nil, tr.diverged(fmt.Sprintf("loss recon %g, embed %g", l.Recon, l.Embed), checkpoint)
+		}
+		if !reward && opts.Reward {
+			// No reward loss during pre-training: NaN, which the loss curve skips.
+			l.Embed = math.NaN()
 		}
 		clear(g.All)
 		w.backward(tr.p, g)
@@ -300,7 +308,7 @@ func (tr *trainer) adam(g []float32) bool {
 	for _, x := range g {
 		norm += float64(x) * float64(x)
 	}
-	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+	if !finite(norm) {
 		return false
 	}
 	if norm = math.Sqrt(norm); tr.opts.Clip > 0 && norm > tr.opts.Clip {
@@ -319,6 +327,9 @@ func (tr *trainer) adam(g []float32) bool {
 	}
 	return true
 }
+
+// finite says whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // record adds a step's losses to the loss curve.
 func (tr *trainer) record(l Losses) {

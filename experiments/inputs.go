@@ -22,9 +22,25 @@ type inputs struct {
 	cacheDir string
 }
 
+// loadInputs loads what a run reads: the corpus and vectors (loadCorpusAndVectors) and the
+// hashes of the mechanisms' data files.
 func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(string, ...any)) (*inputs, error) {
+	in, err := loadCorpusAndVectors(ctx, cfg, opts.DataDir, logf)
+	if err != nil {
+		return nil, err
+	}
+	data, err := dataInputs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	in.inputs = append(in.inputs, data...)
+	return in, nil
+}
+
+// loadCorpusAndVectors loads the config's corpus and embeddings (dataDir "" is the default
+// cache), fetching the default data if missing.
+func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf func(string, ...any)) (*inputs, error) {
 	in := &inputs{}
-	dataDir := opts.DataDir
 	if dataDir == "" {
 		d, err := datasets.DefaultCacheDir()
 		if err != nil {
@@ -71,13 +87,6 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 	}
 	in.store = store
 	in.inputs = append(in.inputs, input)
-	if !opts.withoutMechanismFiles {
-		data, err := dataInputs(cfg)
-		if err != nil {
-			return nil, err
-		}
-		in.inputs = append(in.inputs, data...)
-	}
 	logf("embeddings: %d words × %d dimensions (%s)", in.store.Len(), in.store.Dim(), time.Since(start).Round(time.Millisecond))
 	return in, nil
 }

@@ -46,9 +46,6 @@ type RunOptions struct {
 	Shard Shard
 	// merge makes Run compute nothing: it checks every cell and writes the outputs (Merge).
 	merge bool
-	// withoutMechanismFiles makes loadInputs skip the mechanisms' data files: training reads
-	// only the corpus and the vectors, and the model it writes may be one of those files.
-	withoutMechanismFiles bool
 }
 
 // cell is one (set, mechanism, ε, repeat) combination: the unit of work and of resumption.

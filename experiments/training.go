@@ -23,7 +23,9 @@ type TrainingData struct {
 // LoadTrainingData loads the config's corpus and embeddings, splits it as Run does, and returns
 // the documents of the authors outside every set and repeat (dataDir "" is the default cache).
 func LoadTrainingData(ctx context.Context, cfg *Config, dataDir string, logf func(string, ...any)) (*TrainingData, error) {
-	in, err := loadInputs(ctx, cfg, RunOptions{DataDir: dataDir, withoutMechanismFiles: true}, logf)
+	// Only the corpus and the vectors: the mechanisms' data files may include the model this
+	// training is about to write.
+	in, err := loadCorpusAndVectors(ctx, cfg, dataDir, logf)
 	if err != nil {
 		return nil, err
 	}
