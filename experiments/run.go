@@ -122,11 +122,19 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	if err := CheckComponents(cfg); err != nil {
 		return dir, err
 	}
+	if err := checkOutDir(dir); err != nil {
+		return dir, err
+	}
 	unlock, err := lockFor(dir, opts.Shard, logf)
 	if err != nil {
 		return dir, err
 	}
 	defer unlock()
+	if opts.Shard.Sharded() {
+		removeShardTemps(dir, opts.Shard)
+	} else {
+		removeStaleTemps(dir)
+	}
 	if err := checkRunDir(dir, cfg, opts.Force && !opts.Shard.Sharded(), logf); err != nil {
 		return dir, err
 	}
@@ -151,9 +159,9 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	case opts.Shard.Sharded():
 		err = prepareShardDir(dir, fp)
 	case opts.merge:
-		err = prepareMergeDir(dir)
+		err = prepareMergeDir(dir, cfg.Report)
 	default:
-		err = prepareRunDir(dir, fp, opts.Force, logf)
+		err = prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
 	}
 	if err != nil {
 		return dir, err
@@ -244,16 +252,12 @@ func short12(s string) string {
 	return s
 }
 
-// runOutputs are the files a run writes when it completes (besides the plots, *.png and
-// *.pdf): they are removed when a run starts so that none of them outlives its run.
-var runOutputs = []string{"results.csv", "summary.csv", "table.md", "table.csv", "table.tex", "predictions.csv", "tf"}
-
 // prepareRunDir discards finished cells with force, else refuses cells made from other
 // inputs or settings (checkFingerprint); then removes the outputs of any earlier run.
-func prepareRunDir(dir string, fp *fingerprint, force bool, logf func(string, ...any)) error {
+func prepareRunDir(dir string, fp *fingerprint, layout report.Layout, force bool, logf func(string, ...any)) error {
 	cells := filepath.Join(dir, "cells")
 	if force {
-		if err := os.RemoveAll(cells); err != nil {
+		if err := removeCellFiles(cells); err != nil {
 			return err
 		}
 	}
@@ -271,25 +275,7 @@ func prepareRunDir(dir string, fp *fingerprint, force bool, logf func(string, ..
 	if err := checkFingerprint(dir, fp); err != nil {
 		return err
 	}
-	return removeRunOutputs(dir)
-}
-
-// removeRunOutputs removes the outputs a completed run writes (results, tables, plots, tf/,
-// predictions), so that nothing of an earlier run stays beside an unfinished one.
-func removeRunOutputs(dir string) error {
-	plots, _ := filepath.Glob(filepath.Join(dir, "*.png"))
-	pdfs, _ := filepath.Glob(filepath.Join(dir, "*.pdf"))
-	for _, f := range append(plots, pdfs...) {
-		if err := os.Remove(f); err != nil {
-			return err
-		}
-	}
-	for _, f := range runOutputs {
-		if err := os.RemoveAll(filepath.Join(dir, f)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return removeRunOutputs(dir, layout)
 }
 
 // changedComponents lists the components whose version differs between two runs, as

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"dptext/report"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,7 +160,7 @@ func prepareShardDir(dir string, fp *fingerprint) error {
 
 // prepareMergeDir removes the outputs of an earlier run or merge (the cells are checked one
 // by one in verify, and the fingerprint file rewritten after).
-func prepareMergeDir(dir string) error { return removeRunOutputs(dir) }
+func prepareMergeDir(dir string, layout report.Layout) error { return removeRunOutputs(dir, layout) }
 
 // writesFit reports whether this run writes the fit file of key (in a shard, only the fit
 // files it owns; see shardCells).
