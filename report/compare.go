@@ -156,6 +156,12 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
 	}
+	if err := checkValues(baseline, "baseline"); err != nil {
+		return Verdict{}, err
+	}
+	if err := checkValues(run, "run"); err != nil {
+		return Verdict{}, err
+	}
 	v := Verdict{Alpha: opts.Alpha, Correction: opts.Correction}
 	// The level only sets intervals, which Compare does not use.
 	base, err := Aggregate(baseline, nil, 0.95)

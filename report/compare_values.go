@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// unitMetrics are the metrics that are proportions, in [0, 1].
+var unitMetrics = map[string]bool{MetricAccuracy: true, MetricMacroPrecision: true, MetricMacroRecall: true,
+	MetricMacroF1: true, MetricValidationAccuracy: true}
+
+// countMetrics are the metrics that count evaluation items: whole numbers from 0 to the set's
+// eval_docs.
+var countMetrics = map[string]bool{MetricCorrect: true, MetricTotal: true, MetricUnscored: true}
+
+// splitCounts are the split facts that count something.
+var splitCounts = map[string]bool{"authors": true, "topics": true, "n_words": true, "eval_docs": true,
+	"topic_train_docs": true, "topic_validation_docs": true}
+
+// checkValues fails when rows hold a value no run writes: NaN or ±Inf, a proportion outside
+// [0, 1], a count that is negative, fractional, above the set's eval_docs (of the same repeat,
+// else the largest of the set), or a correct count above its total. side names the rows in
+// the error, which lists up to five offending rows and how many there are.
+func checkValues(rows []Row, side string) error {
+	// Keys are strings: a Key with an absent ε (NaN) never equals itself.
+	cellRep := func(r Row) string { return fmt.Sprintf("%s\x00%d", r.key(MetricCorrect), r.Repeat) }
+	evalDocs := map[string]map[int]float64{}
+	totals := map[string]float64{}
+	for _, r := range rows {
+		switch {
+		case r.Scorer == SplitScorer && r.Metric == "eval_docs":
+			if evalDocs[r.Set] == nil {
+				evalDocs[r.Set] = map[int]float64{}
+			}
+			evalDocs[r.Set][r.Repeat] = r.Value
+		case r.Metric == MetricTotal:
+			totals[cellRep(r)] = r.Value
+		}
+	}
+	itemBound := func(r Row) (float64, bool) {
+		reps, ok := evalDocs[r.Set]
+		if !ok {
+			return 0, false
+		}
+		if v, ok := reps[r.Repeat]; ok {
+			return v, true
+		}
+		m := 0.0
+		for _, v := range reps {
+			m = math.Max(m, v)
+		}
+		return m, true
+	}
+	var bad []string
+	for _, r := range rows {
+		v, why := r.Value, ""
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			why = "is not a finite number"
+		case unitMetrics[r.Metric] && (v < 0 || v > 1):
+			why = "is outside [0, 1]"
+		case (countMetrics[r.Metric] || r.Scorer == SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
+			why = "is not a count (a whole number ≥ 0)"
+		}
+		if why == "" && countMetrics[r.Metric] {
+			if n, ok := itemBound(r); ok && v > n {
+				why = fmt.Sprintf("is above the set's %v evaluation documents", n)
+			} else if t, ok := totals[cellRep(r)]; ok && r.Metric == MetricCorrect && v > t {
+				why = fmt.Sprintf("is above its total %v", t)
+			}
+		}
+		if why != "" {
+			bad = append(bad, fmt.Sprintf("%s repeat %d: %v %s", r.key(r.Metric), r.Repeat, v, why))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	n := len(bad)
+	if n > 5 {
+		bad = append(bad[:5], fmt.Sprintf("and %d more", n-5))
+	}
+	return fmt.Errorf("compare: the %s holds %d value(s) no run writes (damaged or hand-edited results?):\n  %s", side, n, strings.Join(bad, "\n  "))
+}
+
+// key is the row's cell key with metric replaced.
+func (r Row) key(metric string) Key {
+	return Key{Set: r.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: r.Scorer, Metric: metric}
+}
