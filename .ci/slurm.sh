@@ -144,6 +144,14 @@ while :; do
   sleep 1
 done
 cmp "$tmp/run/results.csv" "$repo/results/baselines/ci/results.csv"
+
+echo "== the README's recovery step: sbatch --array=1 shards.sbatch reruns shard 1 of 3, then the merge"
+rm -f "$tmp/run/shards/1-of-3.json" "$tmp/run/results.csv"
+sbatch --wait --array=1 --output="$tmp/run/slurm/logs/rerun-%a.out" "$tmp/run/slurm/shards.sbatch" >/dev/null
+grep -q 'shard 1/3: ' "$tmp/run/slurm/logs/rerun-1.out" || { echo "slurm CI: the rerun of task 1 did not run shard 1/3:"; cat "$tmp/run/slurm/logs/rerun-1.out"; exit 1; }
+grep -q '"status": "shard complete"' "$tmp/run/shards/1-of-3.json" || { echo "slurm CI: shard 1/3 did not complete on its rerun"; exit 1; }
+sbatch --wait "$tmp/run/slurm/merge.sbatch" >/dev/null
+cmp "$tmp/run/results.csv" "$repo/results/baselines/ci/results.csv"
 waited=$(cat "$tmp"/run/slurm/logs/shard-*.out | grep -c 'another process is fetching or checking it' || true)
 echo "shard tasks that waited for another's data fetch or check: $waited"
-echo "slurm CI: the merged results.csv of 3 Slurm shards equals results/baselines/ci/results.csv"
+echo "slurm CI: the merged results.csv of 3 Slurm shards, and again after rerunning shard 1 alone, equals results/baselines/ci/results.csv"

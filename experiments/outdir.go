@@ -16,6 +16,7 @@ var runFolderNames = map[string]bool{
 	"manifest.json": true, lockName: true, "cells": true, "shards": true, "tf": true,
 	"results.csv": true, "summary.csv": true, "table.md": true, "table.csv": true, "table.tex": true,
 	"predictions.csv": true,
+	"slurm": true, // the scripts and logs of `dptext slurm`, written before the shards run
 }
 
 // isTempName reports whether name is a temporary file of the atomic writer (".NAME.tmp-*"),
@@ -117,7 +118,7 @@ func removeRunOutputs(dir string, layout report.Layout) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !(runFolderNames[name] || report.IsFigureFile(name, layout)) || name == "manifest.json" || name == lockName {
+		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || report.IsFigureFile(name, layout)) || name == "manifest.json" || name == lockName {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {

@@ -75,6 +75,9 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	if err := job.validate(); err != nil {
+		return err
+	}
 	scripts := filepath.Join(job.Out, "slurm")
 	if err := os.MkdirAll(filepath.Join(scripts, "logs"), 0o755); err != nil {
 		return err
@@ -105,6 +108,38 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // sbatchValue is what the values written into #SBATCH lines may hold.
 var sbatchValue = regexp.MustCompile(`^[A-Za-z0-9:_.,-]*$`)
 
+// sbatchPath is what a path written into an #SBATCH line may hold: sbatch splits directives at
+// white space, does not undo shell quoting there, and expands % in --output to job fields.
+var sbatchPath = regexp.MustCompile(`^[A-Za-z0-9/_.,+=:@~-]+$`)
+
+// validate refuses values the scripts cannot carry: control characters (a newline would end
+// a line of the script) in any path, and in the run folder, which names the log files in
+// #SBATCH --output, anything but letters, digits and / _ . , + = : @ ~ -.
+func (j slurmJob) validate() error {
+	for _, v := range [][2]string{{"--out", j.Out}, {"CONFIG", j.Config}, {"--dptext", j.Exe}, {"the working folder", j.Dir}, {datasets.EnvDataDir, j.Data}} {
+		if i := strings.IndexFunc(v[1], func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+			return usagef("%s %q holds a control character (%q at byte %d), which a job script cannot carry: rename it", v[0], v[1], v[1][i], i)
+		}
+	}
+	if !sbatchPath.MatchString(j.Out) {
+		bad := strings.IndexFunc(j.Out, func(r rune) bool { return !sbatchPath.MatchString(string(r)) })
+		return usagef("--out %q: the log files of the jobs go to OUT/slurm/logs through #SBATCH --output, which cannot hold %q (at byte %d; Slurm splits at spaces and replaces %%): use a folder whose absolute path has only letters, digits and / _ . , + = : @ ~ -",
+			j.Out, j.Out[bad:bad+1], bad)
+	}
+	return nil
+}
+
+// jobName is s with every character sbatch's --job-name cannot take in a directive replaced
+// by '_'.
+func jobName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && sbatchValue.MatchString(string(r)) {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
 // sbatch submits with --parsable and returns the job id ("id" or "id;cluster" → id).
 func sbatch(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "sbatch", append([]string{"--parsable"}, args...)...)
@@ -133,7 +168,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 
 func (j slurmJob) header(name, log string, cpus int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/bash\n#SBATCH --job-name=%s\n", name)
+	fmt.Fprintf(&b, "#!/bin/bash\n#SBATCH --job-name=%s\n", jobName(name))
 	fmt.Fprintf(&b, "#SBATCH --output=%s\n#SBATCH --cpus-per-task=%d\n#SBATCH --ntasks=1\n", filepath.Join(j.Out, "slurm", "logs", log), cpus)
 	for _, kv := range [][2]string{{"partition", j.Partition}, {"time", j.Time}, {"mem", j.Mem}} {
 		if kv[1] != "" {
@@ -156,10 +191,12 @@ func (j slurmJob) env() string {
 func (j slurmJob) shardScript() string {
 	return j.header("dptext-"+j.Name, "shard-%a.out", j.CPUs) +
 		fmt.Sprintf("#SBATCH --array=0-%d\n", j.Shards-1) +
-		"# One task per shard. dptext reads its shard from SLURM_ARRAY_TASK_ID and\n" +
-		"# SLURM_ARRAY_TASK_COUNT (--shard auto); rerunning a task resumes its shard.\n" +
+		fmt.Sprintf("# One task per shard: task K runs shard K of %d. The shard count is written here, not\n", j.Shards) +
+		"# taken from the array, so that `sbatch --array=K shards.sbatch` reruns shard K alone\n" +
+		"# (it resumes: finished cells are kept).\n" +
 		j.env() +
-		fmt.Sprintf("exec %s run %s --out %s --shard auto --jobs \"${SLURM_CPUS_PER_TASK:-%d}\"\n", quote(j.Exe), quote(j.Config), quote(j.Out), j.CPUs)
+		fmt.Sprintf("exec %s run %s --out %s --shard \"${SLURM_ARRAY_TASK_ID:?run as a job array: sbatch --array=K}/%d\" --jobs \"${SLURM_CPUS_PER_TASK:-%d}\"\n",
+			quote(j.Exe), quote(j.Config), quote(j.Out), j.Shards, j.CPUs)
 }
 
 // mergeScript checks every cell and writes results.csv, tables and plots.

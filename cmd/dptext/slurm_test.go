@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestSlurmWritesAndSubmitsTheArrayAndTheMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out := filepath.Join(t.TempDir(), "run dir")
+	out := filepath.Join(t.TempDir(), "run-dir")
 	code, stdout, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "3", "--out", out, "--partition", "short",
 		"--time", "1:00:00", "--mem", "4G", "--cpus", "4", "--dptext", "/opt/dp/dptext", "--submit")
 	if code != 0 {
@@ -34,7 +35,7 @@ func TestSlurmWritesAndSubmitsTheArrayAndTheMerge(t *testing.T) {
 	}
 	shards := readText(t, filepath.Join(out, "slurm", "shards.sbatch"))
 	for _, want := range []string{"#SBATCH --array=0-2\n", "#SBATCH --partition=short\n", "#SBATCH --time=1:00:00\n",
-		"#SBATCH --mem=4G\n", "#SBATCH --cpus-per-task=4\n", "'/opt/dp/dptext' run ", "--out '" + out + "' --shard auto"} {
+		"#SBATCH --mem=4G\n", "#SBATCH --cpus-per-task=4\n", "'/opt/dp/dptext' run ", "--out '" + out + "' --shard \"${SLURM_ARRAY_TASK_ID:?run as a job array: sbatch --array=K}/3\""} {
 		if !strings.Contains(shards, want) {
 			t.Errorf("shards.sbatch lacks %q:\n%s", want, shards)
 		}
@@ -50,6 +51,55 @@ func TestSlurmWritesAndSubmitsTheArrayAndTheMerge(t *testing.T) {
 		if code, _, _ := run(t, args...); code != 2 {
 			t.Errorf("dptext %s: exit %d, want 2", strings.Join(args, " "), code)
 		}
+	}
+}
+
+// The recovery step of the README, `sbatch --array=K shards.sbatch`, runs shard K of N, though
+// Slurm then says the array has one task starting at K (here the script runs under bash with
+// that environment and a stand-in dptext that prints its arguments).
+func TestSlurmRerunOfOneTaskRunsItsShard(t *testing.T) {
+	bin := t.TempDir()
+	fake := filepath.Join(bin, "dptext")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "3", "--out", out, "--dptext", fake); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cmd := exec.Command("bash", filepath.Join(out, "slurm", "shards.sbatch"))
+	cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=1", "SLURM_ARRAY_TASK_MIN=2", "SLURM_ARRAY_TASK_MAX=2")
+	got, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	if !strings.Contains(string(got), "--shard 2/3 ") {
+		t.Fatalf("the task of sbatch --array=2 ran %q, want shard 2/3", got)
+	}
+}
+
+// Values Slurm cannot take in an #SBATCH line, or a script cannot carry, are refused with exit 2
+// and a message naming the character; nothing is written.
+func TestSlurmRefusesHostilePaths(t *testing.T) {
+	base := t.TempDir()
+	for _, c := range []struct{ out, msg string }{
+		{"a\ntouch /tmp/pwned", "control character"},
+		{"run dir", `cannot hold " "`},
+		{"run-%j", `cannot hold "%"`},
+		{`run"x`, `cannot hold "\""`},
+	} {
+		out := filepath.Join(base, c.out)
+		code, _, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "2", "--out", out, "--dptext", "/x")
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("--out %q: exit %d, %q; want 2 and %q", out, code, stderr, c.msg)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--out %q: a refused command made the folder (%v)", out, err)
+		}
+	}
+	code, _, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "2", "--out", filepath.Join(base, "ok"), "--dptext", "/x\ny")
+	if code != 2 || !strings.Contains(stderr, "control character") {
+		t.Errorf("--dptext with a newline: exit %d, %q", code, stderr)
 	}
 }
 
