@@ -117,8 +117,10 @@ const staleAfter = 6 * HeartbeatInterval
 
 // Liveness says whether a run whose manifest says "running" is really running. It returns
 // alive = true for runs in any other status; otherwise a run of this host is alive while its
-// process exists, and a run of another host while its heartbeat is recent. why describes the
-// verdict for a dead run.
+// process exists, and a run of another host while its heartbeat is within staleAfter of this
+// host's clock (either side: the hosts' clocks may differ). It is a first verdict on another
+// host's run, for messages: before a lock is taken over, watchHeartbeat confirms it. why
+// describes the verdict for a dead run.
 func (m *Manifest) Liveness() (alive bool, why string) {
 	if m.Status != StatusRunning {
 		return true, ""
@@ -135,7 +137,9 @@ func (m *Manifest) Liveness() (alive bool, why string) {
 		}
 		return false, fmt.Sprintf("its process (pid %d on %s) is gone; last heartbeat %s", m.PID, m.Host, beat)
 	}
-	if age >= 0 && age <= staleAfter {
+	// A heartbeat up to staleAfter in the future is a live run whose clock runs ahead of this
+	// one; taking its lock over is left to watchHeartbeat, which compares nothing across clocks.
+	if age >= -staleAfter && age <= staleAfter {
 		return true, ""
 	}
 	who := "an unrecorded process"

@@ -92,15 +92,17 @@ func lockHeld(li lockInfo) bool {
 }
 
 // shardGone declares the holder of shard s's lock on another host dead when the shard's
-// manifest of that process says it ended, or its heartbeat stopped (Manifest.Liveness); a
+// manifest of that process says it ended, or its heartbeat stopped: Manifest.Liveness finds it
+// far from this host's clock and watchHeartbeat then sees it unchanged for staleAfter; a
 // lock without such a manifest is dead once older than staleAfter. So a shard task that was
 // killed on one node and resubmitted to another resumes there.
 func shardGone(dir string, s Shard) func(lockInfo) (bool, string) {
 	return func(li lockInfo) (bool, string) {
-		m, err := readManifestAt(filepath.Join(dir, shardManifestName(s)))
+		path := filepath.Join(dir, shardManifestName(s))
+		m, err := readManifestAt(path)
 		if err == nil && m.PID == li.PID && m.Host == li.Host {
-			if alive, why := m.Liveness(); !alive {
-				return true, why
+			if alive, _ := m.Liveness(); !alive {
+				return watchHeartbeat(path, m)
 			} else if m.Status != StatusRunning {
 				return true, "whose shard manifest says " + m.Status
 			}

@@ -1,0 +1,75 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A shard lock of another host is taken over only when its heartbeat stops changing as seen
+// from here, whatever the two clocks say: a live holder with a heartbeat 5 s in the future
+// (its clock ahead) or 2·staleAfter in the past (its clock behind, still beating) keeps its
+// lock; a holder whose heartbeat stays put through the watch loses it. The watch's sleeps are
+// replaced, so the test waits for nothing: a beating holder rewrites its heartbeat in them.
+func TestShardLockLivenessIgnoresClockSkew(t *testing.T) {
+	s := Shard{K: 0, N: 2}
+	logf := func(string, ...any) {}
+	setup := func(beat time.Time) string {
+		dir := t.TempDir()
+		li, _ := json.Marshal(lockInfo{PID: 4242, Host: "node-b", Started: beat})
+		if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, shardLockName(s)), li, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		writeBeat(t, dir, s, beat)
+		return dir
+	}
+	defer func(f func(time.Duration)) { pollSleep = f }(pollSleep)
+
+	// Clock ahead by 5 s: before the fix this read "no heartbeat … (last -5s ago)".
+	pollSleep = func(time.Duration) { t.Fatal("a heartbeat near this clock was watched") }
+	dir := setup(time.Now().Add(5 * time.Second))
+	if _, err := lockFor(dir, s, logf); err == nil || !strings.Contains(err.Error(), "locked by pid 4242 on host node-b") {
+		t.Fatalf("a live lock with a heartbeat 5 s ahead: got %v, want a refusal", err)
+	}
+
+	// Clock behind by 2·staleAfter, still beating: the watch sees the heartbeat move.
+	old := time.Now().Add(-2 * staleAfter)
+	dir = setup(old)
+	n := 0
+	pollSleep = func(time.Duration) {
+		n++
+		writeBeat(t, dir, s, old.Add(time.Duration(n)*HeartbeatInterval))
+	}
+	if _, err := lockFor(dir, s, logf); err == nil || !strings.Contains(err.Error(), "locked by pid 4242") {
+		t.Fatalf("a beating lock with a clock behind: got %v, want a refusal", err)
+	}
+
+	// The same lock with a heartbeat that stays put is dead: taken over after the full watch.
+	dir = setup(old)
+	n = 0
+	pollSleep = func(time.Duration) { n++ }
+	var log strings.Builder
+	u, err := lockFor(dir, s, func(f string, a ...any) { log.WriteString(fmt.Sprintf(f, a...)) })
+	if err != nil {
+		t.Fatalf("a lock whose heartbeat stopped: %v", err)
+	}
+	u()
+	if n != heartbeatPolls || !strings.Contains(log.String(), "did not change while this host watched it") {
+		t.Fatalf("taken over after %d of %d polls; log %q", n, heartbeatPolls, log.String())
+	}
+}
+
+func writeBeat(t *testing.T, dir string, s Shard, beat time.Time) {
+	t.Helper()
+	m := &Manifest{Tool: "dptext", Status: StatusRunning, PID: 4242, Host: "node-b", Heartbeat: &beat, Shard: &s}
+	if err := m.write(dir); err != nil {
+		t.Fatal(err)
+	}
+}
