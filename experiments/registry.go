@@ -65,6 +65,9 @@ type Env struct {
 	// RawTexts are the raw texts of every corpus document (for heuristics such as learning
 	// which words are names).
 	RawTexts []string
+	// Log, when not nil, receives warnings of components (an optional cache they could not
+	// write).
+	Log func(string, ...any)
 
 	memoMu sync.Mutex
 	memo   map[string]*lazy[any]
@@ -410,6 +413,9 @@ var Mechanisms = map[string]MechanismEntry{
 					opts.EllCacheDir = ""
 				}
 				opts.EllContext = env.Context
+				if env.Log != nil {
+					opts.EllLog = logWriter(env.Log)
+				}
 				if opts.EllWorkers == 0 {
 					opts.EllWorkers = env.Workers
 				}

@@ -313,7 +313,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 		}
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint, r.ctx = fp.hash(), ctx
+	r.fingerprint, r.ctx, r.logf = fp.hash(), ctx, logf
 	all := cells
 	if opts.Shard.Sharded() {
 		cells, r.ownsFit = r.shardCells(all, opts.Shard)
@@ -471,7 +471,9 @@ type runner struct {
 	// ownsFit, in a shard, says which fit files the shard writes (nil: all; see writesFit).
 	ownsFit map[string]bool
 	// ctx cancels the run, including long mechanism constructions.
-	ctx                  context.Context
+	ctx context.Context
+	// logf receives warnings of components (Env.Log).
+	logf                 func(string, ...any)
 	cache                *privateCache
 	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
@@ -526,7 +528,7 @@ func (r *runner) env(set *SetData) *Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.drawKey] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path)}
+			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf}
 	}
 	return r.envs[set.drawKey]
 }

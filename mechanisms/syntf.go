@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -58,6 +59,9 @@ type SynTFOptions struct {
 	// EllContext, when not nil, cancels the computation of ℓ (which can take a minute): it
 	// then fails with the context's error. Not a config key.
 	EllContext context.Context `toml:"-"`
+	// EllLog, when not nil, is told when ℓ could not be written to EllCacheDir (a read-only or
+	// full disk): the cache is optional, so ℓ is then used uncached. Not a config key.
+	EllLog io.Writer `toml:"-"`
 }
 
 // DefaultSynTFOptions returns the paper's best settings (Table 2) except lemmatisation, which

@@ -115,7 +115,8 @@ func ComputeEll(store *embeddings.Store, epsilon float64, opts SynTFOptions, wor
 // ln P(w|v). Only workers × EllBlock × |V| ratings exist at once; workers ≤ 0 means GOMAXPROCS.
 // Maxima and minima are exact, so the result does not depend on the number of workers. With
 // EllCacheDir set, each ε's result is read from, or written to, a file there named by a hash
-// of the vocabulary, the vectors, the rating parameters and ε; only missing ε are computed.
+// of the vocabulary, the vectors, the rating parameters and ε; only missing ε are computed. A
+// cache that cannot be written is reported on EllLog and otherwise ignored.
 func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptions, workers int) ([]EllResult, error) {
 	if err := opts.validateRating(); err != nil {
 		return nil, err
@@ -158,8 +159,10 @@ func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptio
 		res.W, res.VMax, res.VMin = store.Word(res.WRow), store.Word(res.VMaxRow), store.Word(res.VMinRow)
 		out[i] = res
 		if paths[i] != "" {
-			if err := writeSynTFEllCache(paths[i], res); err != nil {
-				return nil, err
+			// The cache is optional: a folder that cannot be written (read-only, full) costs
+			// the computation next time, not this run.
+			if err := writeSynTFEllCache(paths[i], res); err != nil && opts.EllLog != nil {
+				fmt.Fprintf(opts.EllLog, "syntf: could not write ℓ to the cache (%v); going on without caching it\n", err)
 			}
 		}
 	}
