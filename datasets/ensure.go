@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"dptext/embeddings"
+	"dptext/filehash"
 )
 
 // completeMarker is written last into a dataset folder; its presence (with the expected SHA-256)
@@ -50,7 +51,7 @@ func ensure(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Pat
 	cleanStale(cacheDir, log, time.Now())
 	damaged := ""
 	if complete(paths.Dir, d) {
-		err := verifyFetched(paths)
+		err := verifyFetched(paths, d)
 		if err == nil {
 			fmt.Fprintf(log, "%s: already present in %s, nothing to do\n", d.Name, paths.Dir)
 			return paths, nil
@@ -128,9 +129,18 @@ func fetch(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Path
 	return paths, nil
 }
 
-// verifyFetched checks the files of a complete dataset that can be checked: the embeddings
-// cache's size and checksum.
-func verifyFetched(paths Paths) error {
+// verifyFetched checks the files of a complete dataset: the corpus folder against its pinned
+// hash, the embeddings cache's size and checksum.
+func verifyFetched(paths Paths, d Dataset) error {
+	if paths.Corpus != "" && d.CorpusSHA256 != "" {
+		sum, _, err := filehash.Sum(paths.Corpus)
+		if err != nil {
+			return err
+		}
+		if sum != d.CorpusSHA256 {
+			return fmt.Errorf("the files of %s were changed since they were unpacked (sha256 %s…, want %s…)", paths.Corpus, sum[:12], d.CorpusSHA256[:12])
+		}
+	}
 	if paths.Embeddings == "" {
 		return nil
 	}

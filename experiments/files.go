@@ -1,96 +1,12 @@
 package experiments
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-
 	"dptext/atomicfile"
+	"dptext/filehash"
 )
 
 // writeFileAtomic writes data to path so that a reader never sees a partial file.
 func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
 
-// hashPath returns the SHA-256 of a file, or of a folder's files (relative paths and contents,
-// in sorted order). Symbolic links to files and folders are followed, as the corpus readers
-// follow them, so a file edited behind a link changes the hash; a link to a folder on its own
-// path (a loop) and a broken link are left out, as the readers leave them out.
-func hashPath(path string) (string, int64, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", 0, err
-	}
-	h := sha256.New()
-	var total int64
-	add := func(rel, full string) error {
-		f, err := os.Open(full)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		fmt.Fprintf(h, "%s\x00", rel)
-		n, err := io.Copy(h, f)
-		total += n
-		return err
-	}
-	if !info.IsDir() {
-		err = add("", path)
-	} else {
-		var files []string
-		if err = walkFollowingLinks(path, nil, &files); err == nil {
-			sort.Strings(files)
-			for _, f := range files {
-				rel, _ := filepath.Rel(path, f)
-				if err = add(filepath.ToSlash(rel), f); err != nil {
-					break
-				}
-			}
-		}
-	}
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), total, nil
-}
-
-// walkFollowingLinks appends to files the regular files below dir, following symbolic links;
-// stack holds the real paths of dir's ancestors, to skip loops.
-func walkFollowingLinks(dir string, stack []string, files *[]string) error {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return err
-	}
-	if abs, err := filepath.Abs(real); err == nil {
-		real = abs
-	}
-	if slices.Contains(stack, real) {
-		return nil
-	}
-	stack = append(stack, real)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		info, err := os.Stat(p) // follows links
-		switch {
-		case err != nil && e.Type()&os.ModeSymlink != 0:
-			continue // broken link
-		case err != nil:
-			return err
-		case info.IsDir():
-			if err := walkFollowingLinks(p, stack, files); err != nil {
-				return err
-			}
-		case info.Mode().IsRegular():
-			*files = append(*files, p)
-		}
-	}
-	return nil
-}
+// hashPath returns the SHA-256 and byte count of a file or folder (see filehash.Sum).
+func hashPath(path string) (string, int64, error) { return filehash.Sum(path) }

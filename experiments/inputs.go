@@ -70,13 +70,15 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 	}
 	in.docs = docs
 	logSkipped(logf, "corpus", skipped)
-	input := npmInput("corpus", format.Dataset)
-	if format.Dataset == "" {
-		sum, n, err := hashPath(path)
-		if err != nil {
-			return nil, err
-		}
-		input = Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
+	// The hash is of the files read, also for the default corpus (whose cache Ensure checked
+	// against its pinned hash): an edit anywhere changes the fingerprint.
+	sum, n, err := hashPath(path)
+	if err != nil {
+		return nil, err
+	}
+	input := Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
+	if format.Dataset != "" {
+		input.Path = npmInput("corpus", format.Dataset).Path
 	}
 	in.inputs = append(in.inputs, input)
 	logf("corpus: %d documents (%s)", len(in.docs), time.Since(start).Round(time.Millisecond))
