@@ -202,11 +202,11 @@ func (e *ConfigError) Error() string {
 // LoadConfig reads and validates a config file. Component names and parameters are checked
 // against the registry (see CheckComponents for building them).
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	src, err := readConfigFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, err
 	}
-	return ParseConfig(path, string(data))
+	return ParseConfig(path, src)
 }
 
 // ParseConfig decodes and validates config text; path is used in errors.
@@ -218,6 +218,9 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
 	cfg.Corpus = CorpusConfig{Format: CorpusFormats[0].Name, Topic: "party", EraSplitYear: 1900}
 	cfg.Embeddings = EmbeddingsConfig{Format: embeddings.FormatWink, Vocabulary: VocabularyWords}
+	if err := checkConfigShape(path, src); err != nil {
+		return nil, err
+	}
 	md, err := toml.Decode(src, cfg)
 	if err != nil {
 		var pe toml.ParseError
