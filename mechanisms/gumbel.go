@@ -144,8 +144,24 @@ func TruncatedGumbelScale(epsilon float64, n int, deltaMin, deltaMax float64) (a
 			epsilon, TruncatedGumbelMinEpsilon(n, deltaMin), n, deltaMin)
 	}
 	den := math.Min(lambertW0(2*a*deltaMax), math.Log(a*deltaMin))
-	return a, 2 * deltaMax / den, nil
+	b = 2 * deltaMax / den
+	if math.IsNaN(b) || math.IsInf(b, 0) || b <= 0 {
+		return 0, 0, fmt.Errorf("Δ_max = %v: the Gumbel scale b = 2·Δ_max/min(W₀(2aΔ_max), ln(aΔ_min)) is %v, not a finite value > 0: want a smaller delta_max", deltaMax, b)
+	}
+	// Each noise draw is a rejection loop that accepts |G| ≤ Δ_max, with probability
+	// exp(−e^(−Δ_max/b)) − exp(−e^(Δ_max/b)); below minGumbelAcceptance a cell would not end.
+	if p := gumbelAcceptance(deltaMax / b); !(p >= minGumbelAcceptance) {
+		return 0, 0, fmt.Errorf("ε = %v, Δ_max = %v: a truncated Gumbel draw would be accepted with probability %.3g (below %g), so sampling would not end: want a larger ε or delta_max", epsilon, deltaMax, p, minGumbelAcceptance)
+	}
+	return a, b, nil
 }
+
+// minGumbelAcceptance is the smallest acceptance probability of the truncated Gumbel draw
+// TruncatedGumbelScale allows: at it a draw takes 10⁴ tries on average.
+const minGumbelAcceptance = 1e-4
+
+// gumbelAcceptance is P(|G| ≤ t·b) for G ~ Gumbel(0, b): exp(−e^(−t)) − exp(−e^t).
+func gumbelAcceptance(t float64) float64 { return math.Exp(-math.Exp(-t)) - math.Exp(-math.Exp(t)) }
 
 // lambertW0 is the principal branch of Lambert's W for x ≥ 0 (w·e^w = x), by Halley's iteration
 // to float64 precision.

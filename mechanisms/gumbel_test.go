@@ -191,6 +191,23 @@ func TestTruncatedGumbelSamplerMatchesQuadrature(t *testing.T) {
 	}
 }
 
+// The acceptance probability of a truncated Gumbel draw: 0 at t = 0, about 0.31 at t = 1 (the
+// closed form e^(−1/e) − e^(−e)), and the scale refuses a calibration whose draws would be
+// accepted below minGumbelAcceptance (ε just above its minimum makes ln(aΔ_min) tiny).
+func TestTruncatedGumbelAcceptanceIsBounded(t *testing.T) {
+	if p := gumbelAcceptance(1); math.Abs(p-(math.Exp(-1/math.E)-math.Exp(-math.E))) > 1e-15 || gumbelAcceptance(0) != 0 {
+		t.Fatalf("acceptance(1) = %v, acceptance(0) = %v", p, gumbelAcceptance(0))
+	}
+	n, dmin := 1000, 0.5
+	eps := TruncatedGumbelMinEpsilon(n, dmin) * (1 + 1e-9)
+	if _, _, err := TruncatedGumbelScale(eps, n, dmin, 10); err == nil || !strings.Contains(err.Error(), "would not end") {
+		t.Fatalf("ε just above the minimum: %v", err)
+	}
+	if _, _, err := TruncatedGumbelScale(2*TruncatedGumbelMinEpsilon(n, dmin), n, dmin, 10); err != nil {
+		t.Fatalf("twice the minimum ε: %v", err)
+	}
+}
+
 func TestTruncatedGumbelRejectsBadInput(t *testing.T) {
 	store := samplingStore(t)
 	for _, c := range []struct {
@@ -203,6 +220,8 @@ func TestTruncatedGumbelRejectsBadInput(t *testing.T) {
 		{1000, TruncatedGumbelOptions{OOV: "drop"}, "oov"},
 		{1000, TruncatedGumbelOptions{OOV: SampleOOVUniform, DeltaMin: -1}, "delta_min"},
 		{1000, TruncatedGumbelOptions{OOV: SampleOOVUniform, DeltaMin: 5, DeltaMax: 1}, "delta_min = 5 > delta_max"},
+		// Δ_max = 1e308 made b overflow to +Inf: no draw was ever accepted and a cell never ended.
+		{1000, TruncatedGumbelOptions{OOV: SampleOOVUniform, DeltaMax: 1e308}, "not a finite value > 0"},
 	} {
 		if _, err := NewTruncatedGumbel(store, c.eps, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("ε = %v, %+v: err = %v, want it to mention %q", c.eps, c.opts, err, c.want)
