@@ -693,7 +693,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		c := cells[i-len(fitKeys)]
 		for _, p := range rec.Predictions {
 			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
-				strconv.Itoa(c.rep), p.Scorer, p.Document, p.Truth, p.Prediction})
+				strconv.Itoa(c.rep), p.Scorer, csvText(p.Document), csvText(p.Truth), csvText(p.Prediction)})
 		}
 		if rec.TF != "" {
 			out.tf[strings.TrimSuffix(it.file, ".cell")+".tsv"] = rec.TF
