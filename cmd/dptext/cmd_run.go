@@ -47,7 +47,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dir, err := experiments.Run(ctx, cfg, opts)
 	if errors.Is(err, context.Canceled) {
 		kept := "nothing was computed yet"
-		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusInterrupted && man.Cells > 0 {
+		man, merr := experiments.ReadManifest(dir)
+		if opts.Shard.Sharded() { // a shard's count is in its own manifest
+			man, merr = nil, os.ErrNotExist
+			mans, _ := experiments.ShardManifests(dir)
+			for _, m := range mans {
+				if m.Shard != nil && *m.Shard == opts.Shard {
+					man, merr = m, nil
+				}
+			}
+		}
+		if merr == nil && man.Status == experiments.StatusInterrupted && man.Cells > 0 {
 			kept = fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))
 		}
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",

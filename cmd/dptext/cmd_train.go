@@ -81,7 +81,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stderr)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted; the checkpoint %s.partial is kept: run the same command again to resume", *out)
+			// errInterrupted: exit status 130, as an interrupted run.
+			return fmt.Errorf("%w; the checkpoint %s.partial is kept: run the same command again to resume", errInterrupted, *out)
 		}
 		return err
 	}

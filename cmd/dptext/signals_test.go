@@ -111,3 +111,4 @@ func TestInterruptedRunSaysHowToResume(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, e.String())
 	}
 }
+
