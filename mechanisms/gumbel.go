@@ -146,7 +146,7 @@ func TruncatedGumbelScale(epsilon float64, n int, deltaMin, deltaMax float64) (a
 	den := math.Min(lambertW0(2*a*deltaMax), math.Log(a*deltaMin))
 	b = 2 * deltaMax / den
 	if math.IsNaN(b) || math.IsInf(b, 0) || b <= 0 {
-		return 0, 0, fmt.Errorf("Δ_max = %v: the Gumbel scale b = 2·Δ_max/min(W₀(2aΔ_max), ln(aΔ_min)) is %v, not a finite value > 0: want a smaller delta_max", deltaMax, b)
+		return 0, 0, fmt.Errorf("delta_max = %v: the Gumbel scale b = 2·Δ_max/min(W₀(2aΔ_max), ln(aΔ_min)) is %v, not a finite value > 0: want a smaller delta_max", deltaMax, b)
 	}
 	// Each noise draw is a rejection loop that accepts |G| ≤ Δ_max, with probability
 	// exp(−e^(−Δ_max/b)) − exp(−e^(Δ_max/b)); below minGumbelAcceptance a cell would not end.

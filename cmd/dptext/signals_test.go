@@ -111,4 +111,3 @@ func TestInterruptedRunSaysHowToResume(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, e.String())
 	}
 }
-
