@@ -2,6 +2,7 @@ package attackers
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -39,6 +40,10 @@ type KoppelOptions struct {
 	// Workers is the number of unknown texts attributed at once (≥ 0; 0 = GOMAXPROCS). The
 	// predictions do not depend on it.
 	Workers int `toml:"workers"`
+	// Context, when not nil, cuts the repetitions short once it is cancelled; the predictions
+	// are then meaningless and must be discarded (the runner writes no cell after a
+	// cancellation). Not a config key.
+	Context context.Context `toml:"-"`
 }
 
 // DefaultKoppelOptions are the PAN reproducibility parameters: default mode, 20,000 features,
@@ -379,7 +384,10 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 	m := max(1, int(k.share*float64(F)))
 	wins := make([]int, len(k.candidates))
 	perm, slots, chosen, terms := sc.perm, sc.slots, sc.chosen, sc.terms
-	for range k.opts.Repetitions {
+	for rep := range k.opts.Repetitions {
+		if rep%16 == 0 && k.opts.Context != nil && k.opts.Context.Err() != nil {
+			break
+		}
 		clear(chosen)
 		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
 			j := i + intN(rng, F-i)

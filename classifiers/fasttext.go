@@ -1,6 +1,7 @@
 package classifiers
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -31,6 +32,9 @@ type FastTextOptions struct {
 	// Bucket is the number of hash rows shared by word and character n-grams (> 0 when they
 	// are on).
 	Bucket int `toml:"bucket"`
+	// Context, when not nil, stops training between documents once it is cancelled: Fit then
+	// returns its error. Not a config key.
+	Context context.Context `toml:"-"`
 }
 
 // DefaultFastTextOptions are 25 epochs at learning rate 1.0 and 100 dimensions (the
@@ -137,8 +141,7 @@ func (f *FastText) Fit(rng *rand.Rand, docs [][]string, labels []string) error {
 		}
 	}
 	f.output = make([]float32, f.labels.Len()*dim)
-	f.train(rng, inputs, docs, y, tokens)
-	return nil
+	return f.train(rng, inputs, docs, y, tokens)
 }
 
 // buildVocabulary numbers the training words seen at least min_count times in order of first
@@ -162,8 +165,8 @@ func (f *FastText) buildVocabulary(docs [][]string) {
 	}
 }
 
-// train runs the SGD epochs.
-func (f *FastText) train(rng *rand.Rand, inputs [][]int32, docs [][]string, y []int, tokens int) {
+// train runs the SGD epochs; it stops with the error of opts.Context once that is cancelled.
+func (f *FastText) train(rng *rand.Rand, inputs [][]int32, docs [][]string, y []int, tokens int) error {
 	dim, classes := f.opts.Dim, f.labels.Len()
 	hidden := make([]float32, dim)
 	grad := make([]float32, dim)
@@ -176,7 +179,10 @@ func (f *FastText) train(rng *rand.Rand, inputs [][]int32, docs [][]string, y []
 	done := 0
 	for range f.opts.Epochs {
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		for _, i := range order {
+		for n, i := range order {
+			if n%64 == 0 && f.opts.Context != nil && f.opts.Context.Err() != nil {
+				return fmt.Errorf("fasttext: %w", f.opts.Context.Err())
+			}
 			lr := float32(f.opts.LR * (1 - float64(done)/total))
 			done += len(docs[i])
 			rows := inputs[i]
@@ -207,6 +213,7 @@ func (f *FastText) train(rng *rand.Rand, inputs [][]int32, docs [][]string, y []
 			}
 		}
 	}
+	return nil
 }
 
 // Predict returns the most probable training label of every document (the lowest label in

@@ -25,6 +25,7 @@ func ScorerNames() []string { return sortedKeys(Scorers) }
 func CheckComponents(cfg *Config) error {
 	env := &Env{Embeddings: tinyStore(), Workers: 1, Corpus: [][]string{{"alpha", "beta"}, {"gamma", "beta"}}, Check: true,
 		ConfigDir: filepath.Dir(cfg.Path)}
+	textSizes(env, cfg)
 	for i, m := range cfg.Mechanisms {
 		o, err := cfg.mechanismOptions(i)
 		if err != nil {

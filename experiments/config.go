@@ -472,6 +472,9 @@ func (c *Config) validate() error {
 		if s.Authors < 2 {
 			return c.errAt(path, "authors", "%d: want at least 2 authors", s.Authors)
 		}
+		if err := setTextsFit(c, s); err != nil {
+			return c.errAt(path, "authors", "%v", err)
+		}
 	}
 	if len(c.Mechanisms) == 0 {
 		return &ConfigError{File: c.Path, Key: "mechanisms", Msg: "missing: add at least one [[mechanisms]] table (e.g. name = \"none\")"}

@@ -64,18 +64,38 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 		}
 		path = paths.Corpus
 	}
-	docs, skipped, err := format.Read(c, path, cfg.needsTopics())
-	if err != nil {
-		return nil, err
+	// The readers take no context: a read that outlives a cancellation (a huge file) is
+	// abandoned, and the command ends without waiting for it.
+	type read struct {
+		docs    []corpus.Document
+		skipped corpus.Skipped
+		sum     string
+		n       int64
+		err     error
 	}
-	in.docs = docs
-	logSkipped(logf, "corpus", skipped)
-	// The hash is of the files read, also for the default corpus (whose cache Ensure checked
-	// against its pinned hash): an edit anywhere changes the fingerprint.
-	sum, n, err := hashPath(path)
-	if err != nil {
-		return nil, err
+	done := make(chan read, 1)
+	go func() {
+		var r read
+		r.docs, r.skipped, r.err = format.Read(c, path, cfg.needsTopics())
+		if r.err == nil {
+			// The hash is of the files read, also for the default corpus (whose cache Ensure
+			// checked against its pinned hash): an edit anywhere changes the fingerprint.
+			r.sum, r.n, r.err = hashPath(path)
+		}
+		done <- r
+	}()
+	var rd read
+	select {
+	case rd = <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("corpus %s: %w", path, ctx.Err())
 	}
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	in.docs = rd.docs
+	logSkipped(logf, "corpus", rd.skipped)
+	sum, n := rd.sum, rd.n
 	input := Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
 	if format.Dataset != "" {
 		input.Path = npmInput("corpus", format.Dataset).Path

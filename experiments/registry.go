@@ -68,6 +68,9 @@ type Env struct {
 	// Log, when not nil, receives warnings of components (an optional cache they could not
 	// write).
 	Log func(string, ...any)
+	// CellDocs and TextWords estimate the documents one cell holds and the words of the
+	// longest, for the memory estimates of builders (see fits); 0 when not estimated.
+	CellDocs, TextWords int
 
 	memoMu sync.Mutex
 	memo   map[string]*lazy[any]
@@ -412,6 +415,10 @@ var Mechanisms = map[string]MechanismEntry{
 				if env.Check {
 					opts.EllCacheDir = ""
 				}
+				if err := env.fits(fmt.Sprintf("n = %d", opts.Length), float64(bytesPerWord)*float64(opts.Length)*float64(env.CellDocs),
+					fmt.Sprintf("%d bytes per synthetic word × n × %d documents of a cell", bytesPerWord, env.CellDocs)); err != nil {
+					return nil, err
+				}
 				opts.EllContext = env.Context
 				if env.Log != nil {
 					opts.EllLog = logWriter(env.Log)
@@ -606,6 +613,7 @@ var Scorers = map[string]ScorerEntry{
 				if opts.Workers == 0 {
 					opts.Workers = env.Workers
 				}
+				opts.Context = env.Context
 				return attackers.NewKoppel(opts)
 			},
 		},
@@ -615,7 +623,14 @@ var Scorers = map[string]ScorerEntry{
 		Description: "tf-idf character n-grams (2-5) with a one-vs-rest linear SVM (the PAN baseline)",
 		Classifier: ScorerSpec[attackers.CharNgramOptions, learn.Classifier]{
 			Defaults: attackers.DefaultCharNgramOptions,
-			Build: func(_ *Env, o attackers.CharNgramOptions) (learn.Classifier, error) {
+			Build: func(env *Env, o attackers.CharNgramOptions) (learn.Classifier, error) {
+				// One text's n-gram list: about 6 characters a word, one n-gram per character
+				// and size, 16 bytes each (a string header).
+				chars, sizes := 6*float64(env.TextWords), float64(o.NgramMax)-float64(o.NgramMin)+1
+				if err := env.fits(fmt.Sprintf("ngram_max = %d", o.NgramMax), 16*chars*sizes,
+					fmt.Sprintf("16 bytes × %.0f characters of a text × %.0f n-gram sizes", chars, sizes)); err != nil {
+					return nil, err
+				}
 				return attackers.NewCharNgram(o)
 			},
 		},
@@ -647,6 +662,17 @@ var Scorers = map[string]ScorerEntry{
 			Defaults: func() fastTextOptions { return fastTextOptions{FastTextOptions: classifiers.DefaultFastTextOptions()} },
 			Needs:    func(o fastTextOptions) Needs { return Needs{Vectors: o.Pretrained} },
 			Build: func(env *Env, o fastTextOptions) (learn.Classifier, error) {
+				// The input rows (one per training word, at most the words of a cell's texts,
+				// plus the hash buckets when n-grams are on) and the class rows, dim float32 each.
+				rows := float64(env.TextWords)*float64(env.CellDocs) + float64(env.CellDocs)
+				if o.WordNgrams > 1 || o.Maxn > 0 {
+					rows += float64(o.Bucket)
+				}
+				if err := env.fits(fmt.Sprintf("dim = %d", o.Dim), 4*float64(o.Dim)*rows,
+					fmt.Sprintf("4 bytes × dim × up to %.0f rows", rows)); err != nil {
+					return nil, err
+				}
+				o.Context = env.Context
 				var pre *embeddings.Store
 				if o.Pretrained {
 					pre = env.Embeddings

@@ -615,6 +615,9 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 		f := &fitted{c: clf}
 		if entry.Task == TaskTopic && len(set.TopicValidation) > 0 && r.writesFit(key) {
 			pred := f.predict(r.cfg.Seed, "validate/"+key, set.TopicValidation)
+			if err := r.ctx.Err(); err != nil { // a cancelled predict may have stopped short
+				return nil, err
+			}
 			s := learn.Score(set.TopicValidationLabels, pred)
 			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),
 				Metric: report.MetricValidationAccuracy, Value: s.Accuracy}}
