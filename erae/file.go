@@ -3,6 +3,7 @@ package erae
 import (
 	"bytes"
 	"crypto/sha256"
+	"dptext/resources"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -132,6 +133,18 @@ func readModelFile(path string) (Header, *Params[float32], []float32, []float32,
 	fail := func(format string, args ...any) (Header, *Params[float32], []float32, []float32, error) {
 		return Header{}, nil, nil, nil, fmt.Errorf("model %s: %s", path, fmt.Sprintf(format, args...))
 	}
+	// A device (/dev/zero) or pipe would be read forever, and a file whose size exceeds the
+	// machine's memory (it is held twice: bytes and weights) cannot be loaded.
+	info, err := os.Stat(path)
+	if err != nil {
+		return Header{}, nil, nil, nil, fmt.Errorf("model: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return fail("not a regular file (%s): want a model file made by `dptext train erae`", info.Mode().Type())
+	}
+	if err := resources.Fits(fmt.Sprintf("%d bytes", info.Size()), 2*float64(info.Size()), "the file's bytes and its weights"); err != nil {
+		return fail("%v", err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Header{}, nil, nil, nil, fmt.Errorf("model: %w", err)
@@ -169,13 +182,18 @@ func readModelFile(path string) (Header, *Params[float32], []float32, []float32,
 	if len(h.Words) != h.Sizes.Vocab {
 		return fail("%d vocabulary words for vocab size %d", len(h.Words), h.Sizes.Vocab)
 	}
+	// The header's sizes are checked against the file before they allocate anything.
+	wantF := WeightCount(h.Sizes)
+	if h.Optimizer {
+		wantF *= 3
+	}
+	if float64(len(rest)) != 4*wantF {
+		return fail("%d bytes of weights; the header's sizes need %.0f", len(rest), 4*wantF)
+	}
 	p := NewParams[float32](h.Sizes)
 	want := len(p.All)
 	if h.Optimizer {
 		want *= 3
-	}
-	if len(rest) != 4*want {
-		return fail("%d bytes of weights; the header's sizes need %d", len(rest), 4*want)
 	}
 	vals := make([]float32, want)
 	for i := range vals {
@@ -187,6 +205,13 @@ func readModelFile(path string) (Header, *Params[float32], []float32, []float32,
 		mo, vo = vals[len(p.All):2*len(p.All)], vals[2*len(p.All):]
 	}
 	return h, p, mo, vo, nil
+}
+
+// WeightCount is the number of weights of a model of sizes s (the layout of NewParams),
+// computed in float64 so that absurd sizes give a huge count rather than overflow.
+func WeightCount(s Sizes) float64 {
+	E, H, Z, V := float64(s.Embed), float64(s.Hidden), float64(s.Latent), float64(s.Vocab)
+	return (V+2)*E + 2*(3*H*E+3*H*H+6*H) + Z*2*H + Z + (3*H*E + 3*H*H + 6*H) + 3*H*Z + V*H + V
 }
 
 // Load reads a model written by Save (or Train's final model) from path.

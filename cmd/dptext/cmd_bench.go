@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"dptext/resources"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -79,6 +80,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Visit(func(f *flag.Flag) { topKSet = topKSet || f.Name == "top-k" })
 		if topKSet && *topK > 0 { // an explicit --top-k keeps the K first rows
 			v = min(v, *topK)
+		}
+		// The vectors (4 bytes a coordinate) and, per word, its name and index entry (about 80
+		// bytes); float64 so that absurd sizes do not overflow.
+		need := 4*float64(v)*float64(n) + 80*float64(v)
+		if err := resources.Fits(fmt.Sprintf("--synthetic %s", *synthetic), need, "4 bytes × V × N + 80 bytes × V"); err != nil {
+			return usagef("%v", err)
 		}
 		if store, err = normalVocabulary(rng, v, n, 0.4); err != nil {
 			return err

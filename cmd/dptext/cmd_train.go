@@ -50,6 +50,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	// A first estimate with 100-dimensional vectors (the default data's) refuses absurd sizes
+	// before the data is loaded; the vectors' real dimension is checked once they are.
+	if err := checkEraeTraining(opts, 100); err != nil {
+		return usagef("%v", err)
+	}
 	cfg, err := experiments.LoadConfig(*cfgPath)
 	if err != nil {
 		return err
@@ -57,6 +62,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	td, err := experiments.LoadTrainingData(ctx, cfg, *dataDir, logf)
 	if err != nil {
+		return err
+	}
+	if err := checkEraeTraining(opts, td.Embeddings.Dim()); err != nil {
 		return err
 	}
 	tokens := 0
