@@ -3,6 +3,7 @@ package erae
 import (
 	"bytes"
 	"crypto/sha256"
+	"dptext/filehash"
 	"dptext/resources"
 	"encoding/binary"
 	"encoding/hex"
@@ -140,7 +141,7 @@ func readModelFile(path string) (Header, *Params[float32], []float32, []float32,
 		return Header{}, nil, nil, nil, fmt.Errorf("model: %w", err)
 	}
 	if !info.Mode().IsRegular() {
-		return fail("not a regular file (%s): want a model file made by `dptext train erae`", info.Mode().Type())
+		return fail("not a regular file (%s): want a model file made by `dptext train erae`", filehash.Kind(info.Mode()))
 	}
 	if err := resources.Fits(fmt.Sprintf("%d bytes", info.Size()), 2*float64(info.Size()), "the file's bytes and its weights"); err != nil {
 		return fail("%v", err)

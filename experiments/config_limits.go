@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"dptext/filehash"
 	"fmt"
 	"io"
 	"os"
@@ -29,7 +30,7 @@ func readConfigFile(path string) (string, error) {
 		return "", fmt.Errorf("config: %w", err)
 	}
 	if !info.Mode().IsRegular() {
-		return "", &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", info.Mode().Type())}
+		return "", &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", filehash.Kind(info.Mode()))}
 	}
 	if info.Size() > maxConfigBytes {
 		return "", &ConfigError{File: path, Msg: fmt.Sprintf("%d bytes: a config may have at most %d bytes", info.Size(), maxConfigBytes)}

@@ -35,6 +35,10 @@ func Sum(path string) (string, int64, error) {
 		total += n
 		return err
 	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		// A device (/dev/zero) or a pipe has no content to hash: it would be read forever.
+		return "", 0, fmt.Errorf("%s: not a regular file or folder (%s)", path, Kind(info.Mode()))
+	}
 	if !info.IsDir() {
 		err = add("", path)
 	} else {
@@ -90,4 +94,18 @@ func walkFollowingLinks(dir string, stack []string, files *[]string) error {
 		}
 	}
 	return nil
+}
+
+// Kind names what a file that is neither regular nor a folder is, for messages: "a device",
+// "a pipe", "a socket", else its mode.
+func Kind(mode os.FileMode) string {
+	switch {
+	case mode&(os.ModeDevice|os.ModeCharDevice) != 0:
+		return "a device"
+	case mode&os.ModeNamedPipe != 0:
+		return "a pipe"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + mode.String()
 }
