@@ -164,6 +164,7 @@ func (t tables) privacyCaption() string {
 }
 
 func writeMarkdownGrid(b *bytes.Buffer, g grid) {
+	g = escapeGrid(g)
 	widths := make([]int, len(g.header))
 	for i, h := range g.header {
 		widths[i] = utf8.RuneCountInString(h)
