@@ -461,6 +461,9 @@ func (c *Config) validate() error {
 		if s.Name == "" {
 			return c.errAt(path, "name", "missing")
 		}
+		if formulaLike(s.Name) {
+			return c.errAt(path, "name", "%q begins with %q, which spreadsheets run as a formula in results.csv and the tables: begin it with a letter or digit", s.Name, s.Name[:1])
+		}
 		if j, ok := seen[plotName(s.Name)]; ok {
 			if c.Sets[j].Name == s.Name {
 				return c.errAt(path, "name", "%q used twice (also line %d)", s.Name, c.lines.near(fmt.Sprintf("sets[%d]", j), "name"))
@@ -549,8 +552,16 @@ func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []
 		return c.errAt(path, "label", "%s %q appears twice: give one a distinct label", kind, comp.ID())
 	}
 	ids[comp.ID()] = true
+	if formulaLike(comp.Label) {
+		return c.errAt(path, "label", "%q begins with %q, which spreadsheets run as a formula in results.csv and the tables: begin it with a letter or digit", comp.Label, comp.Label[:1])
+	}
 	return nil
 }
+
+// formulaLike reports whether a name written into the CSV outputs would begin a spreadsheet
+// formula (=, +, -, @, tab, carriage return); such set names and labels are refused (the
+// corpus's names in predictions.csv are neutralised instead, see csvText).
+func formulaLike(s string) bool { return csvText(s) != s }
 
 func (c *Config) validateMechanisms() error {
 	ids := map[string]bool{}

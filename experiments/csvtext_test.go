@@ -1,6 +1,9 @@
 package experiments
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Text cells from user data that a spreadsheet would run as a formula are neutralised; others,
 // including names with those characters inside, are unchanged.
@@ -11,6 +14,20 @@ func TestCSVTextNeutralisesFormulas(t *testing.T) {
 	} {
 		if got := csvText(in); got != want {
 			t.Errorf("csvText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Set names and labels that would begin a formula in results.csv are refused at their line.
+func TestFormulaLikeNamesAreRefused(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	for _, c := range []struct{ part, want string }{
+		{"[[sets]]\nname = \"=1+1\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\n", "sets[0].name: \"=1+1\" begins with \"=\""},
+		{"[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\nlabel = \"@SUM(A1)\"\n", "mechanisms[0].label: \"@SUM(A1)\" begins with \"@\""},
+	} {
+		_, err := ParseConfig("f.toml", "name = \"f\"\n"+fixtureInputs(corpusPath, vecPath)+c.part+"[[scorers]]\nname = \"sr-nn\"\n")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
 		}
 	}
 }
