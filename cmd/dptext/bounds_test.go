@@ -25,3 +25,11 @@ func TestBenchDecodeRefusesAHugeSyntheticVocabulary(t *testing.T) {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
 }
+
+// --claim NaN is refused, not taken for the default (the mechanism's own ε).
+func TestAuditRefusesClaimNaN(t *testing.T) {
+	code, _, stderr := run(t, "audit", "--mechanism", "random", "--claim", "NaN")
+	if code != 2 || !strings.Contains(stderr, "--claim NaN: want a finite number ≥ 0") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -50,7 +51,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	o := audit.DefaultOptions()
 	o.Samples, o.Alpha, o.Pairs, o.Seed = *samples, *alpha, *pairs, *seed
-	if !math.IsNaN(*claim) {
+	claimSet := false // NaN is the default, so a --claim NaN given is told apart by Visit
+	fs.Visit(func(f *flag.Flag) { claimSet = claimSet || f.Name == "claim" })
+	if claimSet {
 		if !(*claim >= 0) || math.IsInf(*claim, 0) {
 			return usagef("--claim %v: want a finite number ≥ 0", *claim)
 		}
