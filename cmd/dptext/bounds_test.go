@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/experiments"
 )
 
 // Training sizes whose memory exceeds the machine are refused before any data is read, with
@@ -31,5 +35,25 @@ func TestAuditRefusesClaimNaN(t *testing.T) {
 	code, _, stderr := run(t, "audit", "--mechanism", "random", "--claim", "NaN")
 	if code != 2 || !strings.Contains(stderr, "--claim NaN: want a finite number ≥ 0") {
 		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// An interrupted shard counts the cells of its own manifest: "4 of 7", not "nothing was
+// computed yet" (what the whole run's absent manifest.json said).
+func TestInterruptedShardCountsItsCells(t *testing.T) {
+	dir := t.TempDir()
+	s := experiments.Shard{K: 1, N: 3}
+	man, _ := json.Marshal(experiments.Manifest{Tool: "dptext", Status: experiments.StatusInterrupted, Cells: 7, CellsDone: 4, Shard: &s})
+	if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shards", "1-of-3.json"), man, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := keptCells(dir, s); got != "4 of 7 cells are finished and kept in "+filepath.Join(dir, "cells") {
+		t.Errorf("shard 1/3: %q", got)
+	}
+	if got := keptCells(dir, experiments.Shard{K: 0, N: 3}); got != "nothing was computed yet" {
+		t.Errorf("shard 0/3, which has no manifest: %q", got)
 	}
 }

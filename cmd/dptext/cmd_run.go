@@ -46,22 +46,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	dir, err := experiments.Run(ctx, cfg, opts)
 	if errors.Is(err, context.Canceled) {
-		kept := "nothing was computed yet"
-		man, merr := experiments.ReadManifest(dir)
-		if opts.Shard.Sharded() { // a shard's count is in its own manifest
-			man, merr = nil, os.ErrNotExist
-			mans, _ := experiments.ShardManifests(dir)
-			for _, m := range mans {
-				if m.Shard != nil && *m.Shard == opts.Shard {
-					man, merr = m, nil
-				}
-			}
-		}
-		if merr == nil && man.Status == experiments.StatusInterrupted && man.Cells > 0 {
-			kept = fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))
-		}
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
-			errInterrupted, kept, strings.Join(args, " "))
+			errInterrupted, keptCells(dir, opts.Shard), strings.Join(args, " "))
 	}
 	if err == nil && opts.Shard.Sharded() {
 		fmt.Fprintf(stdout, "shard %s complete: %s (dptext merge %s once every shard is complete)\n", opts.Shard, dir, dir)
@@ -86,4 +72,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "baseline updated: %s (commit it deliberately)\n", dst)
 	}
 	return nil
+}
+
+// keptCells says what an interrupted run or shard s (zero: the whole run) in dir kept, from
+// its own manifest (a shard's is shards/K-of-N.json).
+func keptCells(dir string, s experiments.Shard) string {
+	man, err := experiments.ReadManifest(dir)
+	if s.Sharded() {
+		man, err = nil, os.ErrNotExist
+		mans, _ := experiments.ShardManifests(dir)
+		for _, m := range mans {
+			if m.Shard != nil && *m.Shard == s {
+				man, err = m, nil
+			}
+		}
+	}
+	if err != nil || man.Status != experiments.StatusInterrupted || man.Cells == 0 {
+		return "nothing was computed yet"
+	}
+	return fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))
 }

@@ -106,7 +106,9 @@ func TestInterruptedRunSaysHowToResume(t *testing.T) {
 	out := t.TempDir()
 	var o, e bytes.Buffer
 	code := runMain(ctx, []string{"run", "../../configs/ci.toml", "--out", out}, &o, &e)
-	if code != 130 || !strings.Contains(e.String(), "0 of 18 cells are finished and kept in "+filepath.Join(out, "cells")) ||
+	// Cancelled before it starts, the run stops while reading the corpus (keptCells' test
+	// covers the message of a run stopped among its cells).
+	if code != 130 || !strings.Contains(e.String(), "interrupted: nothing was computed yet") ||
 		!strings.Contains(e.String(), "To resume, run the same command again: dptext run ../../configs/ci.toml --out "+out) {
 		t.Fatalf("exit %d:\n%s", code, e.String())
 	}
