@@ -40,3 +40,16 @@ func beatOf(m *Manifest) string {
 	}
 	return fmt.Sprintf("%s\x00%d\x00%s\x00%s\x00%d", m.Status, m.PID, m.Host, hb, m.CellsDone)
 }
+
+// manifestAppears watches, for staleAfter, whether the holder li of a shard lock (of another
+// host, its clock possibly far off) writes its manifest at path: a shard still loading its
+// inputs has none yet, so a lock that only looks old is not taken over before this watch.
+func manifestAppears(path string, li lockInfo) bool {
+	for i := 0; i < heartbeatPolls; i++ {
+		pollSleep(staleAfter / heartbeatPolls)
+		if m, err := readManifestAt(path); err == nil && m.PID == li.PID && m.Host == li.Host {
+			return true
+		}
+	}
+	return false
+}

@@ -73,3 +73,40 @@ func writeBeat(t *testing.T, dir string, s Shard, beat time.Time) {
 		t.Fatal(err)
 	}
 }
+
+// A shard lock of another host without a manifest yet (its holder still loads its inputs) is
+// not taken over when its start looks old by this clock but the manifest appears while this
+// host watches; without one appearing, it is.
+func TestShardLockWithoutManifestIsWatched(t *testing.T) {
+	s := Shard{K: 1, N: 2}
+	defer func(f func(time.Duration)) { pollSleep = f }(pollSleep)
+	setup := func() string {
+		dir := t.TempDir()
+		li, _ := json.Marshal(lockInfo{PID: 4343, Host: "node-c", Started: time.Now().Add(-2 * staleAfter)})
+		if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, shardLockName(s)), li, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dir := setup()
+	pollSleep = func(time.Duration) {
+		beat := time.Now()
+		m := &Manifest{Tool: "dptext", Status: StatusRunning, PID: 4343, Host: "node-c", Heartbeat: &beat, Shard: &s}
+		if err := m.write(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := lockFor(dir, s, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "locked by pid 4343 on host node-c") {
+		t.Fatalf("a loading shard whose manifest appears: got %v, want a refusal", err)
+	}
+	dir = setup()
+	pollSleep = func(time.Duration) {}
+	u, err := lockFor(dir, s, func(string, ...any) {})
+	if err != nil {
+		t.Fatalf("a lock whose holder never wrote a manifest: %v", err)
+	}
+	u()
+}

@@ -108,8 +108,8 @@ func shardGone(dir string, s Shard) func(lockInfo) (bool, string) {
 			}
 			return false, ""
 		}
-		if age := time.Since(li.Started); age > staleAfter {
-			return true, fmt.Sprintf("which wrote no manifest in %s", age.Round(time.Second))
+		if age := time.Since(li.Started); age > staleAfter && !manifestAppears(path, li) {
+			return true, fmt.Sprintf("which wrote no manifest in %s (by this host's clock) nor while this host watched for %s", age.Round(time.Second), staleAfter)
 		}
 		return false, ""
 	}
