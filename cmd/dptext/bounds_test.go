@@ -57,3 +57,12 @@ func TestInterruptedShardCountsItsCells(t *testing.T) {
 		t.Errorf("shard 0/3, which has no manifest: %q", got)
 	}
 }
+
+// An interrupted training exits with the status of an interrupted run (it exited 1).
+func TestInterruptedTrainExitsLikeRun(t *testing.T) {
+	var e strings.Builder
+	code := exitStatus("train", "erae …", trainInterrupted("m.model"), &e)
+	if code != 130 || !strings.Contains(e.String(), "interrupted; the checkpoint m.model.partial is kept") {
+		t.Errorf("exit %d, %q", code, e.String())
+	}
+}

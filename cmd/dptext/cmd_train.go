@@ -89,8 +89,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stderr)
 	if err != nil {
 		if ctx.Err() != nil {
-			// errInterrupted: exit status 130, as an interrupted run.
-			return fmt.Errorf("%w; the checkpoint %s.partial is kept: run the same command again to resume", errInterrupted, *out)
+			return trainInterrupted(*out)
 		}
 		return err
 	}
@@ -118,4 +117,10 @@ func removeIfExists(path string) error {
 		return err
 	}
 	return nil
+}
+
+// trainInterrupted is the error of an interrupted training: it wraps errInterrupted, so that
+// the command exits with status 130 as an interrupted run does.
+func trainInterrupted(out string) error {
+	return fmt.Errorf("%w; the checkpoint %s.partial is kept: run the same command again to resume", errInterrupted, out)
 }

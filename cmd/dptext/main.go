@@ -105,28 +105,28 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printHelp(stderr)
 		return 2
 	}
-	if err := runCommand(ctx, args[0], cmd, args[1:], stdout, stderr); err != nil {
-		if errors.Is(err, errAbandoned) {
-			return 130
-		}
-		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
-			fmt.Fprintf(stderr, "dptext %s: %v\n", args[0], err)
-			return 130
-		}
-		if errors.Is(err, errUsage) {
-			fmt.Fprintf(stderr, "dptext %s: %v\nusage: dptext %s %s\n", args[0], err, args[0], cmd.usage)
-			return 2
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		if errors.Is(err, errFlags) {
-			return 2
-		}
-		fmt.Fprintf(stderr, "dptext %s: %v\n", args[0], err)
-		return 1
+	return exitStatus(args[0], cmd.usage, runCommand(ctx, args[0], cmd, args[1:], stdout, stderr), stderr)
+}
+
+// exitStatus prints the error of command name (usage: its usage line) and returns the exit
+// status: 0 without error, 130 interrupted, 2 a usage error, else 1.
+func exitStatus(name, usage string, err error, stderr io.Writer) int {
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errAbandoned):
+		return 130
+	case errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted):
+		fmt.Fprintf(stderr, "dptext %s: %v\n", name, err)
+		return 130
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "dptext %s: %v\nusage: dptext %s %s\n", name, err, name, usage)
+		return 2
+	case errors.Is(err, errFlags):
+		return 2
 	}
-	return 0
+	fmt.Fprintf(stderr, "dptext %s: %v\n", name, err)
+	return 1
 }
 
 // errInterrupted marks a command's own message about an interruption (exit status 130).
