@@ -665,10 +665,12 @@ var Scorers = map[string]ScorerEntry{
 				// The input rows (one per training word, at most the words of a cell's texts,
 				// plus the hash buckets when n-grams are on) and the class rows, dim float32 each.
 				rows := float64(env.TextWords)*float64(env.CellDocs) + float64(env.CellDocs)
+				what := fmt.Sprintf("dim = %d", o.Dim)
 				if o.WordNgrams > 1 || o.Maxn > 0 {
 					rows += float64(o.Bucket)
+					what += fmt.Sprintf(", bucket = %d", o.Bucket)
 				}
-				if err := env.fits(fmt.Sprintf("dim = %d", o.Dim), 4*float64(o.Dim)*rows,
+				if err := env.fits(what, 4*float64(o.Dim)*rows,
 					fmt.Sprintf("4 bytes × dim × up to %.0f rows", rows)); err != nil {
 					return nil, err
 				}

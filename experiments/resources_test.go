@@ -25,6 +25,7 @@ func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 		{"[[mechanisms]]\nname = \"syntf\"\nepsilons = [2]\n[mechanisms.params]\nn = 1000000000\n[[scorers]]\nname = \"sr-nn\"\n", ":20: mechanisms[0].params.n: syntf: n = 1000000000: needs about 179 GiB of memory (24 bytes per synthetic word × n × 8 documents of a cell)"},
 		{"[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"char-ngram-svm\"\n[scorers.params]\nngram_max = 1000000000\n", ":21: scorers[0].params.ngram_max: char-ngram-svm: ngram_max = 1000000000: needs about"},
 		{"[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"fasttext\"\n[scorers.params]\ndim = 1000000000\n", ":21: scorers[0].params.dim: fasttext: dim = 1000000000: needs about"},
+		{"[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"fasttext\"\n[scorers.params]\nword_ngrams = 2\nbucket = 900000000\n", ":22: scorers[0].params.bucket: fasttext: dim = 100, bucket = 900000000: needs about"},
 	} {
 		cfg, err := parse(set, c.comp)
 		if err != nil {
