@@ -110,3 +110,21 @@ func TestShardLockWithoutManifestIsWatched(t *testing.T) {
 	}
 	u()
 }
+
+// Liveness of another host's run: a heartbeat within staleAfter of this clock, on either side,
+// is alive; none at all, or one far ahead, is a first verdict of dead that says which.
+func TestLivenessToleratesSkewBothWays(t *testing.T) {
+	ahead, farAhead := time.Now().Add(5*time.Second), time.Now().Add(3*staleAfter)
+	m := &Manifest{Status: StatusRunning, PID: 7, Host: "elsewhere", Heartbeat: &ahead}
+	if alive, why := m.Liveness(); !alive {
+		t.Fatalf("heartbeat 5 s ahead judged dead: %s", why)
+	}
+	m.Heartbeat = &farAhead
+	if alive, why := m.Liveness(); alive || !strings.Contains(why, "ahead of this host's clock") {
+		t.Fatalf("heartbeat 3 min ahead: %v %q", alive, why)
+	}
+	m.Heartbeat = nil
+	if alive, why := m.Liveness(); alive || !strings.Contains(why, "(last never)") {
+		t.Fatalf("no heartbeat: %v %q", alive, why)
+	}
+}

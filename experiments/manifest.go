@@ -126,10 +126,13 @@ func (m *Manifest) Liveness() (alive bool, why string) {
 		return true, ""
 	}
 	beat := "never"
-	age := time.Duration(-1)
+	var age time.Duration
 	if m.Heartbeat != nil {
 		age = time.Since(*m.Heartbeat).Round(time.Second)
 		beat = age.String() + " ago"
+		if age < 0 {
+			beat = (-age).String() + " ahead of this host's clock"
+		}
 	}
 	if m.PID > 0 && m.Host == hostname() {
 		if processAlive(m.PID) {
@@ -139,7 +142,7 @@ func (m *Manifest) Liveness() (alive bool, why string) {
 	}
 	// A heartbeat up to staleAfter in the future is a live run whose clock runs ahead of this
 	// one; taking its lock over is left to watchHeartbeat, which compares nothing across clocks.
-	if age >= -staleAfter && age <= staleAfter {
+	if m.Heartbeat != nil && age >= -staleAfter && age <= staleAfter {
 		return true, ""
 	}
 	who := "an unrecorded process"
