@@ -53,7 +53,10 @@ func newShard(k, n, what string) (Shard, error) {
 // SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_STEP for arrays not starting at 0 or with a step),
 // Kubernetes Indexed Jobs (JOB_COMPLETION_INDEX) and AWS Batch array jobs
 // (AWS_BATCH_JOB_ARRAY_INDEX). The last two do not export the count: it is shards when
-// positive, else DPTEXT_SHARDS. For Slurm, a positive shards must equal the array's count.
+// positive, else DPTEXT_SHARDS. For Slurm, a positive shards must equal the array's count,
+// except in a one-task array (`sbatch --array=K`, the rerun of one task), where the task id is
+// the shard and shards the count; without shards such a task other than 0 is an error, since
+// taking it for shard 0 of 1 would run every cell.
 func ShardFromEnv(getenv func(string) string, shards int) (Shard, error) {
 	count := func(who string) (string, error) {
 		if shards > 0 {
@@ -83,6 +86,16 @@ func ShardFromEnv(getenv func(string) string, shards int) (Shard, error) {
 		idi, err := num("SLURM_ARRAY_TASK_ID", "")
 		if err != nil {
 			return Shard{}, err
+		}
+		if strings.TrimSpace(n) == "1" {
+			// `sbatch --array=K` (rerunning one task) makes a one-task array: its count says
+			// nothing of the run's shards, and its task id K is the shard.
+			if shards > 0 {
+				return newShard(id, strconv.Itoa(shards), fmt.Sprintf("--shard auto (Slurm task %s of a one-task array, --shards %d)", id, shards))
+			}
+			if idi != 0 {
+				return Shard{}, fmt.Errorf("--shard auto: Slurm task %d is a one-task array (as `sbatch --array=%d` makes), which does not tell the shard count: pass --shards N to run shard %d of N, or --shard %d/N", idi, idi, idi, idi)
+			}
 		}
 		lo, err := num("SLURM_ARRAY_TASK_MIN", "0")
 		if err != nil {

@@ -49,6 +49,8 @@ func TestShardFromEnv(t *testing.T) {
 		{env("JOB_COMPLETION_INDEX", "4"), 5, Shard{4, 5}},
 		{env("JOB_COMPLETION_INDEX", "0", "DPTEXT_SHARDS", "2"), 0, Shard{0, 2}},
 		{env("AWS_BATCH_JOB_ARRAY_INDEX", "1", "DPTEXT_SHARDS", "2"), 0, Shard{1, 2}},
+		// sbatch --array=2 reruns shard 2 of 3: a one-task array, the count from --shards.
+		{env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "1", "SLURM_ARRAY_TASK_MIN", "2"), 3, Shard{2, 3}},
 	}
 	for i, c := range good {
 		got, err := ShardFromEnv(c.env, c.shards)
@@ -67,6 +69,8 @@ func TestShardFromEnv(t *testing.T) {
 		{env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4"), 3, "--shards 3 but the Slurm array has 4"},
 		{env("JOB_COMPLETION_INDEX", "1"), 0, "--shards N or set DPTEXT_SHARDS"},
 		{env("AWS_BATCH_JOB_ARRAY_INDEX", "5"), 5, "from 0 to 4"},
+		// Before, this ran "shard 0/1": every cell, into the shards' folder.
+		{env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "1", "SLURM_ARRAY_TASK_MIN", "2"), 0, "pass --shards N to run shard 2 of N"},
 	}
 	for i, c := range bad {
 		if _, err := ShardFromEnv(c.env, c.shards); err == nil || !strings.Contains(err.Error(), c.msg) {
