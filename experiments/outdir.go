@@ -25,6 +25,9 @@ func isTempName(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
+// CheckOutDir is checkOutDir for commands that prepare a run folder (dptext slurm).
+func CheckOutDir(dir string) error { return checkOutDir(dir) }
+
 // checkOutDir refuses to use dir as a run folder unless it is missing, empty, or recognisably
 // a dptext run folder: it holds a dptext manifest (manifest.json or shards/*.json), or only
 // entries dptext makes (a run killed before its first manifest). Anything else is a folder

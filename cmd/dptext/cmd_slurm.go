@@ -78,6 +78,10 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := job.validate(); err != nil {
 		return err
 	}
+	// The shards would refuse a folder of the user's: say so now, before writing into it.
+	if err := experiments.CheckOutDir(job.Out); err != nil {
+		return err
+	}
 	scripts := filepath.Join(job.Out, "slurm")
 	if err := os.MkdirAll(filepath.Join(scripts, "logs"), 0o755); err != nil {
 		return err

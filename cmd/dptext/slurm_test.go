@@ -128,3 +128,19 @@ func readText(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// A folder of the user's is refused by dptext slurm as the shards would refuse it, and left
+// as it was.
+func TestSlurmRefusesAUsersFolder(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "paper.pdf"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "2", "--out", out, "--dptext", "/x")
+	if code != 1 || !strings.Contains(stderr, "not a dptext run folder") || !strings.Contains(stderr, "paper.pdf") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 1 {
+		t.Errorf("the folder now holds %d entries", len(entries))
+	}
+}
