@@ -727,6 +727,9 @@ func (c *Config) validateReport() error {
 		if col.Task == "" {
 			c.Report.Columns[i].Task = task
 		}
+		if formulaLike(col.Label) {
+			return c.errAt(fmt.Sprintf("report.columns[%d]", i), "label", "%q begins with %q, which spreadsheets run as a formula in table.csv: begin it with a letter or digit", col.Label, col.Label[:1])
+		}
 	}
 	if err := c.Report.Validate(); err != nil {
 		return &ConfigError{File: c.Path, Key: "report", Msg: err.Error()}
