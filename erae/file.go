@@ -3,8 +3,6 @@ package erae
 import (
 	"bytes"
 	"crypto/sha256"
-	"dptext/filehash"
-	"dptext/resources"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +13,8 @@ import (
 	"os"
 
 	"dptext/atomicfile"
+	"dptext/filehash"
+	"dptext/resources"
 )
 
 // FormatVersion is the version of the model file format this package writes and reads.

@@ -1,11 +1,12 @@
 package experiments
 
 import (
-	"dptext/filehash"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"dptext/filehash"
 )
 
 // maxConfigBytes bounds a config file: the largest shipped config is a few KB, and the TOML

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"context"
-	"dptext/report"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"dptext/report"
 )
 
 // A run folder shared by shards holds, besides cells/, one lock and one manifest per shard:
@@ -94,7 +95,8 @@ func lockHeld(li lockInfo) bool {
 // shardGone declares the holder of shard s's lock on another host dead when the shard's
 // manifest of that process says it ended, or its heartbeat stopped: Manifest.Liveness finds it
 // far from this host's clock and watchHeartbeat then sees it unchanged for staleAfter; a
-// lock without such a manifest is dead once older than staleAfter. So a shard task that was
+// lock without such a manifest is dead once older than staleAfter and no manifest of its
+// holder appears while this host watches (manifestAppears). So a shard task that was
 // killed on one node and resubmitted to another resumes there.
 func shardGone(dir string, s Shard) func(lockInfo) (bool, string) {
 	return func(li lockInfo) (bool, string) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"dptext/resources"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"dptext/experiments"
 	"dptext/mechanisms"
 	"dptext/nearest"
+	"dptext/resources"
 	"dptext/rngs"
 )
 
