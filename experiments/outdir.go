@@ -30,9 +30,9 @@ func CheckOutDir(dir string) error { return checkOutDir(dir) }
 
 // checkOutDir refuses to use dir as a run folder unless it is missing, empty, or recognisably
 // a dptext run folder: it holds a dptext manifest (manifest.json or shards/*.json), or only
-// entries dptext makes (a run killed before its first manifest). Anything else is a folder
-// of the user's, whose files a run must not mix with its own or remove: the refusal lists
-// what is there.
+// what a run killed before its first manifest leaves (killedRunEntry). Anything else is a
+// folder of the user's, whose files a run must not mix with its own or remove: the refusal
+// lists what is there.
 func checkOutDir(dir string) error {
 	info, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -53,7 +53,7 @@ func checkOutDir(dir string) error {
 	}
 	var foreign []string
 	for _, e := range entries {
-		if !runFolderNames[e.Name()] && !isTempName(e.Name()) {
+		if !killedRunEntry(dir, e) {
 			name := e.Name()
 			if e.IsDir() {
 				name += "/"
@@ -72,6 +72,39 @@ func checkOutDir(dir string) error {
 	}
 	return refusef("--out %s is not empty and not a dptext run folder (no manifest.json): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
 		dir, strings.Join(foreign, ", "), more)
+}
+
+// killedRunEntry reports whether e, in a folder without a manifest, is what a dptext run
+// killed before its first manifest leaves: its lock, temporary files, cells/ and shards/
+// holding only dptext's files, or the scripts folder of dptext slurm. The outputs of a
+// complete run (results.csv, tf/, …) come only after a manifest, so without one they are not
+// dptext's.
+func killedRunEntry(dir string, e os.DirEntry) bool {
+	name := e.Name()
+	switch {
+	case isTempName(name) || (name == lockName && !e.IsDir()):
+		return true
+	case !e.IsDir():
+		return false
+	case name == "slurm":
+		_, err := os.Stat(filepath.Join(dir, "slurm", "shards.sbatch"))
+		return err == nil
+	case name == "cells" || name == "shards":
+		files, err := os.ReadDir(filepath.Join(dir, name))
+		if err != nil {
+			return false
+		}
+		for _, f := range files {
+			n := f.Name()
+			ours := isTempName(n) || (name == "cells" && (strings.HasSuffix(n, ".cell") || n == "fingerprint.json")) ||
+				(name == "shards" && (strings.HasSuffix(n, ".lock") || strings.HasSuffix(n, ".json")))
+			if f.IsDir() || !ours {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // hasDptextManifest reports whether dir holds a manifest written by dptext, of a whole run or
