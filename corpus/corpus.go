@@ -70,23 +70,72 @@ const (
 )
 
 // finish applies what every reader does last: authors lose surrounding white space (so that
-// "ann " and "ann" are one author), and a document whose text is byte-identical to an earlier
-// one's is dropped. Both are counted in skipped.
+// "ann " and "ann" are one author), a document whose text is byte-identical to an earlier one's
+// is dropped, and writers are given one identity. A text is written by one person, so two
+// authors that share a byte-identical text are one writer (PAN 2019 reuses writers across
+// problems under different candidate names): they are merged under the name that occurs first
+// in reading order, and every document of either gets it. An open-set placeholder (see
+// OpenSetAuthor: the writers of a problem's open-set texts are several unknown people) is never
+// merged as a whole; an open-set document that shares its text with a named author's is that
+// author's. Each merge is recorded in skipped under its own reason naming both authors and the
+// shared text, so the log and the manifest list it.
 func finish(docs []Document, skipped Skipped) []Document {
-	seen := map[[sha256.Size]byte]bool{}
+	type first struct {
+		doc    int // index in out of the kept document with this text
+		author string
+	}
+	seen := map[[sha256.Size]byte]first{}
+	order := map[string]int{}     // author → index of its first document
+	parent := map[string]string{} // union-find over named authors
+	var find func(a string) string
+	find = func(a string) string {
+		p, ok := parent[a]
+		if !ok || p == a {
+			return a
+		}
+		r := find(p)
+		parent[a] = r
+		return r
+	}
 	out := docs[:0]
-	for _, d := range docs {
+	for i, d := range docs {
 		if t := strings.TrimSpace(d.Author); t != d.Author {
 			d.Author = t
 			skipped.add(reasonAuthorTrimmed)
 		}
+		if _, ok := order[d.Author]; !ok {
+			order[d.Author] = i
+		}
 		sum := sha256.Sum256([]byte(d.Text))
-		if seen[sum] {
-			skipped.add(reasonDuplicate)
+		f, dup := seen[sum]
+		if !dup {
+			seen[sum] = first{doc: len(out), author: d.Author}
+			out = append(out, d)
 			continue
 		}
-		seen[sum] = true
-		out = append(out, d)
+		skipped.add(reasonDuplicate)
+		kept := &out[f.doc]
+		switch a, b := find(kept.Author), find(d.Author); {
+		case a == b:
+		case OpenSetAuthor(kept.Author) && OpenSetAuthor(d.Author):
+		case OpenSetAuthor(kept.Author):
+			skipped.add(fmt.Sprintf("open-set text %s is byte-identical to %s by %s: attributed to %s", kept.ID, d.ID, d.Author, d.Author))
+			kept.Author = d.Author
+			seen[sum] = first{doc: f.doc, author: d.Author}
+		case OpenSetAuthor(d.Author):
+			skipped.add(fmt.Sprintf("open-set text %s is byte-identical to %s by %s (dropped as its duplicate)", d.ID, kept.ID, kept.Author))
+		default:
+			if order[b] < order[a] {
+				a, b = b, a
+			}
+			parent[b] = a
+			skipped.add(fmt.Sprintf("authors %s and %s share a byte-identical text (%s = %s): merged as %s", a, b, kept.ID, d.ID, a))
+		}
+	}
+	for i := range out {
+		if !OpenSetAuthor(out[i].Author) {
+			out[i].Author = find(out[i].Author)
+		}
 	}
 	return out
 }
