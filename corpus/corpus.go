@@ -119,17 +119,17 @@ func finish(docs []Document, skipped Skipped) []Document {
 		case a == b:
 		case OpenSetAuthor(kept.Author) && OpenSetAuthor(d.Author):
 		case OpenSetAuthor(kept.Author):
-			skipped.add(fmt.Sprintf("open-set text %s is byte-identical to %s by %s: attributed to %s", kept.ID, d.ID, d.Author, d.Author))
+			skipped.add(fmt.Sprintf(openSetPrefix+"%s is byte-identical to %s by %s: attributed to %s", kept.ID, d.ID, d.Author, d.Author))
 			kept.Author = d.Author
 			seen[sum] = first{doc: f.doc, author: d.Author}
 		case OpenSetAuthor(d.Author):
-			skipped.add(fmt.Sprintf("open-set text %s is byte-identical to %s by %s (dropped as its duplicate)", d.ID, kept.ID, kept.Author))
+			skipped.add(fmt.Sprintf(openSetPrefix+"%s is byte-identical to %s by %s (dropped as its duplicate)", d.ID, kept.ID, kept.Author))
 		default:
 			if order[b] < order[a] {
 				a, b = b, a
 			}
 			parent[b] = a
-			skipped.add(fmt.Sprintf("authors %s and %s share a byte-identical text (%s = %s): merged as %s", a, b, kept.ID, d.ID, a))
+			skipped.add(fmt.Sprintf(mergePrefix+"%s and %s share a byte-identical text (%s = %s): merged as %s", a, b, kept.ID, d.ID, a))
 		}
 	}
 	for i := range out {
@@ -139,3 +139,17 @@ func finish(docs []Document, skipped Skipped) []Document {
 	}
 	return out
 }
+
+// IsMergeReason reports whether a reason of Skipped records two authors merged because they
+// share a byte-identical text.
+func IsMergeReason(reason string) bool { return strings.HasPrefix(reason, mergePrefix) }
+
+// IsOpenSetReason reports whether a reason of Skipped records an open-set text found to be a
+// named author's (byte-identical to one of theirs).
+func IsOpenSetReason(reason string) bool { return strings.HasPrefix(reason, openSetPrefix) }
+
+// Prefixes of the reasons finish records for merged identities.
+const (
+	mergePrefix   = "authors "
+	openSetPrefix = "open-set text "
+)

@@ -18,6 +18,8 @@ type inputs struct {
 	docs   []corpus.Document
 	store  *embeddings.Store
 	inputs []Input
+	// corpus describes the corpus read, for the manifest and captions.
+	corpus *CorpusRead
 	// cacheDir holds data derived from the inputs that outlives a run (e.g. SynTF's ℓ).
 	cacheDir string
 }
@@ -70,6 +72,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 	}
 	in.docs = docs
 	logSkipped(logf, "corpus", skipped)
+	in.corpus = describeCorpus(c, format, docs, skipped)
 	input := npmInput("corpus", format.Dataset)
 	if format.Dataset == "" {
 		sum, n, err := hashPath(path)
@@ -79,7 +82,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 		input = Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
 	}
 	in.inputs = append(in.inputs, input)
-	logf("corpus: %d documents (%s)", len(in.docs), time.Since(start).Round(time.Millisecond))
+	logf("%s (%s)", in.corpus.Sentence(), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
 	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.resolve(cfg.Embeddings.Path), dataDir, logw)
 	if err != nil {

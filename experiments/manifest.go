@@ -39,6 +39,9 @@ type Manifest struct {
 	Jobs       int               `json:"jobs"`
 	Components map[string]string `json:"component_versions"`
 	Inputs     []Input           `json:"inputs"`
+	// Corpus describes the corpus read (counts, merged identities, what was skipped); the
+	// captions of `dptext report` are built from it.
+	Corpus *CorpusRead `json:"corpus_read,omitempty"`
 	GoVersion  string            `json:"go_version"`
 	Platform   string            `json:"platform"`
 	Modules    map[string]string `json:"modules"`

@@ -4,21 +4,26 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"dptext/report"
 )
 
 // WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
-// its rows, with a caption naming the config, corpus and embeddings.
-func WriteReport(dir string, cfg *Config, rows []report.Row) error {
-	return report.Write(dir, rows, cfg.Report, caption(cfg, filepath.Base(dir)))
+// its rows, with a caption naming the config, the corpus read (read; nil for a run recorded
+// before the manifest described it: the config's [corpus] is named instead) and the embeddings.
+func WriteReport(dir string, cfg *Config, read *CorpusRead, rows []report.Row) error {
+	return report.Write(dir, rows, cfg.Report, caption(cfg, read, filepath.Base(dir)))
 }
 
-func caption(cfg *Config, runID string) report.Caption {
-	corpus := cfg.Corpus.Format
+func caption(cfg *Config, read *CorpusRead, runID string) report.Caption {
+	corpus := "Corpus: " + cfg.Corpus.Format
 	if f, ok := corpusFormat(cfg.Corpus.Format); ok {
-		corpus = f.Caption(cfg.Corpus)
+		corpus = "Corpus (as the config's [corpus] names it; this run's manifest does not describe the corpus read): " + f.Caption(cfg.Corpus) + "."
+	}
+	if read != nil {
+		corpus = read.Sentence()
 	}
 	emb := "GloVe 6B 100-d (wink)"
 	if cfg.Embeddings.Path != "" {
@@ -27,7 +32,7 @@ func caption(cfg *Config, runID string) report.Caption {
 	if cfg.Embeddings.TopK > 0 {
 		emb += fmt.Sprintf(", top %d words", cfg.Embeddings.TopK)
 	}
-	notes := []string{"Corpus: " + corpus + "; embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg)}
+	notes := []string{corpus, "Embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg)}
 	var adaptive []string
 	for _, s := range cfg.Scorers {
 		if cfg.adaptive(s) {
@@ -43,7 +48,9 @@ func caption(cfg *Config, runID string) report.Caption {
 		notes = append(notes, "Attack protocol: static (attackers trained on the original known texts).")
 	}
 	if cfg.Description != "" {
-		notes = append([]string{strings.TrimSpace(cfg.Description)}, notes...)
+		// The description is the config author's words about the config; it follows the
+		// sentence built from the data, so that it is not read as the corpus's description.
+		notes = append(notes[:1:1], append([]string{"Config " + strconv.Quote(cfg.Name) + ": " + strings.TrimSpace(cfg.Description)}, notes[1:]...)...)
 	}
 	return report.Caption{Title: cfg.Name + " — run " + runID, Notes: notes}
 }
@@ -112,7 +119,7 @@ func Rereport(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteReport(dir, cfg, rows)
+	return WriteReport(dir, cfg, man.Corpus, rows)
 }
 
 // CompareRuns runs the regression check of a run against a baseline (both folders holding a

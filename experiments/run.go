@@ -161,6 +161,7 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	man := newManifest(cfg, opts.Jobs)
 	man.setShard(opts.Shard)
 	man.Inputs = in.inputs
+	man.Corpus = in.corpus
 	live := &liveManifest{m: man, dir: dir}
 	if err := live.update(func(*Manifest) {}); err != nil {
 		return dir, err
@@ -386,7 +387,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	if err := writeFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
 		return err
 	}
-	if err := WriteReport(dir, cfg, out.rows); err != nil {
+	if err := WriteReport(dir, cfg, in.corpus, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.
