@@ -387,6 +387,11 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	if err := writeFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
 		return err
 	}
+	if lines, err := report.AtChanceLines(out.rows, cfg.Report); err == nil {
+		for _, l := range lines {
+			logf("%s", l)
+		}
+	}
 	if err := WriteReport(dir, cfg, in.corpus, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}

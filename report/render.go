@@ -87,11 +87,24 @@ func (t tables) mainCaption(caption Caption) string {
 		parts = append(parts, "Published numbers in parentheses.")
 	}
 	parts = append(parts, "Chance: a uniform guess, 1/authors (author columns) or 1/topics (topic columns), times the evaluation documents for counts.")
+	if t.hasNone() {
+		parts = append(parts, chanceText(t.atChance))
+	}
 	for _, set := range t.sets {
 		parts = append(parts, t.setText(set))
 	}
 	parts = append(parts, caption.Notes...)
 	return strings.Join(parts, " ")
+}
+
+// hasNone reports whether the table has the mechanism-none row the at-chance check reads.
+func (t tables) hasNone() bool {
+	for _, r := range t.rows {
+		if r.Mechanism == "none" && math.IsNaN(r.Epsilon) {
+			return true
+		}
+	}
+	return false
 }
 
 func repeatsText(n int) string {
