@@ -42,8 +42,8 @@ func TestConfigCorporaKeys(t *testing.T) {
 		t.Errorf("language on jsonl: %v", err)
 	}
 	for ref, want := range map[string]string{
-		"set = \"50\"\nlabel = \"sr-nn\"\nvalues = { none = 1 }":                      `report.references[0].set: "50" is not a set of this config; sets: 20`,
-		"set = \"20\"\nlabel = \"sr-nn\"\nmechanism = \"emd\"\nvalues = { none = 1 }": `report.references[0].mechanism: "emd" is not a mechanism`,
+		"set = \"50\"\nauthors = 50\nlabel = \"sr-nn\"\nvalues = { none = 1 }":                      `report.references[0].set: "50" is not a set of this config; sets: 20`,
+		"set = \"20\"\nauthors = 20\nlabel = \"sr-nn\"\nmechanism = \"emd\"\nvalues = { none = 1 }": `report.references[0].mechanism: "emd" is not a mechanism`,
 	} {
 		src := strings.Replace(base, "%PROTO%", "", 1) + "[[report.references]]\n" + ref + "\n"
 		_, err := ParseConfig(filepath.Join(dir, "c.toml"), src)

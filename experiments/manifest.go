@@ -41,13 +41,13 @@ type Manifest struct {
 	Inputs     []Input           `json:"inputs"`
 	// Corpus describes the corpus read (counts, merged identities, what was skipped); the
 	// captions of `dptext report` are built from it.
-	Corpus *CorpusRead `json:"corpus_read,omitempty"`
-	GoVersion  string            `json:"go_version"`
-	Platform   string            `json:"platform"`
-	Modules    map[string]string `json:"modules"`
-	Revision   string            `json:"vcs_revision,omitempty"`
-	Started    time.Time         `json:"started"`
-	Finished   *time.Time        `json:"finished,omitempty"`
+	Corpus    *CorpusRead       `json:"corpus_read,omitempty"`
+	GoVersion string            `json:"go_version"`
+	Platform  string            `json:"platform"`
+	Modules   map[string]string `json:"modules"`
+	Revision  string            `json:"vcs_revision,omitempty"`
+	Started   time.Time         `json:"started"`
+	Finished  *time.Time        `json:"finished,omitempty"`
 	// PID and Host name the process that runs (or ran) the run; Heartbeat is refreshed every
 	// HeartbeatInterval while it runs, so that a run that died without saying so (killed, out
 	// of memory) is recognised: see Liveness.

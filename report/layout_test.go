@@ -63,11 +63,11 @@ utility_metric = "mean"
 		eps  float64
 		want float64
 	}{{"none", math.NaN(), 12}, {"emd", 30, 8}, {"emd", 12.5, 3}} {
-		if v, ok := l.reference("20", "SRauth", c.mech, c.eps); !ok || v != c.want {
+		if v, ok := l.reference("20", "SRauth", c.mech, c.eps, 20); !ok || v != c.want {
 			t.Errorf("reference(%s, %v) = %v, %v; want %v", c.mech, c.eps, v, ok, c.want)
 		}
 	}
-	if _, ok := l.reference("20", "SRauth", "emd", 25); ok {
+	if _, ok := l.reference("20", "SRauth", "emd", 25, 20); ok {
 		t.Error("reference for an ε without a number")
 	}
 }
@@ -89,8 +89,12 @@ func TestLayoutValidateNamesKey(t *testing.T) {
 		{func(l *Layout) { l.References = []Reference{{Set: "20", Label: "SRx"}} }, `references[0].label = "SRx": want one of the column labels "SRauth"`},
 		{func(l *Layout) { l.References = []Reference{{Label: "SRauth"}} }, "references[0].set is empty"},
 		{func(l *Layout) {
-			l.References = []Reference{{Set: "20", Label: "SRauth", Values: map[string]float64{"30": math.Inf(1)}}}
+			l.References = []Reference{{Set: "20", Label: "SRauth", Authors: 20, Values: map[string]float64{"30": math.Inf(1)}}}
 		}, "references[0].values.30"},
+		{func(l *Layout) {
+			l.References = []Reference{{Set: "20", Label: "SRauth", Values: map[string]float64{"none": 12}}}
+		},
+			`references[0].authors is not given, but column "SRauth" shows counts`},
 		{func(l *Layout) { l.PlotMetrics = []string{"accuracy", "accuracy"} }, "plot_metrics[1]"},
 		{func(l *Layout) { l.Frontier.Attack = "sr-nn" }, "frontier.utility is empty"},
 	} {

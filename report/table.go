@@ -109,7 +109,11 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 	k := Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: col.Scorer, Metric: metric}
 	e := entry{Table: "main", Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Label: col.Label,
 		Scorer: col.Scorer, Metric: metric, Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
-	e.Reference, e.HasReference = t.layout.reference(set, col.Label, r.Mechanism, r.Epsilon)
+	authors, ok := t.summary.Fact(set, "authors")
+	if !ok {
+		authors = math.NaN()
+	}
+	e.Reference, e.HasReference = t.layout.reference(set, col.Label, r.Mechanism, r.Epsilon, authors)
 	if r.Mechanism == "none" && math.IsNaN(r.Epsilon) {
 		for _, a := range t.atChance {
 			e.AtChance = e.AtChance || (a.Set == set && a.Label == col.Label)
