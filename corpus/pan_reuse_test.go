@@ -16,8 +16,13 @@ var panReuseWriters = map[string]string{
 // writerOf is the true writer of a document of testdata/pan19-reuse, "" for an open-set text
 // whose writer is known nowhere else.
 func writerOf(d Document) string {
-	if d.ID == "problem00001/unknown/unknown00005.txt" {
+	switch d.ID {
+	case "problem00001/unknown/unknown00005.txt":
 		return "W5"
+	case "problem00002/unknown/unknown00004.txt":
+		return "W7"
+	case "problem00003/unknown/unknown00004.txt":
+		return "W3"
 	}
 	p := d.Meta["problem"]
 	if d.Meta["role"] == "known" {
@@ -37,7 +42,7 @@ func writerOf(d Document) string {
 // other candidate names (byte-identical texts) and checks that two named documents have the
 // same Author exactly when they have the same writer, that open-set texts by nobody known stay
 // open-set, and that every merge is recorded. Without the merge (the reader before issue 25)
-// W1, W2 and W5 have two authors each and the test fails.
+// W1, W2, W5 and W7 have two authors each and the test fails.
 func TestReadPANMergesReusedWriters(t *testing.T) {
 	docs, skipped, err := ReadPAN("testdata/pan19-reuse", PANOptions{})
 	if err != nil {
@@ -69,7 +74,8 @@ func TestReadPANMergesReusedWriters(t *testing.T) {
 		t.Errorf("%d named writers, want 7: %v", len(authorOf), authorOf)
 	}
 	// The name kept is the one read first.
-	for w, want := range map[string]string{"W1": "problem00001/candidate00001", "W2": "problem00001/candidate00002", "W5": "problem00003/candidate00002"} {
+	for w, want := range map[string]string{"W1": "problem00001/candidate00001", "W2": "problem00001/candidate00002",
+		"W5": "problem00003/candidate00002", "W7": "problem00003/candidate00003"} {
 		if authorOf[w] != want {
 			t.Errorf("writer %s is %q, want %q", w, authorOf[w], want)
 		}
@@ -80,8 +86,10 @@ func TestReadPANMergesReusedWriters(t *testing.T) {
 			merges = append(merges, reason)
 		}
 	}
-	if len(merges) != 3 || skipped[reasonDuplicate] != 3 {
-		t.Errorf("recorded %d merges and %d duplicates, want 3 and 3: %v", len(merges), skipped[reasonDuplicate], skipped)
+	// W1's three shared texts and W2's one merge two pairs of authors (one record each); three
+	// open-set texts are found to be a candidate's.
+	if len(merges) != 5 || skipped[reasonDuplicate] != 7 {
+		t.Errorf("recorded %d merges and %d duplicates, want 5 and 7: %v", len(merges), skipped[reasonDuplicate], skipped)
 	}
 }
 

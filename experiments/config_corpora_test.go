@@ -113,7 +113,7 @@ func TestCaptionDescribesTheCorpusRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := strings.Join(caption(cfg, describeCorpus(cfg.Corpus, f, docs, skipped), "r").Notes, "\n")
-	want := `Corpus: PAN collection "pan19-reuse" (language en), 30 documents over 7 topics: 27 by 7 authors and 3 by unknown writers (open-set); 2 authors merged with another author that shares a byte-identical text; 1 open-set text byte-identical to a named author's.`
+	want := `Corpus: PAN collection "pan19-reuse" (language en), 35 documents over 8 topics: 34 by 7 authors and 1 by an unknown writer (open-set); 2 authors merged with another author that shares a byte-identical text; 3 open-set texts byte-identical to a named author's.`
 	if !strings.Contains(notes, want) {
 		t.Errorf("caption lacks %q:\n%s", want, notes)
 	}

@@ -101,8 +101,12 @@ func (r *CorpusRead) Sentence() string {
 	}
 	s := fmt.Sprintf("Corpus: %s, %s by %s over %s", what, plural(r.Documents, "document"), plural(r.Authors, "author"), plural(r.Topics, "topic"))
 	if r.OpenSetDocuments > 0 {
-		s = fmt.Sprintf("Corpus: %s, %s over %s: %d by %s and %d by unknown writers (open-set)", what, plural(r.Documents, "document"),
-			plural(r.Topics, "topic"), r.Documents-r.OpenSetDocuments, plural(r.Authors, "author"), r.OpenSetDocuments)
+		unknown := fmt.Sprintf("%d by unknown writers", r.OpenSetDocuments)
+		if r.OpenSetDocuments == 1 {
+			unknown = "1 by an unknown writer"
+		}
+		s = fmt.Sprintf("Corpus: %s, %s over %s: %d by %s and %s (open-set)", what, plural(r.Documents, "document"),
+			plural(r.Topics, "topic"), r.Documents-r.OpenSetDocuments, plural(r.Authors, "author"), unknown)
 	}
 	merged, found := r.identityChanges()
 	if merged > 0 {
