@@ -44,8 +44,10 @@ func TestPAN19RejectRuleOnCalibratedProbabilities(t *testing.T) {
 		t.Errorf("score-margin on problem00001: %d rejected; this test expects the raw-score rule to differ from pan19 (1)", res[0].Rejected)
 	}
 	_, err := Attribute(AttributeOptions{Input: "../corpus/testdata/pan19-reuse", Output: t.TempDir(),
-		NewAttacker: func() (learn.Classifier, error) { return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1}) },
-		Reject:      RejectRule{Rule: RejectPAN19, Threshold: 0.1}})
+		NewAttacker: func() (learn.Classifier, error) {
+			return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+		},
+		Reject: RejectRule{Rule: RejectPAN19, Threshold: 0.1}})
 	if err == nil || !strings.Contains(err.Error(), "needs calibrated probabilities") {
 		t.Errorf("pan19 with koppel11: %v", err)
 	}
