@@ -7,6 +7,7 @@ package corpus
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -115,6 +116,9 @@ func finish(docs []Document, skipped Skipped) []Document {
 		}
 		skipped.add(reasonDuplicate)
 		kept := &out[f.doc]
+		if len(d.Meta) > 0 {
+			kept.Meta = addDuplicate(kept.Meta, d)
+		}
 		switch a, b := find(kept.Author), find(d.Author); {
 		case a == b:
 		case OpenSetAuthor(kept.Author) && OpenSetAuthor(d.Author):
@@ -136,6 +140,53 @@ func finish(docs []Document, skipped Skipped) []Document {
 		if !OpenSetAuthor(out[i].Author) {
 			out[i].Author = find(out[i].Author)
 		}
+	}
+	return out
+}
+
+// duplicatesKey is the Meta key under which finish keeps the ID and Meta of the documents
+// dropped as byte-identical duplicates of a kept one (JSON), so that a protocol reading the
+// source's own structure (PAN problems) can place the text in every problem it belongs to.
+const duplicatesKey = "duplicates"
+
+type duplicateRecord struct {
+	ID    string            `json:"id"`
+	Topic string            `json:"topic"`
+	Meta  map[string]string `json:"meta"`
+}
+
+// addDuplicate records dropped document d in the Meta of the document kept in its place.
+func addDuplicate(meta map[string]string, d Document) map[string]string {
+	var recs []duplicateRecord
+	if meta[duplicatesKey] != "" {
+		_ = json.Unmarshal([]byte(meta[duplicatesKey]), &recs) // written below, always valid
+	}
+	own := maps.Clone(d.Meta)
+	delete(own, duplicatesKey)
+	recs = append(recs, duplicateRecord{ID: d.ID, Topic: d.Topic, Meta: own})
+	data, _ := json.Marshal(recs) // strings only: cannot fail
+	out := maps.Clone(meta)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[duplicatesKey] = string(data)
+	return out
+}
+
+// WithDuplicates returns d followed by the documents a reader dropped as byte-identical
+// duplicates of it (their IDs and Meta, d's text and author: one text has one writer), in
+// reading order.
+func WithDuplicates(d Document) []Document {
+	out := []Document{d}
+	if d.Meta[duplicatesKey] == "" {
+		return out
+	}
+	var recs []duplicateRecord
+	if err := json.Unmarshal([]byte(d.Meta[duplicatesKey]), &recs); err != nil {
+		return out
+	}
+	for _, r := range recs {
+		out = append(out, Document{ID: r.ID, Author: d.Author, Topic: r.Topic, Text: d.Text, Meta: r.Meta})
 	}
 	return out
 }

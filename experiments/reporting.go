@@ -58,6 +58,10 @@ func caption(cfg *Config, read *CorpusRead, runID string) report.Caption {
 // protocolNote describes the evaluation protocol of cfg in one sentence.
 func protocolNote(cfg *Config) string {
 	p := cfg.Protocol
+	if p.Kind == ProtocolPAN {
+		return fmt.Sprintf("Protocol: PAN cross-domain attribution, one set per problem: the attackers train on the problem's candidates' known texts (their first %d words; fandoms other than the unknown texts'), the mechanisms privatise its unknown texts (their first %d words), all normalised and cut to the common length N; open-set texts (writer none of the candidates) stay among the unknown texts and count as wrong for an attacker that always names a candidate, as PAN scores them (so the chance row, over all unknown texts, is above what a guess among the candidates can reach); %s, seed %d.",
+			p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
+	}
 	if p.Kind == ProtocolClassification {
 		chunks := "whole documents"
 		if p.ChunkWords > 0 {
@@ -72,6 +76,14 @@ func protocolNote(cfg *Config) string {
 	}
 	return fmt.Sprintf("Protocol: authors balanced over %s, %d story per author; known text = its first %d words, snippet = its last %d words, normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %d repeat(s), seed %d.",
 		topics, p.StoriesPerAuthor, p.KnownWords, p.UnknownWords, cfg.Repeats, cfg.Seed)
+}
+
+// repeatsPhrase is "1 repeat" or "N repeats".
+func repeatsPhrase(n int) string {
+	if n == 1 {
+		return "1 repeat"
+	}
+	return fmt.Sprintf("%d repeats", n)
 }
 
 // intervalNote says which sources of variation the intervals cover.

@@ -731,8 +731,10 @@ func splitRows(s *SetData) []report.Row {
 		return report.Row{Set: s.Name, Epsilon: math.NaN(), Repeat: s.Repeat, Scorer: "split", Metric: metric, Value: v}
 	}
 	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
-		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval))),
-		row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation)))}
+		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval)))}
+	if !s.noTopicTask {
+		rows = append(rows, row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation))))
+	}
 	if !math.IsNaN(s.EMDMean) {
 		rows = append(rows, row("emd_mean_in_vocab", s.EMDMean), row("emd_min_in_vocab", s.EMDMin))
 	}

@@ -50,6 +50,9 @@ type SetData struct {
 	// drawKey names what the draw's topic training data depends on: the set name, with the
 	// repeat when the evaluation authors are redrawn.
 	drawKey string
+	// noTopicTask marks a set without topic classification (the pan protocol): TopicTrain is
+	// then only the mechanisms' training corpus, not reported as topic training data.
+	noTopicTask bool
 }
 
 // draw returns the set's draw for repeat rep.
@@ -102,8 +105,11 @@ type pool struct {
 // set saying what was chosen and what was left out. With [protocol] resample other than
 // "none", each set holds one draw per repeat in Draws.
 func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ...any)) ([]*SetData, error) {
-	if cfg.Protocol.Kind == ProtocolClassification {
+	switch cfg.Protocol.Kind {
+	case ProtocolClassification:
 		return splitClassification(cfg, docs, logf)
+	case ProtocolPAN:
+		return splitPAN(cfg, docs, logf)
 	}
 	pl, err := newPool(cfg, docs)
 	if err != nil {

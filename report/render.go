@@ -159,7 +159,12 @@ func (t tables) setText(set string) string {
 	var parts []string
 	for _, f := range facts {
 		if v, ok := t.summary.Fact(set, f.metric); ok {
-			parts = append(parts, fmt.Sprintf(f.format, formatValue(f.metric, v)))
+			text := fmt.Sprintf(f.format, formatValue(f.metric, v))
+			if v == 1 { // "1 topic", not "1 topics"
+				text = strings.Replace(strings.Replace(text, "documents", "document", 1), "authors", "author", 1)
+				text = strings.Replace(text, "topics", "topic", 1)
+			}
+			parts = append(parts, text)
 		}
 	}
 	if len(parts) == 0 {
