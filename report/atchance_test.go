@@ -115,3 +115,24 @@ func TestReferencesOnlyBesideSetsOfTheSameSize(t *testing.T) {
 		}
 	}
 }
+
+// Plots clip the t interval of a proportion at 0 and 1 and say so; other metrics keep theirs.
+// Mutant: symmetric bars (before issue 25) draw 0.95 ± 0.1 up to 1.05.
+func TestPlotIntervalsClippedToProportions(t *testing.T) {
+	var p errPoints
+	p.add(0, 0.95, 0, 0.1)
+	p.add(1, 0.5, 0, 0.1)
+	p.add(2, 0.02, 0, 0.1)
+	if !p.clip(false, true) {
+		t.Fatal("no bar reported clipped")
+	}
+	for i, want := range [][2]float64{{0.1, 0.05}, {0.1, 0.1}, {0.02, 0.1}} {
+		lo, hi := p.YError(i)
+		if math.Abs(lo-want[0]) > 1e-12 || math.Abs(hi-want[1]) > 1e-12 {
+			t.Errorf("point %d: bars (%v, %v), want %v", i, lo, hi, want)
+		}
+	}
+	if !proportion(MetricAccuracy) || !proportion("unchanged_share") || proportion(MetricCorrect) || proportion("mean") {
+		t.Error("proportion() misclassifies metrics")
+	}
+}
