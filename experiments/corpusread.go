@@ -118,10 +118,13 @@ func (r *CorpusRead) Sentence() string {
 	return s + "."
 }
 
-// plural writes n with the noun, adding "s" unless n is 1.
+// plural writes n with the noun, in the plural unless n is 1 ("story" → "stories").
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

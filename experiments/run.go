@@ -310,6 +310,13 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	if err != nil {
 		return err
 	}
+	whole := wholePoolSets(cfg, sets)
+	if len(whole) > 0 {
+		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
+		if err := live.update(func(m *Manifest) { m.WholePoolSets = whole }); err != nil {
+			return err
+		}
+	}
 	for _, s := range sets {
 		for _, d := range s.draws() {
 			if err := d.measureBagDistances(in.store); err != nil {
@@ -392,7 +399,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 			logf("%s", l)
 		}
 	}
-	if err := WriteReport(dir, cfg, in.corpus, out.rows); err != nil {
+	if err := WriteReport(dir, cfg, runFacts{corpus: in.corpus, wholePool: whole}, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.

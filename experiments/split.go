@@ -3,7 +3,9 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"math/rand/v2"
@@ -138,11 +140,44 @@ func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ..
 				s.Draws = append(s.Draws, d)
 			}
 		}
-		logf("set %s: %d authors over topics %s, N = %d words, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
-			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), s.N, len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
+		logf("set %s: %d authors over topics %s, %s, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
+			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), describeN(s.draws()), len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
 		sets = append(sets, s)
 	}
 	return sets, nil
+}
+
+// describeN gives the common length N of a set's draws as the caption does: the mean over the
+// draws, with the range when they differ ("N = 437.2 words (mean over 5 draws, 431–445)").
+func describeN(draws []*SetData) string {
+	lo, hi, sum := draws[0].N, draws[0].N, 0
+	for _, d := range draws {
+		lo, hi, sum = min(lo, d.N), max(hi, d.N), sum+d.N
+	}
+	if lo == hi {
+		return fmt.Sprintf("N = %d words", lo)
+	}
+	return fmt.Sprintf("N = %s words (mean over %d draws, %d–%d)", strconv.FormatFloat(float64(sum)/float64(len(draws)), 'f', 1, 64), len(draws), lo, hi)
+}
+
+// wholePoolSets names the sets of an authorship run with resample = "authors" whose draws all
+// have the same authors.
+func wholePoolSets(cfg *Config, sets []*SetData) []string {
+	if cfg.Protocol.Kind != ProtocolAuthorship || cfg.Protocol.Resample != ResampleAuthors || cfg.Repeats < 2 {
+		return nil
+	}
+	var out []string
+	for _, s := range sets {
+		same := true
+		first := slices.Sorted(slices.Values(s.draws()[0].Authors))
+		for _, d := range s.draws()[1:] {
+			same = same && slices.Equal(first, slices.Sorted(slices.Values(d.Authors)))
+		}
+		if same {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // newPool finds the eligible stories and chooses the topics: the [protocol] topics names, or

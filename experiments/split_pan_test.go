@@ -216,3 +216,47 @@ func TestPANProtocolConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// With resample = "authors" and a set that takes every eligible author, every repeat has the
+// same authors: the log and the caption say that the intervals do not cover a draw of authors
+// (the caption used to claim they did). A set smaller than the pool gets no such note; the log
+// gives the mean N over the draws, as the caption does. "1 story" is singular.
+func TestWholePoolSetsAreNamed(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 3, 2, 400)
+	// One writer per topic too short to be eligible: the topics' training data, so that a set
+	// may take all 6 eligible authors.
+	f, err := os.OpenFile(corpusPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := strings.Repeat("seaaaa ", 60)
+	fmt.Fprintf(f, "{\"author\":\"short-sea\",\"topic\":\"sea\",\"text\":%q}\n{\"author\":\"short-land\",\"topic\":\"land\",\"text\":%q}\n",
+		short, strings.ReplaceAll(short, "sea", "land"))
+	f.Close()
+	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtureInputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
+		"[[sets]]\nname = \"6\"\nauthors = 6\n[[sets]]\nname = \"2\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
+	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "w.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 1, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	man, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 eligible authors per topic: 6 is the whole pool, 2 is drawn.
+	if !slices.Equal(man.WholePoolSets, []string{"6"}) {
+		t.Errorf("whole-pool sets %v, want [6]", man.WholePoolSets)
+	}
+	md := readFile(t, filepath.Join(dir, "table.md"))
+	if !strings.Contains(md, "Except set(s) 6, which take every eligible author") || !strings.Contains(md, "1 story per author") {
+		t.Errorf("caption:\n%s", md)
+	}
+	if !strings.Contains(log.String(), "every repeat draws the same authors") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
