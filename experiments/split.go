@@ -355,8 +355,8 @@ func (pl *pool) infeasible(cfg *Config, name string, n int) error {
 		per = append(per, fmt.Sprintf("%s: %d asked, %d eligible", t, q[t], len(pl.eligible[t])))
 	}
 	var lines []string
-	lines = append(lines, fmt.Sprintf("set %q: asks for %d authors over the %d topics %s (%s), but they cannot be placed: each author in one topic with %d stories of at least %d words there, leaving every topic a document by an author outside the set for topic training.",
-		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), p.StoriesPerAuthor, pl.need))
+	lines = append(lines, fmt.Sprintf("set %q: asks for %d authors over the %d topics %s (%s), but they cannot be placed: each author in one topic with %s of at least %d words there, leaving every topic a document by an author outside the set for topic training.",
+		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), plural(p.StoriesPerAuthor, "story"), pl.need))
 	lines = append(lines, fmt.Sprintf("largest feasible with these topics: %d authors", pl.largest(pl.topics)))
 	var alt []string
 	for k := 2; k <= min(len(pl.rank), 8); k++ {
