@@ -327,34 +327,10 @@ func topTwo(p []float64) (best, second int) {
 	return best, second
 }
 
-// candidateMacroF1 is the measure of the PAN 2018 and 2019 attribution evaluators: the F1 of
-// every class that is the true author of some text, "<UNK>" excluded, averaged; a class never
-// predicted right has F1 0. An unattributed text is answered "<UNK>".
+// candidateMacroF1 is the measure of the PAN 2018 and 2019 attribution evaluators
+// (learn.OpenSetMacroF1, "<UNK>" the open-set label). An unattributed text is answered "<UNK>".
 func candidateMacroF1(truth, pred []string) float64 {
-	tp, predicted, actual := map[string]int{}, map[string]int{}, map[string]int{}
-	for i, t := range truth {
-		actual[t]++
-		predicted[pred[i]]++
-		if pred[i] == t {
-			tp[t]++
-		}
-	}
-	sum, n := 0.0, 0
-	for _, c := range slices.Sorted(maps.Keys(actual)) {
-		if c == corpus.UnknownAuthor {
-			continue
-		}
-		n++
-		if tp[c] == 0 {
-			continue
-		}
-		prec, rec := float64(tp[c])/float64(predicted[c]), float64(tp[c])/float64(actual[c])
-		sum += 2 * prec * rec / (prec + rec)
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)
 }
 
 // FormatResults prints one line per problem — accuracy and the layout's official measure where

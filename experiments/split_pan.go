@@ -18,11 +18,6 @@ import (
 // its unknown texts, and every unknown text is asked about, open-set ones included.
 const ProtocolPAN = "pan"
 
-// MetricOpenSetMacroF1 is the PAN 2018/2019 attribution measure: the F1 of every candidate that
-// wrote some evaluation text, averaged; open-set texts ("<UNK>") are no class but count against
-// the precision of the candidate they are attributed to.
-const MetricOpenSetMacroF1 = "open_set_macro_f1"
-
 // panEntry is one text of a PAN problem as the protocol sees it.
 type panEntry struct {
 	doc  corpus.Document
@@ -144,31 +139,4 @@ func panSet(p ProtocolConfig, sc SetConfig, entries []panEntry) (*SetData, int, 
 		s.Eval[i] = s.Eval[i][:s.N]
 	}
 	return s, short, nil
-}
-
-// openSetMacroF1 is MetricOpenSetMacroF1 of predictions pred for truths truth.
-func openSetMacroF1(truth, pred []string) float64 {
-	tp, predicted, actual := map[string]int{}, map[string]int{}, map[string]int{}
-	for i, t := range truth {
-		actual[t]++
-		predicted[pred[i]]++
-		if pred[i] == t {
-			tp[t]++
-		}
-	}
-	sum, n := 0.0, 0
-	for c := range actual {
-		if c == corpus.UnknownAuthor {
-			continue
-		}
-		n++
-		if tp[c] > 0 {
-			prec, rec := float64(tp[c])/float64(predicted[c]), float64(tp[c])/float64(actual[c])
-			sum += 2 * prec * rec / (prec + rec)
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
 }

@@ -178,7 +178,7 @@ func TestRunPANProtocol(t *testing.T) {
 			switch r.Metric {
 			case report.MetricAccuracy:
 				acc = append(acc, r.Value)
-			case MetricOpenSetMacroF1:
+			case report.MetricOpenSetMacroF1:
 				f1 = append(f1, r.Value)
 			}
 		}

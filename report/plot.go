@@ -151,7 +151,7 @@ func ends(vs, lo, hi []float64) []float64 {
 // validation accuracy, shares), whose intervals are clipped there in plots.
 func proportion(metric string) bool {
 	switch metric {
-	case MetricAccuracy, MetricMacroPrecision, MetricMacroRecall, MetricMacroF1, MetricValidationAccuracy, "open_set_macro_f1":
+	case MetricAccuracy, MetricMacroPrecision, MetricMacroRecall, MetricMacroF1, MetricValidationAccuracy, MetricOpenSetMacroF1:
 		return true
 	}
 	return strings.HasSuffix(metric, "_share")
