@@ -124,3 +124,24 @@ func TestWriteRejectsScorerWithoutResults(t *testing.T) {
 		t.Fatalf("Write() = %v, want an error naming frontier.utility", err)
 	}
 }
+
+// A published count is printed only beside a set of as many authors: the 20-author set of the
+// fixture shows the published 12 when the reference says 20 authors, and not when it says 50
+// (the paper's other set), which the caption then names. Mutant: the check before issue 25
+// (no set size) prints "(12)" beside the 20-author set in both cases.
+func TestReferencesOnlyBesideSetsOfTheSameSize(t *testing.T) {
+	for _, c := range []struct {
+		authors int
+		shown   bool
+	}{{20, true}, {50, false}} {
+		l := fixtureLayout()
+		l.References[0].Authors = c.authors
+		md := string(buildTables(mustAggregate(t, fixtureRows(), l), l).markdown(Caption{}))
+		if shown := strings.Contains(md, "(12)"); shown != c.shown {
+			t.Errorf("reference of a %d-author set beside the 20-author set: shown %v, want %v", c.authors, shown, c.shown)
+		}
+		if left := strings.Contains(md, "left out for set 20 (20 authors here, 50 in the publication)"); left == c.shown {
+			t.Errorf("reference of a %d-author set: caption's left-out note present = %v:\n%s", c.authors, left, md)
+		}
+	}
+}

@@ -306,28 +306,7 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 			marked = append(marked, r.Mechanism)
 		}
 	}
-	// A mechanism without ε whose point coincides with an earlier one's (none and none-bag
-	// for attackers that ignore word order) is drawn once, labelled with both names.
-	var shown []string
-	same := map[string][]string{}
-	for _, mech := range marked {
-		u, a, found := point(rowKey{mech, math.NaN()})
-		if !found {
-			continue
-		}
-		merged := false
-		for _, prev := range shown {
-			pu, pa, _ := point(rowKey{prev, math.NaN()})
-			if pu.Mean == u.Mean && pa.Mean == a.Mean && pu.HalfWidth == u.HalfWidth && pa.HalfWidth == a.HalfWidth {
-				same[prev] = append(same[prev], mech)
-				merged = true
-				break
-			}
-		}
-		if !merged {
-			shown = append(shown, mech)
-		}
-	}
+	shown, same := coinciding(marked, func(mech string) (Cell, Cell, bool) { return point(rowKey{mech, math.NaN()}) })
 	var placed []plotter.XY // label anchors so far, to move a label off one already there
 	var xr, yr []float64
 	for _, r := range rows {
@@ -409,6 +388,33 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 		}
 	}
 	return f, true, nil
+}
+
+// coinciding groups the mechanisms without ε whose frontier points (utility and attack cells,
+// from point) are identical, means and intervals: shown lists one mechanism per point, the first
+// in order, and same maps it to the others at that point (none and none-bag for attackers that
+// ignore word order), so that the later ones are not hidden under it unnamed.
+func coinciding(marked []string, point func(mech string) (u, a Cell, found bool)) (shown []string, same map[string][]string) {
+	same = map[string][]string{}
+	for _, mech := range marked {
+		u, a, found := point(mech)
+		if !found {
+			continue
+		}
+		merged := false
+		for _, prev := range shown {
+			pu, pa, _ := point(prev)
+			if pu.Mean == u.Mean && pa.Mean == a.Mean && pu.HalfWidth == u.HalfWidth && pa.HalfWidth == a.HalfWidth {
+				same[prev] = append(same[prev], mech)
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			shown = append(shown, mech)
+		}
+	}
+	return shown, same
 }
 
 func xyOf(p errPoints) []plotter.XY {
