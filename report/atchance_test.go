@@ -94,4 +94,3 @@ func TestAtChanceFlagsScorersNotAboveChance(t *testing.T) {
 		t.Errorf("log lines %q, %v: want one naming DRauth", lines, err)
 	}
 }
-
