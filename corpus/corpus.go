@@ -81,11 +81,7 @@ const (
 // author's. Each merge is recorded in skipped under its own reason naming both authors and the
 // shared text, so the log and the manifest list it.
 func finish(docs []Document, skipped Skipped) []Document {
-	type first struct {
-		doc    int // index in out of the kept document with this text
-		author string
-	}
-	seen := map[[sha256.Size]byte]first{}
+	seen := map[[sha256.Size]byte]int{} // text → index in out of the document kept with it
 	order := map[string]int{}     // author → index of its first document
 	parent := map[string]string{} // union-find over named authors
 	var find func(a string) string
@@ -108,14 +104,14 @@ func finish(docs []Document, skipped Skipped) []Document {
 			order[d.Author] = i
 		}
 		sum := sha256.Sum256([]byte(d.Text))
-		f, dup := seen[sum]
+		k, dup := seen[sum]
 		if !dup {
-			seen[sum] = first{doc: len(out), author: d.Author}
+			seen[sum] = len(out)
 			out = append(out, d)
 			continue
 		}
 		skipped.add(reasonDuplicate)
-		kept := &out[f.doc]
+		kept := &out[k]
 		if len(d.Meta) > 0 {
 			kept.Meta = addDuplicate(kept.Meta, d)
 		}
@@ -125,7 +121,6 @@ func finish(docs []Document, skipped Skipped) []Document {
 		case OpenSetAuthor(kept.Author):
 			skipped.add(fmt.Sprintf(openSetPrefix+"%s is byte-identical to %s by %s: attributed to %s", kept.ID, d.ID, d.Author, d.Author))
 			kept.Author = d.Author
-			seen[sum] = first{doc: f.doc, author: d.Author}
 		case OpenSetAuthor(d.Author):
 			skipped.add(fmt.Sprintf(openSetPrefix+"%s is byte-identical to %s by %s (dropped as its duplicate)", d.ID, kept.ID, kept.Author))
 		default:
@@ -147,7 +142,7 @@ func finish(docs []Document, skipped Skipped) []Document {
 // duplicatesKey is the Meta key under which finish keeps the ID and Meta of the documents
 // dropped as byte-identical duplicates of a kept one (JSON), so that a protocol reading the
 // source's own structure (PAN problems) can place the text in every problem it belongs to.
-const duplicatesKey = "duplicates"
+const duplicatesKey = "dptext:duplicates"
 
 type duplicateRecord struct {
 	ID    string            `json:"id"`
