@@ -82,8 +82,8 @@ const (
 // shared text, so the log and the manifest list it.
 func finish(docs []Document, skipped Skipped) []Document {
 	seen := map[[sha256.Size]byte]int{} // text → index in out of the document kept with it
-	order := map[string]int{}     // author → index of its first document
-	parent := map[string]string{} // union-find over named authors
+	order := map[string]int{}           // author → index of its first document
+	parent := map[string]string{}       // union-find over named authors
 	var find func(a string) string
 	find = func(a string) string {
 		p, ok := parent[a]
