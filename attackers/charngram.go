@@ -37,6 +37,10 @@ type CharNgram struct {
 	tfidf  *learn.Tfidf
 	svm    *learn.LinearSVM
 	labels *learn.Labels
+	// calibration holds the folds of CalibrateFit (nil until it runs) and calibrationLabels
+	// the candidates in the order of Probabilities.
+	calibration       []calibrated
+	calibrationLabels *learn.Labels
 }
 
 // NewCharNgram validates opts and returns an unfitted attacker.
@@ -121,6 +125,11 @@ func (c *CharNgram) PredictTopTwo(_ *rand.Rand, docs [][]string) (authors []stri
 	}
 	return c.labels.Decode(classes), top, second
 }
+
+// ReadsRawText reports that the attacker's features are character n-grams of the text itself:
+// a caller that has the raw text (dptext attribute) passes it as the document's one token, so
+// that punctuation, case and line breaks are features, as in the PAN attribution baselines.
+func (c *CharNgram) ReadsRawText() bool { return true }
 
 // ngrams returns the character n-grams of the space-joined document, as substrings of it.
 func (c *CharNgram) ngrams(doc []string) []string {

@@ -25,18 +25,24 @@ import (
 const (
 	// RejectNone answers every unknown text with the attacker's best candidate.
 	RejectNone = "none"
-	// RejectMargin answers "<UNK>" when the best candidate's score exceeds the runner-up's by
-	// less than the threshold: the open-set rule of the PAN 2019 baseline (there: a probability
-	// difference below 0.1).
-	RejectMargin = "margin"
-	// RejectScore answers "<UNK>" when the best candidate's score is below the threshold.
+	// RejectPAN19 is the open-set rule of the PAN 2019 attribution baseline: the attacker's
+	// probabilities are calibrated as scikit-learn's CalibratedClassifierCV does (sigmoid,
+	// 3 folds; see attackers.CharNgram.CalibrateFit), the answer is the most probable
+	// candidate, and "<UNK>" when the two largest probabilities differ by less than the
+	// threshold (0.1 in the baseline). Needs an attacker that calibrates (char-ngram-svm).
+	RejectPAN19 = "pan19"
+	// RejectScoreMargin answers "<UNK>" when the best candidate's raw score exceeds the
+	// runner-up's by less than the threshold: an SVM decision value for char-ngram-svm, a share
+	// of wins for koppel11. Not the PAN 2019 rule: the scores are not probabilities.
+	RejectScoreMargin = "score-margin"
+	// RejectScore answers "<UNK>" when the best candidate's raw score is below the threshold.
 	RejectScore = "score"
 )
 
 // RejectRule decides when Attribute leaves an unknown text unattributed ("<UNK>").
 type RejectRule struct {
-	Rule      string  // RejectNone (or ""), RejectMargin or RejectScore
-	Threshold float64 // on the attacker's scores (koppel11: share of wins; char-ngram-svm: SVM decision value)
+	Rule      string  // RejectNone (or ""), RejectPAN19, RejectScoreMargin or RejectScore
+	Threshold float64 // on calibrated probabilities (pan19) or the attacker's raw scores
 }
 
 // Validate checks the rule and its threshold.
@@ -44,13 +50,18 @@ func (r RejectRule) Validate() error {
 	switch r.Rule {
 	case "", RejectNone:
 		return nil
-	case RejectMargin, RejectScore:
+	case RejectPAN19, RejectScoreMargin, RejectScore:
 		if math.IsNaN(r.Threshold) || math.IsInf(r.Threshold, 0) || r.Threshold < 0 {
 			return fmt.Errorf("reject threshold %v: want a finite number ≥ 0", r.Threshold)
 		}
+		if r.Rule == RejectPAN19 && r.Threshold > 1 {
+			return fmt.Errorf("reject threshold %v: the pan19 rule compares probabilities: want a number in [0, 1] (the baseline's is 0.1)", r.Threshold)
+		}
 		return nil
+	case "margin":
+		return fmt.Errorf(`reject rule "margin" is now named for what it is: %q (the PAN 2019 baseline's rule on calibrated probabilities, char-ngram-svm) or %q (a margin on the attacker's raw scores)`, RejectPAN19, RejectScoreMargin)
 	}
-	return fmt.Errorf("reject rule %q: want %q, %q or %q", r.Rule, RejectNone, RejectMargin, RejectScore)
+	return fmt.Errorf("reject rule %q: want %q, %q, %q or %q", r.Rule, RejectNone, RejectPAN19, RejectScoreMargin, RejectScore)
 }
 
 // AttributeOptions configure Attribute.
@@ -108,9 +119,27 @@ type rankingClassifier interface {
 	PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []string, top, second []float64)
 }
 
-// attributionTokens are the words of a PAN text as attackers see them: every token, case kept
-// (function words and capitals are evidence of style).
-func attributionTokens(s string) []string { return text.Words(s) }
+// rawTextReader is an attacker whose features are characters of the text itself (see
+// attackers.CharNgram.ReadsRawText).
+type rawTextReader interface{ ReadsRawText() bool }
+
+// calibratingClassifier is an attacker that can estimate calibrated probabilities of its
+// candidates (the pan19 reject rule).
+type calibratingClassifier interface {
+	CalibrateFit(rng *rand.Rand, docs [][]string, labels []string) error
+	Probabilities(docs [][]string) ([][]float64, error)
+	Candidates() []string
+}
+
+// attributionTokens are a PAN text as the attacker sees it: the raw text as one token for an
+// attacker that reads characters (punctuation, case and line breaks are evidence of style, as
+// in the PAN baselines), else its words with their case kept.
+func attributionTokens(clf learn.Classifier, s string) []string {
+	if r, ok := clf.(rawTextReader); ok && r.ReadsRawText() {
+		return []string{s}
+	}
+	return text.Words(s)
+}
 
 // Attribute reads a PAN attribution problem set, trains the attacker on each problem's
 // candidates, answers every unknown text (open-set ones included) in the layout's own format
@@ -153,7 +182,7 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 	var labels []string
 	for _, c := range p.Candidates {
 		for _, k := range c.Known {
-			docs = append(docs, attributionTokens(k.Text))
+			docs = append(docs, attributionTokens(clf, k.Text))
 			labels = append(labels, c.Name)
 		}
 	}
@@ -162,6 +191,15 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 	}
 	if err := clf.Fit(rngs.New(opts.Seed, "attribute/fit/"+p.Name), docs, labels); err != nil {
 		return ProblemResult{}, fmt.Errorf("%s: %w", p.Dir, err)
+	}
+	if opts.Reject.Rule == RejectPAN19 {
+		cc, ok := clf.(calibratingClassifier)
+		if !ok {
+			return ProblemResult{}, fmt.Errorf("--reject %s needs calibrated probabilities, which this attacker does not give (char-ngram-svm does; --reject %s applies a margin to raw scores)", RejectPAN19, RejectScoreMargin)
+		}
+		if err := cc.CalibrateFit(rngs.New(opts.Seed, "attribute/calibrate/"+p.Name), docs, labels); err != nil {
+			return ProblemResult{}, fmt.Errorf("%s: %w", p.Dir, err)
+		}
 	}
 	unknown := make([][]string, len(p.Unknown))
 	last := time.Now()
@@ -177,7 +215,7 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 				last = time.Now()
 			}
 		}
-		unknown[i] = attributionTokens(raw)
+		unknown[i] = attributionTokens(clf, raw)
 	}
 	pred, top, second, err := predictRanked(clf, opts, p.Name, unknown)
 	if err != nil {
@@ -190,7 +228,7 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 	for i, a := range pred {
 		reject := a == learn.NoAnswer
 		switch opts.Reject.Rule {
-		case RejectMargin:
+		case RejectPAN19, RejectScoreMargin:
 			reject = reject || top[i]-second[i] < opts.Reject.Threshold
 		case RejectScore:
 			reject = reject || top[i] < opts.Reject.Threshold
@@ -229,9 +267,28 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 }
 
 // predictRanked returns the attacker's answers with the best and runner-up scores where the
-// attacker gives them (else 1 and NaN); a reject rule needs them.
+// attacker gives them (else 1 and NaN); a reject rule needs them. Under the pan19 rule the
+// answers and scores are the calibrated probabilities' (the most probable candidate).
 func predictRanked(clf learn.Classifier, opts AttributeOptions, problem string, unknown [][]string) (pred []string, top, second []float64, err error) {
 	rng := rngs.New(opts.Seed, "attribute/predict/"+problem)
+	if opts.Reject.Rule == RejectPAN19 {
+		cc := clf.(calibratingClassifier)
+		probs, err := cc.Probabilities(unknown)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		names := cc.Candidates()
+		for _, p := range probs {
+			best, sec := topTwo(p)
+			pred, top = append(pred, names[best]), append(top, p[best])
+			s := math.Inf(-1)
+			if sec >= 0 {
+				s = p[sec]
+			}
+			second = append(second, s)
+		}
+		return pred, top, second, nil
+	}
 	if rc, ok := clf.(rankingClassifier); ok {
 		pred, top, second = rc.PredictTopTwo(rng, unknown)
 		return pred, top, second, nil
@@ -255,34 +312,25 @@ func predictRanked(clf learn.Classifier, opts AttributeOptions, problem string, 
 	return pred, top, second, nil
 }
 
-// candidateMacroF1 is the measure of the PAN 2018 and 2019 attribution evaluators: the F1 of
-// every class that is the true author of some text, "<UNK>" excluded, averaged; a class never
-// predicted right has F1 0. An unattributed text is answered "<UNK>".
+// topTwo returns the indices of the largest and second-largest values (the lower index on
+// ties; second is -1 for one value).
+func topTwo(p []float64) (best, second int) {
+	best, second = 0, -1
+	for k := 1; k < len(p); k++ {
+		switch {
+		case p[k] > p[best]:
+			best, second = k, best
+		case second < 0 || p[k] > p[second]:
+			second = k
+		}
+	}
+	return best, second
+}
+
+// candidateMacroF1 is the measure of the PAN 2018 and 2019 attribution evaluators
+// (learn.OpenSetMacroF1, "<UNK>" the open-set label). An unattributed text is answered "<UNK>".
 func candidateMacroF1(truth, pred []string) float64 {
-	tp, predicted, actual := map[string]int{}, map[string]int{}, map[string]int{}
-	for i, t := range truth {
-		actual[t]++
-		predicted[pred[i]]++
-		if pred[i] == t {
-			tp[t]++
-		}
-	}
-	sum, n := 0.0, 0
-	for _, c := range slices.Sorted(maps.Keys(actual)) {
-		if c == corpus.UnknownAuthor {
-			continue
-		}
-		n++
-		if tp[c] == 0 {
-			continue
-		}
-		prec, rec := float64(tp[c])/float64(predicted[c]), float64(tp[c])/float64(actual[c])
-		sum += 2 * prec * rec / (prec + rec)
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)
 }
 
 // FormatResults prints one line per problem — accuracy and the layout's official measure where

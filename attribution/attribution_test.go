@@ -217,7 +217,7 @@ func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 	// Rejecting everything (a margin no score difference reaches) answers <UNK> everywhere:
 	// accuracy 3/7 and F1 0 for both candidates.
 	res, err = Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker,
-		Reject: RejectRule{Rule: RejectMargin, Threshold: 2}})
+		Reject: RejectRule{Rule: RejectScoreMargin, Threshold: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 	}
 	_, err = Attribute(AttributeOptions{Input: in, Output: out, NewAttacker: func() (learn.Classifier, error) {
 		return buildClassifier(t, "sr-nn", nil, &experiments.Env{Embeddings: tinyStore(t), Workers: 1})
-	}, Reject: RejectRule{Rule: RejectMargin, Threshold: 0.1}})
+	}, Reject: RejectRule{Rule: RejectScoreMargin, Threshold: 0.1}})
 	if err == nil || !strings.Contains(err.Error(), "gives no scores") {
 		t.Errorf("reject with a scoreless attacker: %v", err)
 	}

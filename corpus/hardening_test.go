@@ -48,8 +48,8 @@ func TestReadJSONLTopicBOMAuthorsDuplicates(t *testing.T) {
 	for _, d := range docs {
 		got = append(got, d.Author+"|"+d.Text)
 	}
-	if want := []string{"ann|one", "ann|two", "bob|three"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("docs = %v, want %v (BOM accepted, author trimmed, duplicate text dropped)", got, want)
+	if want := []string{"ann|one", "ann|two", "ann|three"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("docs = %v, want %v (BOM accepted, author trimmed, duplicate text dropped, bob merged into ann by their shared text)", got, want)
 	}
 	if skipped[reasonAuthorTrimmed] != 1 || skipped[reasonDuplicate] != 1 {
 		t.Errorf("skipped = %v, want one trimmed author and one duplicate", skipped)

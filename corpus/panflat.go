@@ -26,7 +26,8 @@ func OpenSetAuthor(author string) bool {
 // OpenSetAuthor). Topics: a known text's topic is its fandom where fandom-info.json gives it
 // (PAN 2019), else the problem name; in the 2018/2019 layout every unknown text of a problem has
 // topic TargetTopic(problem); in the older layout every text has the problem name. ID is
-// "<problem>/<folder>/<file>"; Meta holds "problem", "role" ("known" or "unknown") and "file".
+// "<problem>/<folder>/<file>"; Meta holds "problem", "role" ("known" or "unknown"), "file" and
+// "language" (as the collection gives it, "" if not).
 // Problems in several languages are an error unless opts.Language picks one; problems of
 // other languages, stray files and unknown texts without ground truth are skipped
 // and counted; byte-identical texts are dropped (see Skipped).
@@ -87,6 +88,6 @@ func panDocument(p PANProblem, folder, role, topic string, t PANText) Document {
 		Author: p.Name + "/" + t.Author,
 		Topic:  topic,
 		Text:   t.Text,
-		Meta:   map[string]string{"problem": p.Name, "role": role, "file": t.File},
+		Meta:   map[string]string{"problem": p.Name, "role": role, "file": t.File, "language": p.Language},
 	}
 }

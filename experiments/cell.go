@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"dptext/corpus"
 	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/report"
@@ -127,6 +128,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
 			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
+		if r.cfg.Protocol.Kind == ProtocolPAN && entry.Task == TaskAuthor {
+			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)))
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -101,7 +101,14 @@ func Describe(cfg *Config) string {
 	var sets, mechs, scorers []string
 	cells := 0
 	for _, s := range cfg.Sets {
-		sets = append(sets, fmt.Sprintf("%s (%d authors)", s.Name, s.Authors))
+		switch {
+		case cfg.Protocol.Kind == ProtocolPAN && s.Authors == 0:
+			sets = append(sets, s.Name+" (PAN problem: all its candidates)")
+		case cfg.Protocol.Kind == ProtocolPAN:
+			sets = append(sets, fmt.Sprintf("%s (PAN problem: %s)", s.Name, plural(s.Authors, "candidate")))
+		default:
+			sets = append(sets, fmt.Sprintf("%s (%s)", s.Name, plural(s.Authors, "author")))
+		}
 	}
 	for _, m := range cfg.Mechanisms {
 		mechs = append(mechs, fmt.Sprintf("%s×%d", m.ID(), max(1, len(m.Epsilons))))

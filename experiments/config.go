@@ -104,7 +104,7 @@ const (
 
 // ProtocolConfig chooses and parameterises the evaluation protocol.
 type ProtocolConfig struct {
-	// Kind is "authorship" (default) or "classification".
+	// Kind is "authorship" (default), "classification" or "pan" (ProtocolPAN).
 	Kind             string `toml:"kind"`
 	KnownWords       int    `toml:"known_words"`
 	UnknownWords     int    `toml:"unknown_words"`
@@ -426,8 +426,12 @@ func (c *Config) validate() error {
 	}
 	p := c.Protocol
 	switch {
-	case p.Kind != ProtocolAuthorship && p.Kind != ProtocolClassification:
-		return c.errAt("protocol", "kind", "%q: want \"authorship\" (Fernandes et al.) or \"classification\" (SynTF)", p.Kind)
+	case p.Kind != ProtocolAuthorship && p.Kind != ProtocolClassification && p.Kind != ProtocolPAN:
+		return c.errAt("protocol", "kind", "%q: want \"authorship\" (Fernandes et al.), \"classification\" (SynTF) or \"pan\" (PAN 2018/2019 cross-domain attribution, problem by problem)", p.Kind)
+	case p.Kind == ProtocolPAN && c.Corpus.Format != "pan":
+		return c.errAt("protocol", "kind", "\"pan\" reads the problems of a PAN collection: want [corpus] format = \"pan\", not %q", c.Corpus.Format)
+	case p.Kind == ProtocolPAN && p.Resample != ResampleNone:
+		return c.errAt("protocol", "resample", "%q: the pan protocol's texts are fixed by each problem; want \"none\" (repeats vary only the mechanisms and scorers)", p.Resample)
 	case p.ChunkWords < 0:
 		return c.errAt("protocol", "chunk_words", "%d: want 0 (whole documents) or a positive word count", p.ChunkWords)
 	case p.MinTopicsPerAuthor < 1:
@@ -472,7 +476,10 @@ func (c *Config) validate() error {
 				s.Name, c.Sets[j].Name, c.lines.near(fmt.Sprintf("sets[%d]", j), "name"), plotName(s.Name))
 		}
 		seen[plotName(s.Name)] = i
-		if s.Authors < 2 {
+		switch {
+		case p.Kind == ProtocolPAN && s.Authors != 0 && s.Authors < 2:
+			return c.errAt(path, "authors", "%d: want the problem's number of candidates, or leave authors out", s.Authors)
+		case p.Kind != ProtocolPAN && s.Authors < 2:
 			return c.errAt(path, "authors", "%d: want at least 2 authors", s.Authors)
 		}
 		if err := setTextsFit(c, s); err != nil {
@@ -611,6 +618,9 @@ func (c *Config) validateScorers() error {
 		entry := Scorers[s.Name]
 		if len(s.Epsilons) > 0 {
 			return c.errAt(path, "epsilons", "is a mechanism option, not a scorer option")
+		}
+		if entry.Task == TaskTopic && c.Protocol.Kind == ProtocolPAN {
+			return c.errAt(path, "name", "%q is a topic classifier, but in the pan protocol every unknown text of a problem has the same topic (its target fandom): there is no topic to classify; use authorship attackers and utility measures", s.Name)
 		}
 		switch s.Protocol {
 		case "", "static":

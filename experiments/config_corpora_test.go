@@ -3,6 +3,7 @@ package experiments
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -41,8 +42,8 @@ func TestConfigCorporaKeys(t *testing.T) {
 		t.Errorf("language on jsonl: %v", err)
 	}
 	for ref, want := range map[string]string{
-		"set = \"50\"\nlabel = \"sr-nn\"\nvalues = { none = 1 }":                      `report.references[0].set: "50" is not a set of this config; sets: 20`,
-		"set = \"20\"\nlabel = \"sr-nn\"\nmechanism = \"emd\"\nvalues = { none = 1 }": `report.references[0].mechanism: "emd" is not a mechanism`,
+		"set = \"50\"\nauthors = 50\nlabel = \"sr-nn\"\nvalues = { none = 1 }":                      `report.references[0].set: "50" is not a set of this config; sets: 20`,
+		"set = \"20\"\nauthors = 20\nlabel = \"sr-nn\"\nmechanism = \"emd\"\nvalues = { none = 1 }": `report.references[0].mechanism: "emd" is not a mechanism`,
 	} {
 		src := strings.Replace(base, "%PROTO%", "", 1) + "[[report.references]]\n" + ref + "\n"
 		_, err := ParseConfig(filepath.Join(dir, "c.toml"), src)
@@ -52,7 +53,7 @@ func TestConfigCorporaKeys(t *testing.T) {
 	}
 }
 
-// Captions come from the config: the corpus named by its path (no State of the Union for
+// Captions come from the data read and the config: the corpus named by its path (no State of the Union for
 // other corpora), the protocol of its kind, and what each interval covers.
 func TestCaptionFollowsTheConfig(t *testing.T) {
 	dir := t.TempDir()
@@ -63,10 +64,15 @@ func TestCaptionFollowsTheConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return strings.Join(caption(cfg, "r").Notes, "\n")
+		f, _ := corpusFormat(cfg.Corpus.Format)
+		docs, skipped, err := f.Read(cfg.Corpus, cfg.resolve(cfg.Corpus.Path), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(caption(cfg, runFacts{corpus: describeCorpus(cfg.Corpus, f, docs, skipped)}, "r").Notes, "\n")
 	}
 	c := text("resample = \"authors\"")
-	for _, want := range []string{"Corpus: jsonl c.jsonl", "the draw of the evaluation authors", "95 % Student t over 4 repeats", "balanced over the 2 topics with the most eligible authors"} {
+	for _, want := range []string{`Corpus: JSON Lines corpus "c.jsonl", 1 document by 1 author over 1 topic.`, "the draw of the evaluation authors", "95 % Student t over 4 repeats", "balanced over the 2 topics with the most eligible authors"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("caption lacks %q:\n%s", want, c)
 		}
@@ -79,5 +85,39 @@ func TestCaptionFollowsTheConfig(t *testing.T) {
 	}
 	if c := text("kind = \"classification\""); !strings.Contains(c, "Protocol: classification (SynTF)") || strings.Contains(c, "snippet =") {
 		t.Errorf("classification caption:\n%s", c)
+	}
+}
+
+// Table 1's config with only [corpus] changed to a PAN collection is captioned with the
+// collection read — its name, language and counts, and the writers merged — and says nothing
+// of the State of the Union, which only the replaced [corpus] named.
+func TestCaptionDescribesTheCorpusRead(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "configs", "table1.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(text)
+	start, end := strings.Index(src, "[corpus]"), strings.Index(src, "[embeddings]")
+	pan, err := filepath.Abs(filepath.Join("..", "corpus", "testdata", "pan19-reuse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = src[:start] + "[corpus]\nformat = \"pan\"\npath = " + strconv.Quote(pan) + "\n\n" + src[end:]
+	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "table1.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := corpusFormat(cfg.Corpus.Format)
+	docs, skipped, err := f.Read(cfg.Corpus, pan, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(caption(cfg, runFacts{corpus: describeCorpus(cfg.Corpus, f, docs, skipped)}, "r").Notes, "\n")
+	want := `Corpus: PAN collection "pan19-reuse" (language en), 35 documents over 8 topics: 34 by 7 authors and 1 by an unknown writer (open-set); 2 authors merged with another author that shares a byte-identical text; 3 open-set texts byte-identical to a named author's.`
+	if !strings.Contains(notes, want) {
+		t.Errorf("caption lacks %q:\n%s", want, notes)
+	}
+	if strings.Contains(notes, "State of the Union") || strings.Contains(notes, "era") {
+		t.Errorf("caption of a PAN run names the State of the Union:\n%s", notes)
 	}
 }

@@ -196,7 +196,7 @@ name = "length-ratio"
 			t.Errorf("results.csv lacks %q", want)
 		}
 	}
-	if table := readFile(t, filepath.Join(out, "table.md")); !strings.Contains(table, "Corpus: tsv corpus.tsv") {
+	if table := readFile(t, filepath.Join(out, "table.md")); !strings.Contains(table, `Corpus: tsv corpus "corpus.tsv", 16 documents`) {
 		t.Errorf("caption does not name the new corpus format:\n%s", table)
 	}
 }

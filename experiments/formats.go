@@ -22,7 +22,9 @@ type CorpusFormat struct {
 	// Read reads the documents at path (the dataset's corpus folder, or corpus.path resolved);
 	// requireTopic: every document needs a topic (the protocol uses topics).
 	Read func(c CorpusConfig, path string, requireTopic bool) ([]corpus.Document, corpus.Skipped, error)
-	// Caption names the corpus in table captions.
+	// Caption names the corpus from the config: the default data in captions (with the counts
+	// of what was read), and any corpus in the captions of runs whose manifest predates
+	// corpus_read (see CorpusRead).
 	Caption func(c CorpusConfig) string
 }
 

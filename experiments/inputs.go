@@ -18,6 +18,8 @@ type inputs struct {
 	docs   []corpus.Document
 	store  *embeddings.Store
 	inputs []Input
+	// corpus describes the corpus read, for the manifest and captions.
+	corpus *CorpusRead
 	// cacheDir holds data derived from the inputs that outlives a run (e.g. SynTF's ℓ).
 	cacheDir string
 }
@@ -95,13 +97,14 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 	}
 	in.docs = rd.docs
 	logSkipped(logf, "corpus", rd.skipped)
+	in.corpus = describeCorpus(c, format, rd.docs, rd.skipped)
 	sum, n := rd.sum, rd.n
 	input := Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
 	if format.Dataset != "" {
 		input.Path = npmInput("corpus", format.Dataset).Path
 	}
 	in.inputs = append(in.inputs, input)
-	logf("corpus: %d documents (%s)", len(in.docs), time.Since(start).Round(time.Millisecond))
+	logf("%s (%s)", in.corpus.Sentence(), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
 	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.resolve(cfg.Embeddings.Path), dataDir, logw)
 	if err != nil {

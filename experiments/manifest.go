@@ -39,12 +39,19 @@ type Manifest struct {
 	Jobs       int               `json:"jobs"`
 	Components map[string]string `json:"component_versions"`
 	Inputs     []Input           `json:"inputs"`
-	GoVersion  string            `json:"go_version"`
-	Platform   string            `json:"platform"`
-	Modules    map[string]string `json:"modules"`
-	Revision   string            `json:"vcs_revision,omitempty"`
-	Started    time.Time         `json:"started"`
-	Finished   *time.Time        `json:"finished,omitempty"`
+	// Corpus describes the corpus read (counts, merged identities, what was skipped); the
+	// captions of `dptext report` are built from it.
+	Corpus *CorpusRead `json:"corpus_read,omitempty"`
+	// WholePoolSets names the sets whose evaluation authors are the same in every repeat
+	// although resample = "authors": the set takes every eligible author, so the intervals do
+	// not cover the draw of authors (the caption says so).
+	WholePoolSets []string          `json:"whole_pool_sets,omitempty"`
+	GoVersion     string            `json:"go_version"`
+	Platform      string            `json:"platform"`
+	Modules       map[string]string `json:"modules"`
+	Revision      string            `json:"vcs_revision,omitempty"`
+	Started       time.Time         `json:"started"`
+	Finished      *time.Time        `json:"finished,omitempty"`
 	// PID and Host name the process that runs (or ran) the run; Heartbeat is refreshed every
 	// HeartbeatInterval while it runs, so that a run that died without saying so (killed, out
 	// of memory) is recognised: see Liveness.

@@ -17,7 +17,7 @@ func TestSynTFConfigIsCaptionedWithItsProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := strings.Join(caption(cfg, "r").Notes, "\n")
+	notes := strings.Join(caption(cfg, runFacts{}, "r").Notes, "\n")
 	for _, want := range []string{"Protocol: classification (SynTF)", "1000-word chunks", "40 % of each suspect's held out", "trains and tests on the privatised documents"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("caption lacks %q:\n%s", want, notes)

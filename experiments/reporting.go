@@ -4,21 +4,36 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"dptext/report"
 )
 
-// WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
-// its rows, with a caption naming the config, corpus and embeddings.
-func WriteReport(dir string, cfg *Config, rows []report.Row) error {
-	return report.Write(dir, rows, cfg.Report, caption(cfg, filepath.Base(dir)))
+// runFacts are what a run learnt from its data that the caption states and results.csv does
+// not hold; they are kept in the manifest so that `dptext report` needs nothing else.
+type runFacts struct {
+	// corpus describes the corpus read (nil for a run recorded before the manifest held it:
+	// the config's [corpus] is named instead).
+	corpus *CorpusRead
+	// wholePool names the sets whose authors were the same in every draw (Manifest.WholePoolSets).
+	wholePool []string
 }
 
-func caption(cfg *Config, runID string) report.Caption {
-	corpus := cfg.Corpus.Format
+// WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
+// its rows, with a caption naming the config, the corpus read and the embeddings.
+func WriteReport(dir string, cfg *Config, facts runFacts, rows []report.Row) error {
+	return report.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
+}
+
+func caption(cfg *Config, facts runFacts, runID string) report.Caption {
+	read := facts.corpus
+	corpus := "Corpus: " + cfg.Corpus.Format
 	if f, ok := corpusFormat(cfg.Corpus.Format); ok {
-		corpus = f.Caption(cfg.Corpus)
+		corpus = "Corpus (as the config's [corpus] names it; this run's manifest does not describe the corpus read): " + f.Caption(cfg.Corpus) + "."
+	}
+	if read != nil {
+		corpus = read.Sentence()
 	}
 	emb := "GloVe 6B 100-d (wink)"
 	if cfg.Embeddings.Path != "" {
@@ -27,7 +42,7 @@ func caption(cfg *Config, runID string) report.Caption {
 	if cfg.Embeddings.TopK > 0 {
 		emb += fmt.Sprintf(", top %d words", cfg.Embeddings.TopK)
 	}
-	notes := []string{"Corpus: " + corpus + "; embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg)}
+	notes := []string{corpus, "Embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg, facts.wholePool)}
 	var adaptive []string
 	for _, s := range cfg.Scorers {
 		if cfg.adaptive(s) {
@@ -43,7 +58,9 @@ func caption(cfg *Config, runID string) report.Caption {
 		notes = append(notes, "Attack protocol: static (attackers trained on the original known texts).")
 	}
 	if cfg.Description != "" {
-		notes = append([]string{strings.TrimSpace(cfg.Description)}, notes...)
+		// The description is the config author's words about the config; it follows the
+		// sentence built from the data, so that it is not read as the corpus's description.
+		notes = append(notes[:1:1], append([]string{"Config " + strconv.Quote(cfg.Name) + ": " + strings.TrimSpace(cfg.Description)}, notes[1:]...)...)
 	}
 	return report.Caption{Title: cfg.Name + " — run " + runID, Notes: notes}
 }
@@ -51,24 +68,37 @@ func caption(cfg *Config, runID string) report.Caption {
 // protocolNote describes the evaluation protocol of cfg in one sentence.
 func protocolNote(cfg *Config) string {
 	p := cfg.Protocol
+	if p.Kind == ProtocolPAN {
+		return fmt.Sprintf("Protocol: PAN cross-domain attribution, one set per problem: the attackers train on the problem's candidates' known texts (their first %d words; fandoms other than the unknown texts'), the mechanisms privatise its unknown texts (their first %d words), all normalised and cut to the common length N; open-set texts (writer none of the candidates) stay among the unknown texts and count as wrong for an attacker that always names a candidate, as PAN scores them (so the chance row, over all unknown texts, is above what a guess among the candidates can reach); %s, seed %d.",
+			p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
+	}
 	if p.Kind == ProtocolClassification {
 		chunks := "whole documents"
 		if p.ChunkWords > 0 {
 			chunks = fmt.Sprintf("%d-word chunks", p.ChunkWords)
 		}
-		return fmt.Sprintf("Protocol: classification (SynTF): the suspects are each set's most prolific authors active in at least %d topic(s); %s, %.0f %% of each suspect's held out for testing; %d repeat(s), seed %d.",
-			p.MinTopicsPerAuthor, chunks, 100*p.TestShare, cfg.Repeats, cfg.Seed)
+		return fmt.Sprintf("Protocol: classification (SynTF): the suspects are each set's most prolific authors active in at least %s; %s, %.0f %% of each suspect's held out for testing; %s, seed %d.",
+			plural(p.MinTopicsPerAuthor, "topic"), chunks, 100*p.TestShare, repeatsPhrase(cfg.Repeats), cfg.Seed)
 	}
 	topics := fmt.Sprintf("the %d topics with the most eligible authors", p.TopicCount)
 	if len(p.TopicNames) > 0 {
 		topics = "the topics " + strings.Join(p.TopicNames, ", ")
 	}
-	return fmt.Sprintf("Protocol: authors balanced over %s, %d story per author; known text = its first %d words, snippet = its last %d words, normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %d repeat(s), seed %d.",
-		topics, p.StoriesPerAuthor, p.KnownWords, p.UnknownWords, cfg.Repeats, cfg.Seed)
+	return fmt.Sprintf("Protocol: authors balanced over %s, %s per author; known text = its first %d words, snippet = its last %d words, normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %s, seed %d.",
+		topics, plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
 }
 
-// intervalNote says which sources of variation the intervals cover.
-func intervalNote(cfg *Config) string {
+// repeatsPhrase is "1 repeat" or "N repeats".
+func repeatsPhrase(n int) string {
+	if n == 1 {
+		return "1 repeat"
+	}
+	return fmt.Sprintf("%d repeats", n)
+}
+
+// intervalNote says which sources of variation the intervals cover; wholePool names the sets
+// whose authors were the same in every draw.
+func intervalNote(cfg *Config, wholePool []string) string {
 	if cfg.Repeats < 2 {
 		return "Intervals: one repeat, so no interval; the numbers are one draw."
 	}
@@ -85,7 +115,12 @@ func intervalNote(cfg *Config) string {
 	default:
 		covers = "only the randomness of mechanisms and scorers; the authors, stories and snippets are one fixed draw (resample = \"none\")"
 	}
-	return fmt.Sprintf("Intervals: %.0f %% %s over %d repeats, covering %s.", 100*cfg.Report.Level, kind, cfg.Repeats, covers)
+	note := fmt.Sprintf("Intervals: %.0f %% %s over %d repeats, covering %s.", 100*cfg.Report.Level, kind, cfg.Repeats, covers)
+	if len(wholePool) > 0 && cfg.Protocol.Resample == ResampleAuthors {
+		note += fmt.Sprintf(" Except set(s) %s, which take every eligible author: their authors are the same in every repeat, and their intervals do not cover a draw of authors.",
+			strings.Join(wholePool, ", "))
+	}
+	return note
 }
 
 // Rereport rewrites a run directory's tables and plots from its results.csv and the config
@@ -112,7 +147,7 @@ func Rereport(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteReport(dir, cfg, rows)
+	return WriteReport(dir, cfg, runFacts{corpus: man.Corpus, wholePool: man.WholePoolSets}, rows)
 }
 
 // CompareRuns runs the regression check of a run against a baseline (both folders holding a

@@ -169,6 +169,7 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	man := newManifest(cfg, opts.Jobs)
 	man.setShard(opts.Shard)
 	man.Inputs = in.inputs
+	man.Corpus = in.corpus
 	live := &liveManifest{m: man, dir: dir}
 	if err := live.update(func(*Manifest) {}); err != nil {
 		return dir, err
@@ -295,6 +296,13 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	if err != nil {
 		return err
 	}
+	whole := wholePoolSets(cfg, sets)
+	if len(whole) > 0 {
+		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
+		if err := live.update(func(m *Manifest) { m.WholePoolSets = whole }); err != nil {
+			return err
+		}
+	}
 	for _, s := range sets {
 		for _, d := range s.draws() {
 			if err := d.measureBagDistances(in.store); err != nil {
@@ -372,7 +380,12 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	if err := writeFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
 		return err
 	}
-	if err := WriteReport(dir, cfg, out.rows); err != nil {
+	if lines, err := report.AtChanceLines(out.rows, cfg.Report); err == nil {
+		for _, l := range lines {
+			logf("%s", l)
+		}
+	}
+	if err := WriteReport(dir, cfg, runFacts{corpus: in.corpus, wholePool: whole}, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.
@@ -716,8 +729,10 @@ func splitRows(s *SetData) []report.Row {
 		return report.Row{Set: s.Name, Epsilon: math.NaN(), Repeat: s.Repeat, Scorer: "split", Metric: metric, Value: v}
 	}
 	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
-		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval))),
-		row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation)))}
+		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval)))}
+	if !s.noTopicTask {
+		rows = append(rows, row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation))))
+	}
 	if !math.IsNaN(s.EMDMean) {
 		rows = append(rows, row("emd_mean_in_vocab", s.EMDMean), row("emd_min_in_vocab", s.EMDMin))
 	}

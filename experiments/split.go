@@ -3,7 +3,9 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"math/rand/v2"
@@ -50,6 +52,9 @@ type SetData struct {
 	// drawKey names what the draw's topic training data depends on: the set name, with the
 	// repeat when the evaluation authors are redrawn.
 	drawKey string
+	// noTopicTask marks a set without topic classification (the pan protocol): TopicTrain is
+	// then only the mechanisms' training corpus, not reported as topic training data.
+	noTopicTask bool
 }
 
 // draw returns the set's draw for repeat rep.
@@ -102,8 +107,11 @@ type pool struct {
 // set saying what was chosen and what was left out. With [protocol] resample other than
 // "none", each set holds one draw per repeat in Draws.
 func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ...any)) ([]*SetData, error) {
-	if cfg.Protocol.Kind == ProtocolClassification {
+	switch cfg.Protocol.Kind {
+	case ProtocolClassification:
 		return splitClassification(cfg, docs, logf)
+	case ProtocolPAN:
+		return splitPAN(cfg, docs, logf)
 	}
 	pl, err := newPool(cfg, docs)
 	if err != nil {
@@ -132,11 +140,44 @@ func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ..
 				s.Draws = append(s.Draws, d)
 			}
 		}
-		logf("set %s: %d authors over topics %s, N = %d words, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
-			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), s.N, len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
+		logf("set %s: %d authors over topics %s, %s, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
+			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), describeN(s.draws()), len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
 		sets = append(sets, s)
 	}
 	return sets, nil
+}
+
+// describeN gives the common length N of a set's draws as the caption does: the mean over the
+// draws, with the range when they differ ("N = 437.2 words (mean over 5 draws, 431–445)").
+func describeN(draws []*SetData) string {
+	lo, hi, sum := draws[0].N, draws[0].N, 0
+	for _, d := range draws {
+		lo, hi, sum = min(lo, d.N), max(hi, d.N), sum+d.N
+	}
+	if lo == hi {
+		return fmt.Sprintf("N = %d words", lo)
+	}
+	return fmt.Sprintf("N = %s words (mean over %d draws, %d–%d)", strconv.FormatFloat(float64(sum)/float64(len(draws)), 'f', 1, 64), len(draws), lo, hi)
+}
+
+// wholePoolSets names the sets of an authorship run with resample = "authors" whose draws all
+// have the same authors.
+func wholePoolSets(cfg *Config, sets []*SetData) []string {
+	if cfg.Protocol.Kind != ProtocolAuthorship || cfg.Protocol.Resample != ResampleAuthors || cfg.Repeats < 2 {
+		return nil
+	}
+	var out []string
+	for _, s := range sets {
+		same := true
+		first := slices.Sorted(slices.Values(s.draws()[0].Authors))
+		for _, d := range s.draws()[1:] {
+			same = same && slices.Equal(first, slices.Sorted(slices.Values(d.Authors)))
+		}
+		if same {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // newPool finds the eligible stories and chooses the topics: the [protocol] topics names, or
@@ -314,8 +355,8 @@ func (pl *pool) infeasible(cfg *Config, name string, n int) error {
 		per = append(per, fmt.Sprintf("%s: %d asked, %d eligible", t, q[t], len(pl.eligible[t])))
 	}
 	var lines []string
-	lines = append(lines, fmt.Sprintf("set %q: asks for %d authors over the %d topics %s (%s), but they cannot be placed: each author in one topic with %d stories of at least %d words there, leaving every topic a document by an author outside the set for topic training.",
-		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), p.StoriesPerAuthor, pl.need))
+	lines = append(lines, fmt.Sprintf("set %q: asks for %d authors over the %d topics %s (%s), but they cannot be placed: each author in one topic with %s of at least %d words there, leaving every topic a document by an author outside the set for topic training.",
+		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), plural(p.StoriesPerAuthor, "story"), pl.need))
 	lines = append(lines, fmt.Sprintf("largest feasible with these topics: %d authors", pl.largest(pl.topics)))
 	var alt []string
 	for k := 2; k <= min(len(pl.rank), 8); k++ {

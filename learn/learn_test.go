@@ -18,3 +18,16 @@ func TestScoreCountsAndMacroAverages(t *testing.T) {
 		t.Fatalf("macro scores %+v", s)
 	}
 }
+
+// OpenSetMacroF1 against a hand computation: classes a (2 true) and b (1 true); "?" is the
+// open-set label and no class. Predictions a, ?, a, b for truths a, a, b, ?:
+// a: tp 1, predicted 2, actual 2 → P ½, R ½, F1 ½; b: tp 0 → 0. Mean ¼. A class count that
+// included "?" would give 1/6.
+func TestOpenSetMacroF1(t *testing.T) {
+	if got := OpenSetMacroF1([]string{"a", "a", "b", "?"}, []string{"a", "?", "a", "b"}, "?"); got != 0.25 {
+		t.Errorf("open-set macro-F1 = %v, want 0.25", got)
+	}
+	if got := OpenSetMacroF1([]string{"?"}, []string{"a"}, "?"); !math.IsNaN(got) {
+		t.Errorf("only open-set truths: %v, want NaN", got)
+	}
+}

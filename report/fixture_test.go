@@ -59,7 +59,7 @@ func fixtureRows() []Row {
 // column and a frontier of DRauth against DRtopic.
 func fixtureLayout() Layout {
 	l := DefaultLayout()
-	l.References = []Reference{{Set: "20", Label: "SRauth", Values: map[string]float64{
+	l.References = []Reference{{Set: "20", Label: "SRauth", Authors: 20, Values: map[string]float64{
 		"none": 12, "30": 8, "25": 8, "20": 5, "15": 2, "10": 0}}}
 	l.Frontier.Attack, l.Frontier.Utility = "koppel11", "fasttext"
 	return l

@@ -53,6 +53,10 @@ type Reference struct {
 	Label string `toml:"label"`
 	// Mechanism restricts the numbers keyed by ε to that mechanism's rows (default: any).
 	Mechanism string `toml:"mechanism"`
+	// Authors is the number of authors of the published set. A number is printed beside ours
+	// only in sets with as many authors (counts out of other denominators do not compare);
+	// required when the column shows counts (metric "correct"), 0 (not given) otherwise.
+	Authors int `toml:"authors"`
 	// Values maps a row to its number: keys are ε values as text ("30", "12.5" — quote keys with
 	// a dot in TOML) or the names of mechanisms without ε ("none").
 	Values map[string]float64 `toml:"values"`
@@ -142,6 +146,12 @@ func (l Layout) Validate() error {
 		}
 		if !labels[r.Label] {
 			return fmt.Errorf("%s.label = %q: want one of the column labels %s", key, r.Label, quoteAll(l.labels()))
+		}
+		switch col := l.column(r.Label); {
+		case r.Authors < 0:
+			return fmt.Errorf("%s.authors = %d: want the number of authors of the published set (≥ 1)", key, r.Authors)
+		case r.Authors == 0 && l.metric(col) == MetricCorrect:
+			return fmt.Errorf("%s.authors is not given, but column %q shows counts (metric %q): give the number of authors of the published set, so that its counts are printed only beside a set of as many authors", key, r.Label, MetricCorrect)
 		}
 		for k, v := range r.Values {
 			if k == "" {
@@ -254,10 +264,22 @@ func (l Layout) task(scorer string) string {
 	return ""
 }
 
-// reference returns the published number for column label of set at (mechanism, ε).
-func (l Layout) reference(set, label, mechanism string, eps float64) (float64, bool) {
+// column returns the column with the given label (zero if none).
+func (l Layout) column(label string) Column {
+	for _, c := range l.Columns {
+		if c.Label == label {
+			return c
+		}
+	}
+	return Column{}
+}
+
+// reference returns the published number for column label of set at (mechanism, ε); authors
+// is the set's number of authors (NaN if unknown): a reference of another set size is not
+// returned.
+func (l Layout) reference(set, label, mechanism string, eps, authors float64) (float64, bool) {
 	for _, r := range l.References {
-		if r.Set != set || r.Label != label {
+		if r.Set != set || r.Label != label || (r.Authors > 0 && float64(r.Authors) != authors) {
 			continue
 		}
 		for k, v := range r.Values {

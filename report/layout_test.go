@@ -63,11 +63,11 @@ utility_metric = "mean"
 		eps  float64
 		want float64
 	}{{"none", math.NaN(), 12}, {"emd", 30, 8}, {"emd", 12.5, 3}} {
-		if v, ok := l.reference("20", "SRauth", c.mech, c.eps); !ok || v != c.want {
+		if v, ok := l.reference("20", "SRauth", c.mech, c.eps, 20); !ok || v != c.want {
 			t.Errorf("reference(%s, %v) = %v, %v; want %v", c.mech, c.eps, v, ok, c.want)
 		}
 	}
-	if _, ok := l.reference("20", "SRauth", "emd", 25); ok {
+	if _, ok := l.reference("20", "SRauth", "emd", 25, 20); ok {
 		t.Error("reference for an ε without a number")
 	}
 }
@@ -89,8 +89,12 @@ func TestLayoutValidateNamesKey(t *testing.T) {
 		{func(l *Layout) { l.References = []Reference{{Set: "20", Label: "SRx"}} }, `references[0].label = "SRx": want one of the column labels "SRauth"`},
 		{func(l *Layout) { l.References = []Reference{{Label: "SRauth"}} }, "references[0].set is empty"},
 		{func(l *Layout) {
-			l.References = []Reference{{Set: "20", Label: "SRauth", Values: map[string]float64{"30": math.Inf(1)}}}
+			l.References = []Reference{{Set: "20", Label: "SRauth", Authors: 20, Values: map[string]float64{"30": math.Inf(1)}}}
 		}, "references[0].values.30"},
+		{func(l *Layout) {
+			l.References = []Reference{{Set: "20", Label: "SRauth", Values: map[string]float64{"none": 12}}}
+		},
+			`references[0].authors is not given, but column "SRauth" shows counts`},
 		{func(l *Layout) { l.PlotMetrics = []string{"accuracy", "accuracy"} }, "plot_metrics[1]"},
 		{func(l *Layout) { l.Frontier.Attack = "sr-nn" }, "frontier.utility is empty"},
 	} {
@@ -118,5 +122,26 @@ func TestWriteRejectsScorerWithoutResults(t *testing.T) {
 	err = Write(t.TempDir(), fixtureRows(), l, Caption{})
 	if err == nil || !strings.Contains(err.Error(), `frontier.utility = "bert"`) {
 		t.Fatalf("Write() = %v, want an error naming frontier.utility", err)
+	}
+}
+
+// A published count is printed only beside a set of as many authors: the 20-author set of the
+// fixture shows the published 12 when the reference says 20 authors, and not when it says 50
+// (the paper's other set), which the caption then names. Mutant: the check before issue 25
+// (no set size) prints "(12)" beside the 20-author set in both cases.
+func TestReferencesOnlyBesideSetsOfTheSameSize(t *testing.T) {
+	for _, c := range []struct {
+		authors int
+		shown   bool
+	}{{20, true}, {50, false}} {
+		l := fixtureLayout()
+		l.References[0].Authors = c.authors
+		md := string(buildTables(mustAggregate(t, fixtureRows(), l), l).markdown(Caption{}))
+		if shown := strings.Contains(md, "(12)"); shown != c.shown {
+			t.Errorf("reference of a %d-author set beside the 20-author set: shown %v, want %v", c.authors, shown, c.shown)
+		}
+		if left := strings.Contains(md, "left out for set 20 (20 authors here, 50 in the publication)"); left == c.shown {
+			t.Errorf("reference of a %d-author set: caption's left-out note present = %v:\n%s", c.authors, left, md)
+		}
 	}
 }

@@ -14,6 +14,10 @@ const (
 	MetricMacroRecall = "macro_recall"
 	// MetricMacroF1 is the unweighted mean over labels of the F1 score.
 	MetricMacroF1 = "macro_f1"
+	// MetricOpenSetMacroF1 is the PAN 2018/2019 attribution measure (the pan protocol): the F1
+	// of every candidate that wrote some evaluation text, averaged; open-set texts ("<UNK>")
+	// are no class but count against the precision of the candidate they are attributed to.
+	MetricOpenSetMacroF1 = "open_set_macro_f1"
 	// MetricMean is a utility measure's mean over the scored document pairs.
 	MetricMean = "mean"
 	// MetricUnscored counts the pairs a utility measure could not score (NaN).

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -94,8 +95,9 @@ func (f *figure) render(format string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// errPoints are points with symmetric x and y error bars (0 where unknown).
-type errPoints struct{ x, y, xerr, yerr []float64 }
+// errPoints are points with x and y error bars (0 where unknown): the distances below and
+// above each point, equal unless clipped.
+type errPoints struct{ x, y, xlo, xhi, ylo, yhi []float64 }
 
 func (p *errPoints) add(x, y, xerr, yerr float64) {
 	zeroNaN := func(v float64) float64 {
@@ -105,22 +107,58 @@ func (p *errPoints) add(x, y, xerr, yerr float64) {
 		return v
 	}
 	p.x, p.y = append(p.x, x), append(p.y, y)
-	p.xerr, p.yerr = append(p.xerr, zeroNaN(xerr)), append(p.yerr, zeroNaN(yerr))
+	p.xlo, p.xhi = append(p.xlo, zeroNaN(xerr)), append(p.xhi, zeroNaN(xerr))
+	p.ylo, p.yhi = append(p.ylo, zeroNaN(yerr)), append(p.yhi, zeroNaN(yerr))
+}
+
+// clip shortens the bars of a proportion (x and/or y) to end inside [0, 1] and reports whether
+// any bar was shortened: a t interval of a mean may reach past the possible values.
+func (p *errPoints) clip(x, y bool) (clipped bool) {
+	cut := func(vs, lo, hi []float64) {
+		for i, v := range vs {
+			if v-lo[i] < 0 {
+				lo[i], clipped = math.Max(0, v), true
+			}
+			if v+hi[i] > 1 {
+				hi[i], clipped = math.Max(0, 1-v), true
+			}
+		}
+	}
+	if x {
+		cut(p.x, p.xlo, p.xhi)
+	}
+	if y {
+		cut(p.y, p.ylo, p.yhi)
+	}
+	return clipped
 }
 
 func (p errPoints) Len() int                        { return len(p.x) }
 func (p errPoints) XY(i int) (float64, float64)     { return p.x[i], p.y[i] }
-func (p errPoints) XError(i int) (float64, float64) { return p.xerr[i], p.xerr[i] }
-func (p errPoints) YError(i int) (float64, float64) { return p.yerr[i], p.yerr[i] }
-func (p errPoints) xEnds() []float64                { return ends(p.x, p.xerr) }
-func (p errPoints) yEnds() []float64                { return ends(p.y, p.yerr) }
-func ends(vs, errs []float64) []float64 {
+func (p errPoints) XError(i int) (float64, float64) { return p.xlo[i], p.xhi[i] }
+func (p errPoints) YError(i int) (float64, float64) { return p.ylo[i], p.yhi[i] }
+func (p errPoints) xEnds() []float64                { return ends(p.x, p.xlo, p.xhi) }
+func (p errPoints) yEnds() []float64                { return ends(p.y, p.ylo, p.yhi) }
+func ends(vs, lo, hi []float64) []float64 {
 	var out []float64
 	for i, v := range vs {
-		out = append(out, v-errs[i], v+errs[i])
+		out = append(out, v-lo[i], v+hi[i])
 	}
 	return out
 }
+
+// proportion reports whether metric is a share in [0, 1] (accuracy, F1, precision, recall,
+// validation accuracy, shares), whose intervals are clipped there in plots.
+func proportion(metric string) bool {
+	switch metric {
+	case MetricAccuracy, MetricMacroPrecision, MetricMacroRecall, MetricMacroF1, MetricValidationAccuracy, MetricOpenSetMacroF1:
+		return true
+	}
+	return strings.HasSuffix(metric, "_share")
+}
+
+// clippedNote is appended to an axis label whose intervals were clipped to [0, 1].
+const clippedNote = " (intervals clipped to [0, 1])"
 
 // curve adds a line with markers and error bars; xErrors adds horizontal bars too.
 func (f *figure) curve(name string, pts errPoints, clr color.Color, shape draw.GlyphDrawer, xErrors bool) error {
@@ -195,6 +233,9 @@ func metricFigure(s *Summary, l Layout, set, metric string) (f *figure, ok bool,
 			if pts.Len() == 0 {
 				continue
 			}
+			if proportion(metric) && pts.clip(false, true) && !strings.HasSuffix(f.plot.Y.Label.Text, clippedNote) {
+				f.plot.Y.Label.Text += clippedNote
+			}
 			if err := f.curve(l.label(sc)+" · "+mech, pts, clr, plotutil.Shape(mi), false); err != nil {
 				return nil, false, err
 			}
@@ -265,7 +306,22 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 			marked = append(marked, r.Mechanism)
 		}
 	}
-	for i, mech := range append(mechanisms, marked...) {
+	shown, same := coinciding(marked, func(mech string) (Cell, Cell, bool) { return point(rowKey{mech, math.NaN()}) })
+	var placed []plotter.XY // label anchors so far, to move a label off one already there
+	var xr, yr []float64
+	for _, r := range rows {
+		if u, a, found := point(r); found {
+			xr, yr = append(xr, u.Mean), append(yr, a.Mean)
+		}
+	}
+	xlo, xhi := span(xr, true)
+	ylo, yhi := span(yr, true)
+	near := func(p, q plotter.XY) bool {
+		return math.Abs(p.X-q.X) < 0.03*(xhi-xlo) && math.Abs(p.Y-q.Y) < 0.03*(yhi-ylo)
+	}
+	xClip, yClip := proportion(fr.UtilityMetric), proportion(fr.AttackMetric)
+	clipped := false
+	for i, mech := range append(mechanisms, shown...) {
 		var pts errPoints
 		var labels []string
 		for _, r := range rows {
@@ -279,21 +335,40 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 		}
 		ok = true
 		clr := plotutil.Color(i)
+		name := mech
 		if i >= len(mechanisms) {
-			labels = []string{mech}
+			name = strings.Join(append([]string{mech}, same[mech]...), " = ")
+			labels = []string{name}
 		}
-		if err := f.curve(mech, pts, clr, plotutil.Shape(i), true); err != nil {
+		clipped = pts.clip(xClip, yClip) || clipped
+		if err := f.curve(name, pts, clr, plotutil.Shape(i), true); err != nil {
 			return nil, false, err
 		}
-		tags, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs(xyOf(pts)), Labels: labels})
-		if err != nil {
-			return nil, false, err
+		for j, xy := range xyOf(pts) {
+			k := 0
+			for _, q := range placed {
+				if near(xy, q) {
+					k++
+				}
+			}
+			placed = append(placed, xy)
+			tag, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{xy}, Labels: []string{labels[j]}})
+			if err != nil {
+				return nil, false, err
+			}
+			tag.TextStyle[0].Font.Size = vg.Points(8)
+			tag.TextStyle[0].Color = clr
+			tag.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3 - 9*float64(k))}
+			f.plot.Add(tag)
 		}
-		for j := range tags.TextStyle {
-			tags.TextStyle[j].Font.Size = vg.Points(8)
+	}
+	if clipped {
+		if xClip {
+			f.plot.X.Label.Text += clippedNote
 		}
-		tags.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
-		f.plot.Add(tags)
+		if yClip {
+			f.plot.Y.Label.Text += clippedNote
+		}
 	}
 	if !ok {
 		return nil, false, nil
@@ -313,6 +388,33 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 		}
 	}
 	return f, true, nil
+}
+
+// coinciding groups the mechanisms without ε whose frontier points (utility and attack cells,
+// from point) are identical, means and intervals: shown lists one mechanism per point, the first
+// in order, and same maps it to the others at that point (none and none-bag for attackers that
+// ignore word order), so that the later ones are not hidden under it unnamed.
+func coinciding(marked []string, point func(mech string) (u, a Cell, found bool)) (shown []string, same map[string][]string) {
+	same = map[string][]string{}
+	for _, mech := range marked {
+		u, a, found := point(mech)
+		if !found {
+			continue
+		}
+		merged := false
+		for _, prev := range shown {
+			pu, pa, _ := point(prev)
+			if pu.Mean == u.Mean && pa.Mean == a.Mean && pu.HalfWidth == u.HalfWidth && pa.HalfWidth == a.HalfWidth {
+				same[prev] = append(same[prev], mech)
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			shown = append(shown, mech)
+		}
+	}
+	return shown, same
 }
 
 func xyOf(p errPoints) []plotter.XY {

@@ -84,14 +84,54 @@ func (t tables) mainCaption(caption Caption) string {
 	}
 	parts = append(parts, "Columns: "+strings.Join(cols, ", ")+".")
 	if len(t.layout.References) > 0 {
-		parts = append(parts, "Published numbers in parentheses.")
+		parts = append(parts, t.referenceText())
 	}
 	parts = append(parts, "Chance: a uniform guess, 1/authors (author columns) or 1/topics (topic columns), times the evaluation documents for counts.")
+	if t.hasNone() {
+		parts = append(parts, chanceText(t.atChance))
+	}
 	for _, set := range t.sets {
 		parts = append(parts, t.setText(set))
 	}
 	parts = append(parts, caption.Notes...)
 	return strings.Join(parts, " ")
+}
+
+// referenceText says where the published numbers are printed and where they are left out
+// because the published set had another number of authors than ours.
+func (t tables) referenceText() string {
+	var left []string
+	seen := map[string]bool{}
+	for _, r := range t.layout.References {
+		authors, ok := t.summary.Fact(r.Set, "authors")
+		if r.Authors == 0 || (ok && float64(r.Authors) == authors) {
+			continue
+		}
+		key := fmt.Sprintf("%s/%d", r.Set, r.Authors)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ours := "an unknown number of"
+		if ok {
+			ours = formatValue("authors", authors)
+		}
+		left = append(left, fmt.Sprintf("set %s (%s authors here, %d in the publication)", r.Set, ours, r.Authors))
+	}
+	if len(left) == 0 {
+		return "Published numbers in parentheses."
+	}
+	return "Published numbers in parentheses, only beside sets of as many authors as the published set; left out for " + strings.Join(left, ", ") + ", whose numbers do not compare."
+}
+
+// hasNone reports whether the table has the mechanism-none row the at-chance check reads.
+func (t tables) hasNone() bool {
+	for _, r := range t.rows {
+		if r.Mechanism == "none" && math.IsNaN(r.Epsilon) {
+			return true
+		}
+	}
+	return false
 }
 
 func repeatsText(n int) string {
@@ -119,7 +159,12 @@ func (t tables) setText(set string) string {
 	var parts []string
 	for _, f := range facts {
 		if v, ok := t.summary.Fact(set, f.metric); ok {
-			parts = append(parts, fmt.Sprintf(f.format, formatValue(f.metric, v)))
+			text := fmt.Sprintf(f.format, formatValue(f.metric, v))
+			if v == 1 { // "1 topic", not "1 topics"
+				text = strings.Replace(strings.Replace(text, "documents", "document", 1), "authors", "author", 1)
+				text = strings.Replace(text, "topics", "topic", 1)
+			}
+			parts = append(parts, text)
 		}
 	}
 	if len(parts) == 0 {

@@ -29,6 +29,8 @@ type entry struct {
 	Interval              string
 	Reference             float64
 	HasReference          bool
+	// AtChance marks the mechanism-none entry of a scorer at chance (see atChance).
+	AtChance bool
 }
 
 // rowKey is one table row: a mechanism and its ε.
@@ -46,6 +48,8 @@ type tables struct {
 	main    [][]entry // per row: per set, per column
 	chance  []entry   // per set, per column
 	privacy privacyTable
+	// atChance lists the columns at chance on the original texts (see atChance).
+	atChance []AtChance
 }
 
 // privacyTable holds the privacy and mechanism-diagnostic cells: per row, per column.
@@ -57,7 +61,7 @@ type privacyTable struct {
 
 // buildTables lays out the cells of a summary.
 func buildTables(s *Summary, l Layout) tables {
-	t := tables{layout: l, summary: s, sets: s.Sets()}
+	t := tables{layout: l, summary: s, sets: s.Sets(), atChance: atChance(s, l)}
 	t.rows = tableRows(s, func(c Cell) bool { return c.Mechanism != "" })
 	for _, r := range t.rows {
 		var line []entry
@@ -105,7 +109,16 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 	k := Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: col.Scorer, Metric: metric}
 	e := entry{Table: "main", Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Label: col.Label,
 		Scorer: col.Scorer, Metric: metric, Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
-	e.Reference, e.HasReference = t.layout.reference(set, col.Label, r.Mechanism, r.Epsilon)
+	authors, ok := t.summary.Fact(set, "authors")
+	if !ok {
+		authors = math.NaN()
+	}
+	e.Reference, e.HasReference = t.layout.reference(set, col.Label, r.Mechanism, r.Epsilon, authors)
+	if r.Mechanism == "none" && math.IsNaN(r.Epsilon) {
+		for _, a := range t.atChance {
+			e.AtChance = e.AtChance || (a.Set == set && a.Label == col.Label)
+		}
+	}
 	c, ok := t.summary.Cell(k)
 	if !ok {
 		return e
@@ -301,6 +314,9 @@ func formatEntry(e entry) string {
 	}
 	if e.HasReference {
 		fmt.Fprintf(&b, " (%s)", strconv.FormatFloat(e.Reference, 'g', -1, 64))
+	}
+	if e.AtChance {
+		b.WriteString(" " + ChanceMark)
 	}
 	return b.String()
 }

@@ -112,8 +112,10 @@ func writeAtomic(dir, name string, data []byte) error {
 var summaryHeader = []string{"set", "mechanism", "epsilon", "scorer", "metric", "n", "mean", "sd", "t_low", "t_high",
 	"pooled_correct", "pooled_total", "wilson_low", "wilson_high"}
 
-// summaryCSV lists every cell with its t interval and, for `correct` cells with `total` rows,
-// the pooled counts and the Wilson interval of the proportion.
+// summaryCSV lists every cell with its t interval and, where `correct` and `total` rows exist,
+// the Wilson interval of the proportion pooled over repeats, each row in its metric's own unit:
+// the `correct` row gives the pooled counts and the interval scaled to the mean count per
+// repeat (as the tables print it), the `accuracy` row the interval of the proportion.
 func summaryCSV(s *Summary) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -129,8 +131,14 @@ func summaryCSV(s *Summary) ([]byte, error) {
 	for _, c := range s.Cells {
 		rec := []string{c.Set, c.Mechanism, FormatEpsilon(c.Epsilon), c.Scorer, c.Metric, strconv.Itoa(c.N()),
 			num(c.Mean), num(c.SD), num(c.Mean - c.HalfWidth), num(c.Mean + c.HalfWidth), "", "", "", ""}
-		if p, ok := s.Pooled(c.Key); ok && c.Metric == MetricCorrect {
-			rec[10], rec[11], rec[12], rec[13] = num(p.Correct), num(p.Total), num(p.Low), num(p.High)
+		if p, ok := s.Pooled(c.Key); ok {
+			switch c.Metric {
+			case MetricCorrect:
+				scale := p.Total / float64(c.N())
+				rec[10], rec[11], rec[12], rec[13] = num(p.Correct), num(p.Total), num(p.Low*scale), num(p.High*scale)
+			case MetricAccuracy:
+				rec[12], rec[13] = num(p.Low), num(p.High)
+			}
 		}
 		if err := w.Write(rec); err != nil {
 			return nil, err

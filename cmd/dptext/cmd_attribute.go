@@ -21,8 +21,8 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	eps := fs.Float64("epsilon", math.NaN(), "ε of --mechanism")
 	seed := fs.Uint64("seed", 1, "random seed")
 	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
-	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | margin (top two scores closer than the threshold; PAN 2019 baseline) | score (top score below it)")
-	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject on the attacker's scores")
+	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | pan19 (the PAN 2019 baseline's rule: the two largest calibrated probabilities differ by less than the threshold; char-ngram-svm) | score-margin (the top two raw scores closer than the threshold) | score (top raw score below it)")
+	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject: on calibrated probabilities (pan19; the baseline's 0.1) or on the attacker's raw scores")
 	params := paramFlag{}
 	fs.Var(params, "param", "attacker parameter key=value (repeatable)")
 	mparams := paramFlag{}

@@ -251,6 +251,12 @@ func CrossTopic() DirOptions {
 	return DirOptions{Seed: 13, Authors: 13, Topics: 4, DocsPerAuthor: 3, MinWords: 3200, MaxWords: 4000}
 }
 
+// Columns is shaped like real newspaper columns: 13 columnists × 4 sections × 6 columns of
+// 600–1000 words, far shorter than Table 1's default known_words + unknown_words (3000).
+func Columns() DirOptions {
+	return DirOptions{Seed: 17, Authors: 13, Topics: 4, DocsPerAuthor: 6, MinWords: 600, MaxWords: 1000}
+}
+
 // WriteDir writes ROOT/<topic>/<author>/<doc>.txt into dir: every author writes DocsPerAuthor
 // documents in every topic.
 func WriteDir(dir string, o DirOptions) error {

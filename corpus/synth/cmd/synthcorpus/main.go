@@ -1,5 +1,5 @@
 // Command synthcorpus writes the synthetic corpora of package synth: `synthcorpus pan2019 DIR`,
-// `synthcorpus pan2018 DIR` or `synthcorpus crosstopic DIR`.
+// `synthcorpus pan2018 DIR`, `synthcorpus crosstopic DIR` or `synthcorpus columns DIR`.
 package main
 
 import (
@@ -11,7 +11,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: synthcorpus pan2019|pan2018|crosstopic DIR")
+		fmt.Fprintln(os.Stderr, "usage: synthcorpus pan2019|pan2018|crosstopic|columns DIR")
 		os.Exit(2)
 	}
 	var err error
@@ -22,8 +22,10 @@ func main() {
 		err = synth.WritePAN(os.Args[2], synth.PAN2018())
 	case "crosstopic":
 		err = synth.WriteDir(os.Args[2], synth.CrossTopic())
+	case "columns":
+		err = synth.WriteDir(os.Args[2], synth.Columns())
 	default:
-		fmt.Fprintf(os.Stderr, "synthcorpus: unknown kind %q: want pan2019, pan2018 or crosstopic\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "synthcorpus: unknown kind %q: want pan2019, pan2018, crosstopic or columns\n", os.Args[1])
 		os.Exit(2)
 	}
 	if err != nil {
