@@ -78,7 +78,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	for si, sc := range r.cfg.Scorers {
 		entry := Scorers[sc.Name]
 		if entry.Task == TaskUtility {
-			pm, err := r.pairMetric(si)
+			pm, err := r.pairMetric(si, set)
 			if err != nil {
 				return err
 			}
@@ -189,13 +189,15 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 	return nil
 }
 
-func (r *runner) pairMetric(si int) (PairMetric, error) {
+// pairMetric builds utility measure si for a draw of a set: the draw's topic-training
+// documents are its Env.Corpus (embf1's idf weights), so a measure is built once per draw.
+func (r *runner) pairMetric(si int, set *SetData) (PairMetric, error) {
 	sc := r.cfg.Scorers[si]
-	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
+	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.drawKey, func() (PairMetric, error) {
 		o, err := r.cfg.scorerOpts(si)
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
-		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs})
+		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs, Corpus: set.TopicTrain})
 	})
 }
