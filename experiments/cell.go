@@ -86,9 +86,12 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			// the mean and counted.
 			start, sum, n := time.Now(), 0.0, 0
 			for i := range private {
-				if v := pm.Measure(set.Eval[i], private[i]); !math.IsNaN(v) {
+				v := pm.Measure(set.Eval[i], private[i])
+				if !math.IsNaN(v) {
 					sum, n = sum+v, n+1
 				}
+				preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
+					Value: strconv.FormatFloat(v, 'g', -1, 64)})
 			}
 			r.spent.add("utility", start)
 			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
@@ -122,7 +125,8 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		}
 		s := learn.Score(truth, pred)
 		for i := range pred {
-			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i]})
+			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],
+				Item: i, Author: set.EvalAuthors[i]})
 		}
 		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),

@@ -652,6 +652,7 @@ type collected struct {
 	rows        []report.Row
 	predictions []byte            // predictions.csv
 	tf          map[string]string // tf/ file name → content
+	items       []itemScore       // every scorer's score of every item, in predictions.csv order
 }
 
 // collect reads every finished file back in a fixed order: split facts, fit rows (by key),
@@ -684,7 +685,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 	}
 	var pred bytes.Buffer
 	pw := csv.NewWriter(&pred)
-	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction"})
+	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction", "item", "author", "value"})
 	for i, it := range items {
 		file := filepath.Join(r.dir, "cells", it.file)
 		rec, err := readCell(file, it.path)
@@ -705,7 +706,8 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		c := cells[i-len(fitKeys)]
 		for _, p := range rec.Predictions {
 			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
-				strconv.Itoa(c.rep), p.Scorer, p.Document, p.Truth, p.Prediction})
+				strconv.Itoa(c.rep), p.Scorer, p.Document, p.Truth, p.Prediction, strconv.Itoa(p.Item), p.Author, p.Value})
+			out.items = append(out.items, itemScore{cell: c, pred: p})
 		}
 		if rec.TF != "" {
 			out.tf[strings.TrimSuffix(it.file, ".cell")+".tsv"] = rec.TF

@@ -89,30 +89,32 @@ func quantileSorted(xs []float64, p float64) float64 {
 	return xs[i] + f*(xs[i+1]-xs[i])
 }
 
-// BootstrapP returns the two-sided bootstrap p-value of "the difference is 0" from the
-// replicates of a difference: 2·min(#{d ≤ 0} + 1, #{d ≥ 0} + 1) / (B + 1), capped at 1, over
-// the B replicates that are not NaN (the interval that inverts it excludes 0 at level 1 − p;
-// the +1 keeps a p-value from being 0 with finitely many replicates, so the smallest is
-// 2/(B + 1)). NaN when there are no replicates.
-func BootstrapP(reps []float64) float64 {
-	var below, above, n int
-	for _, d := range reps {
-		if math.IsNaN(d) {
-			continue
-		}
-		n++
-		if d <= 0 {
-			below++
-		}
-		if d >= 0 {
-			above++
+// BootstrapP returns the two-sided p-value of "the difference is 0" for an estimate est
+// whose bootstrap replicates over n clusters are reps: with the bootstrap standard error
+// se = sd(reps)·√(n/(n−1)) (the small-sample factor of ExpandedPercentileInterval), p =
+// 2·P(T_{n−1} > |est|/se). A normal-theory p-value rather than a count of replicates beyond 0,
+// so that it can be small enough to survive Holm's correction over hundreds of comparisons
+// with a thousand replicates (a count cannot go below 2/(B + 1)). NaN replicates are ignored;
+// NaN when fewer than two are left or n < 2; 0 when every replicate equals a non-zero est.
+func BootstrapP(est float64, reps []float64, n int) float64 {
+	var xs []float64
+	for _, x := range reps {
+		if !math.IsNaN(x) {
+			xs = append(xs, x)
 		}
 	}
-	if n == 0 {
+	if len(xs) < 2 || n < 2 || math.IsNaN(est) {
 		return math.NaN()
 	}
-	p := 2 * float64(min(below, above)+1) / float64(n+1)
-	return math.Min(1, p)
+	_, sd := meanSD(xs)
+	se := sd * math.Sqrt(float64(n)/float64(n-1))
+	if se == 0 {
+		if est == 0 {
+			return 1
+		}
+		return 0
+	}
+	return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Survival(math.Abs(est)/se)
 }
 
 // Holm returns the Holm (1979) step-down adjusted p-values of ps, which control the

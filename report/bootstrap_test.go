@@ -98,11 +98,13 @@ func TestHolm(t *testing.T) {
 }
 
 func TestBootstrapPAndInterval(t *testing.T) {
-	if p := BootstrapP([]float64{1, 2, 3, 4}); math.Abs(p-2.0/5) > 1e-12 {
-		t.Errorf("p of all-positive replicates = %v, want 2/5", p)
+	// Replicates −1, 1 (sd √2) over n = 2 clusters: se = √2·√2 = 2, est 2 → t = 1 with one
+	// degree of freedom, P(|T₁| > 1) = 1/2.
+	if p := BootstrapP(2, []float64{-1, 1, math.NaN()}, 2); math.Abs(p-0.5) > 1e-9 {
+		t.Errorf("p = %v, want 0.5", p)
 	}
-	if p := BootstrapP([]float64{-1, 1, -2, 2}); p != 1 {
-		t.Errorf("p of balanced replicates = %v, want 1", p)
+	if p := BootstrapP(0, []float64{-1, 1}, 2); p != 1 {
+		t.Errorf("p of a zero estimate = %v, want 1", p)
 	}
 	if lo, hi := PercentileInterval([]float64{4, math.NaN(), 0, 2, 1, 3}, 0.5); lo != 1 || hi != 3 {
 		t.Errorf("50 %% interval of 0…4 = [%v, %v], want [1, 3]", lo, hi)
