@@ -38,6 +38,9 @@ type Config struct {
 	Report     report.Layout     `toml:"report"`
 	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
 	Audit *AuditConfig `toml:"audit"`
+	// Verdict, when present, compares the mechanisms at matched attack success (see
+	// VerdictConfig).
+	Verdict *VerdictConfig `toml:"verdict"`
 
 	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
 	Path string `toml:"-"`
@@ -270,6 +273,8 @@ func validKeys(cfg *Config, table string) []string {
 		v = &GainConfig{}
 	case "report":
 		v = &cfg.Report
+	case "verdict":
+		v = &VerdictConfig{}
 	default:
 		if strings.HasPrefix(table, "report.") {
 			return []string{"(see [report] in the README)"}
@@ -486,6 +491,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateAudit(); err != nil {
+		return err
+	}
+	if err := c.validateVerdict(); err != nil {
 		return err
 	}
 	return c.validateReport()

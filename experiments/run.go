@@ -246,7 +246,7 @@ func short12(s string) string {
 
 // runOutputs are the files a run writes when it completes (besides the plots, *.png and
 // *.pdf): they are removed when a run starts so that none of them outlives its run.
-var runOutputs = []string{"results.csv", "summary.csv", "table.md", "table.csv", "table.tex", "predictions.csv", "tf"}
+var runOutputs = []string{"results.csv", "summary.csv", "table.md", "table.csv", "table.tex", "predictions.csv", "verdict.md", "verdict.csv", "tf"}
 
 // prepareRunDir discards finished cells with force, else refuses cells made from other
 // inputs or settings (checkFingerprint); then removes the outputs of any earlier run.
@@ -385,6 +385,11 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
 		return err
+	}
+	if cfg.Verdict != nil {
+		if err := r.writeVerdicts(dir, out.items); err != nil {
+			return err
+		}
 	}
 	if err := WriteReport(dir, cfg, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)

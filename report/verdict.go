@@ -296,7 +296,7 @@ func (v *VerdictResult) Markdown(set string) string {
 	fmt.Fprintf(&b, "Utility kept where %s's accuracy falls to each level (linear interpolation between the two ε of a mechanism's grid that bracket the level, the curve starting at %s; no extrapolation). %d items of %d authors; %.0f %% intervals from a cluster bootstrap over authors (%d replicates, expanded percentile); pairs: bootstrap-t p-values, Holm-corrected over all %d comparisons, α = %g.\n\n",
 		s.Attack, orDash(s.Baseline), v.Items, v.Clusters, 100*s.Confidence, s.Replicates, len(v.Pairs), s.Alpha)
 	for l, level := range s.Levels {
-		fmt.Fprintf(&b, "### %s ≤ %.4g (%s)\n\n", s.Attack, level, s.LevelNames[l])
+		fmt.Fprintf(&b, "### %s ≤ %.3g (%s)\n\n", s.Attack, level, s.LevelNames[l])
 		b.WriteString("| mechanism |")
 		for _, u := range s.Utilities {
 			fmt.Fprintf(&b, " %s |", u)
@@ -324,7 +324,7 @@ func (v *VerdictResult) Markdown(set string) string {
 				case StatusReached:
 					fmt.Fprintf(&b, " %.3f [%.3f, %.3f]", c.Value, c.Low, c.High)
 					if c.Reached < 1 {
-						fmt.Fprintf(&b, " (reached in %.0f %% of replicates)", 100*c.Reached)
+						fmt.Fprintf(&b, " (reached in %.1f %% of replicates)", 100*c.Reached)
 					}
 					b.WriteString(" |")
 				case StatusNeverReached:
@@ -336,15 +336,21 @@ func (v *VerdictResult) Markdown(set string) string {
 			b.WriteString("\n")
 		}
 		b.WriteString("\nSignificant:\n\n")
-		found := false
+		found, compared := false, 0
 		for _, p := range v.Pairs {
+			if p.Level == l {
+				compared++
+			}
 			if p.Level == l && p.Adj < s.Alpha {
 				fmt.Fprintf(&b, "- %s: difference %.3f [%.3f, %.3f], Holm p = %.2g\n", p.Verdict, signed(p), lowHigh(p)[0], lowHigh(p)[1], p.Adj)
 				found = true
 			}
 		}
-		if !found {
-			b.WriteString("- no significant difference between any two mechanisms at this level\n")
+		switch {
+		case compared == 0:
+			b.WriteString("- nothing to compare: fewer than two mechanisms reach this level\n")
+		case !found:
+			fmt.Fprintf(&b, "- no significant difference in any of the %d comparisons at this level\n", compared)
 		}
 		b.WriteString("\n")
 	}
