@@ -100,7 +100,11 @@ func Describe(cfg *Config) string {
 	var sets, mechs, scorers []string
 	cells := 0
 	for _, s := range cfg.Sets {
-		sets = append(sets, fmt.Sprintf("%s (%d authors)", s.Name, s.Authors))
+		if s.AllAuthors {
+			sets = append(sets, fmt.Sprintf("%s (all eligible authors)", s.Name))
+		} else {
+			sets = append(sets, fmt.Sprintf("%s (%d authors)", s.Name, s.Authors))
+		}
 	}
 	for _, m := range cfg.Mechanisms {
 		mechs = append(mechs, fmt.Sprintf("%s×%d", m.ID(), max(1, len(m.Epsilons))))
