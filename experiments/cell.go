@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,17 +29,19 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 			return out, nil
 		}
 	}
-	out := make([][]string, len(docs))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	base := r.cellPath(c)
-	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p, err := mechanisms.Privatize(m, rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s %d: %w", base, what, i, err)
-		}
-		out[i] = p
+	gens := make([]*rand.Rand, len(docs))
+	for i := range docs {
+		gens[i] = rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i))
+	}
+	// Every document with its own stream, all in one call: a BatchMechanism shares the work
+	// that depends on a word only across the documents, with the outputs of one call each.
+	out, err := mechanisms.PrivatizeBatch(m, gens, docs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", base, what, err)
 	}
 	if r.cache != nil {
 		if err := r.cache.store(key, out); err != nil {
