@@ -48,7 +48,9 @@ const (
 	// smallest ε is not extrapolated beyond).
 	StatusNeverReached = "never reaches"
 	// StatusBelowAtStart: the curve's first point (the baseline, or the largest ε) is
-	// already at or below the level: there is no crossing to interpolate.
+	// already at or below the level: there is no crossing to interpolate. With a baseline the
+	// value is the baseline's utility (no privatising needed to meet the level; a bootstrap
+	// replicate in this state contributes that value), without one it is NaN.
 	StatusBelowAtStart = "at or below the level at its first point"
 )
 
@@ -61,8 +63,9 @@ type VerdictCell struct {
 	Status             string
 	// MinAttack is the lowest attack accuracy of the curve (for StatusNeverReached).
 	MinAttack float64
-	// Value and its interval; NaN unless reached. Reached is the share of bootstrap
-	// replicates whose curve also reaches the level (the interval is over those).
+	// Value and its interval; NaN unless reached (or met by the baseline). Reached is the
+	// share of bootstrap replicates with a value (the curve reaches the level, or the baseline
+	// already meets it); the interval is over those.
 	Value, Low, High, Reached float64
 }
 
@@ -128,7 +131,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 			for u, name := range spec.Utilities {
 				cell := VerdictCell{Mechanism: cv.name, Utility: name, Level: l, Status: status[c][l], MinAttack: minAttack(spec, cv, cluster, ones),
 					Value: est[c][l][u], Low: math.NaN(), High: math.NaN(), Reached: math.NaN()}
-				if cell.Status == StatusReached {
+				if cell.Status == StatusReached || !math.IsNaN(cell.Value) {
 					xs := column(reps, c, l, u)
 					cell.Low, cell.High = ExpandedPercentileInterval(xs, spec.Confidence, nClusters)
 					cell.Reached = shareFinite(xs)
@@ -142,7 +145,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 			for a := range curves {
 				for b := a + 1; b < len(curves); b++ {
 					if status[a][l] != StatusReached || status[b][l] != StatusReached {
-						continue
+						continue // a level met without privatising, or never met, is no comparison
 					}
 					d := make([]float64, len(reps))
 					for r := range reps {
@@ -237,9 +240,15 @@ func evaluate(spec VerdictSpec, curves []curve, cluster []int, w []float64, stat
 			}
 			for u := range spec.Utilities {
 				out[c][l][u] = math.NaN()
-				if st == StatusReached {
+				switch {
+				case st == StatusReached:
 					t := (att[k-1] - level) / (att[k-1] - att[k])
 					out[c][l][u] = util[u][k-1] + t*(util[u][k]-util[u][k-1])
+				case st == StatusBelowAtStart && spec.Baseline != "":
+					// The unprotected text already meets the level: the utility at it is the
+					// baseline's (the mechanism's limit as ε grows). Without a baseline the
+					// curve's first point is only some ε, and nothing is claimed.
+					out[c][l][u] = util[u][0]
 				}
 			}
 		}
@@ -330,7 +339,11 @@ func (v *VerdictResult) Markdown(set string) string {
 				case StatusNeverReached:
 					fmt.Fprintf(&b, " never reaches (lowest %.3f) |", c.MinAttack)
 				default:
-					fmt.Fprintf(&b, " %s |", c.Status)
+					if math.IsNaN(c.Value) {
+						fmt.Fprintf(&b, " %s |", c.Status)
+					} else {
+						fmt.Fprintf(&b, " %.3f, the baseline's: %s |", c.Value, c.Status)
+					}
 				}
 			}
 			b.WriteString("\n")

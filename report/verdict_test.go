@@ -51,8 +51,8 @@ func TestMatchedVerdictsInterpolates(t *testing.T) {
 	if c := get("b", 0); c.Status != StatusNeverReached || math.Abs(c.MinAttack-0.35) > 1e-12 {
 		t.Errorf("b at 0.25: %+v, want never reaches (lowest 0.35)", c)
 	}
-	if c := get("a", 1); c.Status != StatusBelowAtStart {
-		t.Errorf("a at 0.6: %+v, want %q", c, StatusBelowAtStart)
+	if c := get("a", 1); c.Status != StatusBelowAtStart || c.Value != 0.9 {
+		t.Errorf("a at 0.6: %+v, want %q with the baseline's utility 0.9", c, StatusBelowAtStart)
 	}
 	if len(res.Excluded) != 1 || res.Excluded[0] != "random" {
 		t.Errorf("excluded %v, want [random]", res.Excluded)
