@@ -34,6 +34,10 @@ type VerdictConfig struct {
 	Replicates int     `toml:"replicates"`
 	Confidence float64 `toml:"confidence"`
 	Alpha      float64 `toml:"alpha"`
+	// Halves also compares the mechanisms on two disjoint halves of the authors (a seeded
+	// split) and says, for every significant verdict on all of them, whether it holds on each
+	// half.
+	Halves bool `toml:"halves"`
 }
 
 // validateVerdict fills the defaults of [verdict] and checks that it names configured scorers
@@ -239,5 +243,44 @@ func (r *runner) setVerdict(si int, items []itemScore) (*report.VerdictResult, e
 	if math.IsNaN(chance) || len(keys) == 0 {
 		return nil, fmt.Errorf("no items")
 	}
-	return report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(r.cfg.Seed, "verdict/set="+r.sets[si].Name))
+	name := r.sets[si].Name
+	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(r.cfg.Seed, "verdict/set="+name))
+	if err != nil || !v.Halves {
+		return res, err
+	}
+	if len(authors) < 4 {
+		return nil, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
+	}
+	perm := rngs.New(r.cfg.Seed, "verdict-halves/set="+name).Perm(len(authors))
+	var halves [2]*report.VerdictResult
+	for h := range halves {
+		in := map[int]int{} // author index → index within the half
+		for _, a := range perm[h*len(authors)/2 : (h+1)*len(authors)/2] {
+			in[a] = len(in)
+		}
+		var sub []int
+		var subCluster []int
+		for i, c := range cluster {
+			if k, ok := in[c]; ok {
+				sub = append(sub, i)
+				subCluster = append(subCluster, k)
+			}
+		}
+		hp := make([]report.CurvePoint, len(points))
+		for j, p := range points {
+			hp[j] = report.CurvePoint{Mechanism: p.Mechanism, Epsilon: p.Epsilon, Scores: map[string][]float64{}}
+			for s, xs := range p.Scores {
+				ys := make([]float64, len(sub))
+				for k, i := range sub {
+					ys[k] = xs[i]
+				}
+				hp[j].Scores[s] = ys
+			}
+		}
+		if halves[h], err = report.MatchedVerdicts(spec, subCluster, len(in), hp, rngs.New(r.cfg.Seed, fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
+			return nil, err
+		}
+	}
+	res.CheckHalves(halves[0], halves[1])
+	return res, nil
 }

@@ -18,6 +18,7 @@ attack = "sr-nn"
 above_chance = [0.05, 0.5]
 utilities = ["fasttext", "cosine"]
 replicates = 200
+halves = true
 `
 	cfg, err := ParseConfig(cfg.Path, src)
 	if err != nil {
@@ -29,7 +30,7 @@ replicates = 200
 	}
 	md := readFile(t, filepath.Join(dir, "verdict.md"))
 	for _, want := range []string{"## Verdicts at matched privacy, set 6", "### sr-nn ≤ 0.217 (chance 0.167 + 0.05)", "| expmech | never reaches (lowest 0.250)",
-		"12 items of 6 authors", "### sr-nn ≤ 0.667 (chance 0.167 + 0.5)", "fewer than two mechanisms reach"} {
+		"12 items of 6 authors", "### sr-nn ≤ 0.667 (chance 0.167 + 0.5)", "fewer than two mechanisms reach", "### Replication on two disjoint halves of the authors"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("verdict.md lacks %q:\n%s", want, md)
 		}

@@ -88,6 +88,10 @@ type VerdictResult struct {
 	Pairs    []VerdictPair
 	// Excluded lists mechanisms without an ε grid (other than the baseline).
 	Excluded []string
+	// Halves holds the replication of each significant verdict on two disjoint halves of the
+	// authors, when CheckHalves was called.
+	Halves        []HalfCheck
+	halvesChecked bool
 }
 
 // curve is one mechanism's points in order of falling ε, the baseline first.
@@ -370,6 +374,9 @@ func (v *VerdictResult) Markdown(set string) string {
 	if len(v.Excluded) > 0 {
 		fmt.Fprintf(&b, "Not compared (no ε grid): %s.\n\n", strings.Join(v.Excluded, ", "))
 	}
+	if v.halvesChecked {
+		v.halvesMarkdown(&b)
+	}
 	return b.String()
 }
 
@@ -405,4 +412,66 @@ func (v *VerdictResult) CSV(set string) [][]string {
 			f(p.Diff), f(p.Low), f(p.High), f(p.P), f(p.Adj), p.Verdict})
 	}
 	return rows
+}
+
+// HalfCheck is the replication of one significant verdict on two disjoint halves of the
+// authors: the same pair, utility and level compared on each half alone (nil where a half
+// has no such comparison, e.g. a curve that does not reach the level there).
+type HalfCheck struct {
+	Full   VerdictPair
+	Halves [2]*VerdictPair
+}
+
+// Holds reports whether the half's comparison has the full verdict's direction and is
+// significant at the spec's α after the half's own Holm correction.
+func (h HalfCheck) Holds(half int, alpha float64) bool {
+	p := h.Halves[half]
+	return p != nil && p.Adj < alpha && (p.Diff > 0) == (h.Full.Diff > 0)
+}
+
+// CheckHalves records, for every significant verdict of v, the same comparison in the results
+// on two disjoint halves of the authors (rendered by Markdown).
+func (v *VerdictResult) CheckHalves(h1, h2 *VerdictResult) {
+	find := func(r *VerdictResult, p VerdictPair) *VerdictPair {
+		for i := range r.Pairs {
+			q := &r.Pairs[i]
+			if q.A == p.A && q.B == p.B && q.Utility == p.Utility && q.Level == p.Level {
+				return q
+			}
+		}
+		return nil
+	}
+	v.halvesChecked = true
+	v.Halves = nil
+	for _, p := range v.Pairs {
+		if p.Adj < v.Spec.Alpha {
+			v.Halves = append(v.Halves, HalfCheck{Full: p, Halves: [2]*VerdictPair{find(h1, p), find(h2, p)}})
+		}
+	}
+}
+
+// halvesMarkdown renders the replication on halves.
+func (v *VerdictResult) halvesMarkdown(b *strings.Builder) {
+	b.WriteString("### Replication on two disjoint halves of the authors\n\n")
+	if len(v.Halves) == 0 {
+		b.WriteString("No significant verdict on all authors to replicate.\n\n")
+		return
+	}
+	held := 0
+	for _, h := range v.Halves {
+		fmt.Fprintf(b, "- %s:", h.Full.Verdict)
+		for k, p := range h.Halves {
+			if p == nil {
+				fmt.Fprintf(b, " half %d not compared;", k+1)
+				continue
+			}
+			fmt.Fprintf(b, " half %d difference %+.3f, Holm p = %.2g;", k+1, p.Diff, p.Adj)
+		}
+		both := h.Holds(0, v.Spec.Alpha) && h.Holds(1, v.Spec.Alpha)
+		if both {
+			held++
+		}
+		fmt.Fprintf(b, " holds in both: %v\n", both)
+	}
+	fmt.Fprintf(b, "\n%d of %d significant verdicts hold (same direction, significant) in both halves.\n\n", held, len(v.Halves))
 }

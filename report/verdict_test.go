@@ -182,3 +182,31 @@ func TestMatchedVerdictsSizeAndPower(t *testing.T) {
 		t.Errorf("the unadjusted mutant gave false verdicts in only %.2f of studies: the bound cannot tell it from Holm", mutFalse)
 	}
 }
+
+// A verdict holds on a half only with the same direction and a significant corrected p-value
+// there; pairs not significant on all authors are not checked.
+func TestCheckHalves(t *testing.T) {
+	spec := VerdictSpec{Alpha: 0.05}
+	full := &VerdictResult{Spec: spec, Pairs: []VerdictPair{
+		{A: "a", B: "b", Utility: "u", Diff: 0.2, Adj: 0.01, Verdict: "a keeps more u than b"},
+		{A: "a", B: "c", Utility: "u", Diff: 0.1, Adj: 0.5},
+	}}
+	h1 := &VerdictResult{Spec: spec, Pairs: []VerdictPair{{A: "a", B: "b", Utility: "u", Diff: 0.3, Adj: 0.02}}}
+	h2 := &VerdictResult{Spec: spec, Pairs: []VerdictPair{{A: "a", B: "b", Utility: "u", Diff: -0.1, Adj: 0.01}}}
+	full.CheckHalves(h1, h2)
+	if len(full.Halves) != 1 {
+		t.Fatalf("%d checks, want 1 (the significant pair only)", len(full.Halves))
+	}
+	h := full.Halves[0]
+	if !h.Holds(0, 0.05) || h.Holds(1, 0.05) {
+		t.Errorf("holds: half 1 %v (want true), half 2 %v (want false: other direction)", h.Holds(0, 0.05), h.Holds(1, 0.05))
+	}
+	if md := full.Markdown("s"); !strings.Contains(md, "0 of 1 significant verdicts hold") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	h2.Pairs[0].Diff = 0.1
+	full.CheckHalves(h1, h2)
+	if md := full.Markdown("s"); !strings.Contains(md, "1 of 1 significant verdicts hold") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
