@@ -96,3 +96,16 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 		}
 	}
 }
+
+// The table caption describes the snippets the protocol took.
+func TestProtocolNoteNamesSnippetsPerAuthor(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 3\n", 1)
+	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := protocolNote(cfg); !strings.Contains(note, "3 disjoint snippets of 100 words per author") {
+		t.Errorf("protocol note %q does not name the snippets", note)
+	}
+}
