@@ -64,7 +64,7 @@ func pickSnippets(stories []story, picked []int, p ProtocolConfig, rng *rand.Ran
 			added = true
 		}
 		if !added {
-			break // eligibility (snippetWindows) guarantees enough windows; never reached
+			break // every story is out of windows (an author snippetWindows would not admit)
 		}
 	}
 	return out

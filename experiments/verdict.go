@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -240,8 +239,8 @@ func (r *runner) setVerdict(si int, items []itemScore) (*report.VerdictResult, e
 		spec.Levels = append(spec.Levels, chance+x)
 		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
 	}
-	if math.IsNaN(chance) || len(keys) == 0 {
-		return nil, fmt.Errorf("no items")
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
 	}
 	name := r.sets[si].Name
 	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(r.cfg.Seed, "verdict/set="+name))
