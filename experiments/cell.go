@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,17 +30,19 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 			return out, nil
 		}
 	}
-	out := make([][]string, len(docs))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	base := r.cellPath(c)
-	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p, err := mechanisms.Privatize(m, rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i)), d)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s %d: %w", base, what, i, err)
-		}
-		out[i] = p
+	gens := make([]*rand.Rand, len(docs))
+	for i := range docs {
+		gens[i] = rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i))
+	}
+	// Every document with its own stream, all in one call: a BatchMechanism shares the work
+	// that depends on a word only across the documents, with the outputs of one call each.
+	out, err := mechanisms.PrivatizeBatch(m, gens, docs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", base, what, err)
 	}
 	if r.cache != nil {
 		if err := r.cache.store(key, out); err != nil {
@@ -79,7 +82,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	for si, sc := range r.cfg.Scorers {
 		entry := Scorers[sc.Name]
 		if entry.Task == TaskUtility {
-			pm, err := r.pairMetric(si)
+			pm, err := r.pairMetric(si, set)
 			if err != nil {
 				return err
 			}
@@ -87,9 +90,12 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			// the mean and counted.
 			start, sum, n := time.Now(), 0.0, 0
 			for i := range private {
-				if v := pm.Measure(set.Eval[i], private[i]); !math.IsNaN(v) {
+				v := pm.Measure(set.Eval[i], private[i])
+				if !math.IsNaN(v) {
 					sum, n = sum+v, n+1
 				}
+				preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
+					Value: strconv.FormatFloat(v, 'g', -1, 64)})
 			}
 			r.spent.add("utility", start)
 			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
@@ -123,7 +129,8 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		}
 		s := learn.Score(truth, pred)
 		for i := range pred {
-			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i]})
+			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],
+				Item: i, Author: set.EvalAuthors[i]})
 		}
 		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
@@ -193,13 +200,15 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 	return nil
 }
 
-func (r *runner) pairMetric(si int) (PairMetric, error) {
+// pairMetric builds utility measure si for a draw of a set: the draw's topic-training
+// documents are its Env.Corpus (embf1's idf weights), so a measure is built once per draw.
+func (r *runner) pairMetric(si int, set *SetData) (PairMetric, error) {
 	sc := r.cfg.Scorers[si]
-	return getLazy(r, r.metric, strconv.Itoa(si), func() (PairMetric, error) {
+	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.drawKey, func() (PairMetric, error) {
 		o, err := r.cfg.scorerOpts(si)
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
-		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs})
+		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs, Corpus: set.TopicTrain})
 	})
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // cellFormat is the version of the cell file layout; files of other versions are recomputed.
-const cellFormat = 2
+const cellFormat = 3
 
 // cellRecord is the content of one finished file in cells/: a cell's rows, its per-document
 // predictions and term vectors, and the fingerprint of everything it was computed from.
@@ -33,12 +33,21 @@ type cellRecord struct {
 	TF string `json:"tf,omitempty"`
 }
 
-// prediction is one scorer's answer for one evaluation document.
+// prediction is one scorer's answer for one evaluation document: a classifier's label, or a
+// utility measure's value.
 type prediction struct {
 	Scorer     string `json:"scorer"`
 	Document   string `json:"document"`
 	Truth      string `json:"truth"`
 	Prediction string `json:"prediction"`
+	// Item is the document's position among the draw's evaluation documents: within a repeat
+	// every mechanism and ε is scored on the same items, so rows are compared item by item.
+	Item int `json:"item"`
+	// Author is the item's author, the cluster the bootstrap resamples.
+	Author string `json:"author"`
+	// Value is a utility measure's value for the item (strconv 'g' form, "NaN" when the
+	// measure cannot score it); empty for classifiers.
+	Value string `json:"value,omitempty"`
 }
 
 // cellTrailer starts the last line of a cell file, which holds the SHA-256 of everything

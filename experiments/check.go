@@ -106,6 +106,8 @@ func Describe(cfg *Config) string {
 			sets = append(sets, s.Name+" (PAN problem: all its candidates)")
 		case cfg.Protocol.Kind == ProtocolPAN:
 			sets = append(sets, fmt.Sprintf("%s (PAN problem: %s)", s.Name, plural(s.Authors, "candidate")))
+		case s.AllAuthors:
+			sets = append(sets, fmt.Sprintf("%s (all eligible authors)", s.Name))
 		default:
 			sets = append(sets, fmt.Sprintf("%s (%s)", s.Name, plural(s.Authors, "author")))
 		}

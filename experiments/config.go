@@ -38,6 +38,9 @@ type Config struct {
 	Report     report.Layout     `toml:"report"`
 	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
 	Audit *AuditConfig `toml:"audit"`
+	// Verdict, when present, compares the mechanisms at matched attack success (see
+	// VerdictConfig).
+	Verdict *VerdictConfig `toml:"verdict"`
 
 	// Path is the file the config was read from; Text its content and Hash the SHA-256 of it.
 	Path string `toml:"-"`
@@ -109,6 +112,14 @@ type ProtocolConfig struct {
 	KnownWords       int    `toml:"known_words"`
 	UnknownWords     int    `toml:"unknown_words"`
 	StoriesPerAuthor int    `toml:"stories_per_author"`
+	// SnippetsPerAuthor is the number of disjoint evaluation snippets of unknown_words words
+	// per author (0: one per story, the paper's protocol). They are taken round by round: in
+	// round r, the r-th window from the end of each of the author's stories in the topic —
+	// first the stories whose beginning is a known text (never overlapping it), then the
+	// author's other stories — so that snippets come from different documents where the corpus
+	// has them, else from disjoint windows of one. Authors with too few windows are not
+	// eligible.
+	SnippetsPerAuthor int `toml:"snippets_per_author"`
 	// TopicTrainWords is the length in words of each training chunk of the topic classifiers.
 	TopicTrainWords int `toml:"topic_train_words"`
 	// TopicTrainMax caps the number of topic training chunks per topic (0: no cap).
@@ -141,6 +152,10 @@ type ProtocolConfig struct {
 type SetConfig struct {
 	Name    string `toml:"name"`
 	Authors int    `toml:"authors"`
+	// AllAuthors takes every eligible author instead of a number (authorship protocol): the
+	// largest set the balance over topics allows (every eligible author when the topics have
+	// equally many), leaving each topic a writer outside the set for topic training.
+	AllAuthors bool `toml:"all_authors"`
 }
 
 // ComponentConfig names a registry entry and its parameters.
@@ -273,6 +288,8 @@ func validKeys(cfg *Config, table string) []string {
 		v = &GainConfig{}
 	case "report":
 		v = &cfg.Report
+	case "verdict":
+		v = &VerdictConfig{}
 	default:
 		if strings.HasPrefix(table, "report.") {
 			return []string{"(see [report] in the README)"}
@@ -340,7 +357,8 @@ func (c *Config) checkCounts() error {
 		{"", "mechanisms", len(c.Mechanisms), MaxComponents}, {"", "scorers", len(c.Scorers), MaxComponents},
 		{"", "gains", len(c.Gains), MaxComponents}, {"embeddings", "top_k", c.Embeddings.TopK, MaxCount},
 		{"protocol", "known_words", p.KnownWords, MaxCount}, {"protocol", "unknown_words", p.UnknownWords, MaxCount},
-		{"protocol", "stories_per_author", p.StoriesPerAuthor, MaxCount}, {"protocol", "topic_train_words", p.TopicTrainWords, MaxCount},
+		{"protocol", "stories_per_author", p.StoriesPerAuthor, MaxCount}, {"protocol", "snippets_per_author", p.SnippetsPerAuthor, MaxCount},
+		{"protocol", "topic_train_words", p.TopicTrainWords, MaxCount},
 		{"protocol", "topic_train_max", p.TopicTrainMax, MaxCount}, {"protocol", "chunk_words", p.ChunkWords, MaxCount},
 		{"protocol", "min_topics_per_author", p.MinTopicsPerAuthor, MaxCount}, {"protocol", "max_docs_per_author", p.MaxDocsPerAuthor, MaxCount},
 	}
@@ -446,6 +464,10 @@ func (c *Config) validate() error {
 		return c.errAt("protocol", "unknown_words", "%d: want a positive word count", p.UnknownWords)
 	case p.StoriesPerAuthor < 1:
 		return c.errAt("protocol", "stories_per_author", "%d: want at least 1", p.StoriesPerAuthor)
+	case p.SnippetsPerAuthor < 0:
+		return c.errAt("protocol", "snippets_per_author", "%d: want 0 (one per story) or a positive count", p.SnippetsPerAuthor)
+	case p.SnippetsPerAuthor > 0 && p.Kind != ProtocolAuthorship:
+		return c.errAt("protocol", "snippets_per_author", "applies to the authorship protocol only")
 	case p.TopicTrainWords < 1:
 		return c.errAt("protocol", "topic_train_words", "%d: want a positive word count", p.TopicTrainWords)
 	case p.TopicTrainMax < 0:
@@ -477,10 +499,14 @@ func (c *Config) validate() error {
 		}
 		seen[plotName(s.Name)] = i
 		switch {
+		case s.AllAuthors && s.Authors != 0:
+			return c.errAt(path, "all_authors", "with authors = %d: give one of them", s.Authors)
+		case s.AllAuthors && c.Protocol.Kind != ProtocolAuthorship:
+			return c.errAt(path, "all_authors", "applies to the authorship protocol only")
 		case p.Kind == ProtocolPAN && s.Authors != 0 && s.Authors < 2:
 			return c.errAt(path, "authors", "%d: want the problem's number of candidates, or leave authors out", s.Authors)
-		case p.Kind != ProtocolPAN && s.Authors < 2:
-			return c.errAt(path, "authors", "%d: want at least 2 authors", s.Authors)
+		case p.Kind != ProtocolPAN && !s.AllAuthors && s.Authors < 2:
+			return c.errAt(path, "authors", "%d: want at least 2 authors (or all_authors = true)", s.Authors)
 		}
 		if err := setTextsFit(c, s); err != nil {
 			return c.errAt(path, "authors", "%v", err)
@@ -502,6 +528,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateAudit(); err != nil {
+		return err
+	}
+	if err := c.validateVerdict(); err != nil {
 		return err
 	}
 	return c.validateReport()

@@ -15,8 +15,8 @@ import (
 var runFolderNames = map[string]bool{
 	"manifest.json": true, lockName: true, "cells": true, "shards": true, "tf": true,
 	"results.csv": true, "summary.csv": true, "table.md": true, "table.csv": true, "table.tex": true,
-	"predictions.csv": true,
-	"slurm":           true, // the scripts and logs of `dptext slurm`, written before the shards run
+	"predictions.csv": true, "verdict.md": true, "verdict.csv": true,
+	"slurm": true, // the scripts and logs of `dptext slurm`, written before the shards run
 }
 
 // isTempName reports whether name is a temporary file of the atomic writer (".NAME.tmp-*"),

@@ -721,6 +721,26 @@ var Scorers = map[string]ScorerEntry{
 			Build:    func(*Env, noOptions) (PairMetric, error) { return utility.NewStyleL2(attackers.StyleVector) },
 		},
 	},
+	"embf1": {
+		Version: "1", Task: TaskUtility, Needs: Needs{Vectors: true},
+		Description: "BERTScore-style greedy-matching F1 of original and private words over the configured (centred) vectors, idf from the topic-training documents",
+		Metric: ScorerSpec[utility.GreedyF1Options, PairMetric]{
+			Defaults: utility.DefaultGreedyF1Options,
+			Build: func(env *Env, o utility.GreedyF1Options) (PairMetric, error) {
+				return utility.NewGreedyF1(env.Embeddings, env.Corpus, o)
+			},
+		},
+	},
+	"chrf": {
+		Version: "1", Task: TaskUtility,
+		Description: "chrF (Popović 2015): character n-gram F-score (n ≤ 6, β = 2) of the private snippet against the original",
+		Metric: ScorerSpec[utility.ChrFOptions, PairMetric]{
+			Defaults: utility.DefaultChrFOptions,
+			Build: func(_ *Env, o utility.ChrFOptions) (PairMetric, error) {
+				return utility.NewChrF(o)
+			},
+		},
+	},
 	"wmd": {
 		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true},
 		Description: "Word Mover's distance between original and private snippet (exact transport, raw vectors)",

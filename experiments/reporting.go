@@ -84,6 +84,10 @@ func protocolNote(cfg *Config) string {
 	if len(p.TopicNames) > 0 {
 		topics = "the topics " + strings.Join(p.TopicNames, ", ")
 	}
+	if p.SnippetsPerAuthor > 0 {
+		return fmt.Sprintf("Protocol: authors balanced over %s, %s per author; known text = its first %d words; %d disjoint snippets of %d words per author (the last window of each of the author's stories first, then earlier windows, never overlapping a known text), normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %s, seed %d.",
+			topics, plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.SnippetsPerAuthor, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
+	}
 	return fmt.Sprintf("Protocol: authors balanced over %s, %s per author; known text = its first %d words, snippet = its last %d words, normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %s, seed %d.",
 		topics, plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
 }

@@ -385,6 +385,11 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 			logf("%s", l)
 		}
 	}
+	if cfg.Verdict != nil {
+		if err := r.writeVerdicts(dir, out.items); err != nil {
+			return err
+		}
+	}
 	if err := WriteReport(dir, cfg, runFacts{corpus: in.corpus, wholePool: whole}, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
@@ -656,6 +661,7 @@ type collected struct {
 	rows        []report.Row
 	predictions []byte            // predictions.csv
 	tf          map[string]string // tf/ file name → content
+	items       []itemScore       // every scorer's score of every item, in predictions.csv order
 }
 
 // collect reads every finished file back in a fixed order: split facts, fit rows (by key),
@@ -688,7 +694,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 	}
 	var pred bytes.Buffer
 	pw := csv.NewWriter(&pred)
-	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction"})
+	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction", "item", "author", "value"})
 	for i, it := range items {
 		file := filepath.Join(r.dir, "cells", it.file)
 		rec, err := readCell(file, it.path)
@@ -709,7 +715,8 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		c := cells[i-len(fitKeys)]
 		for _, p := range rec.Predictions {
 			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
-				strconv.Itoa(c.rep), p.Scorer, csvText(p.Document), csvText(p.Truth), csvText(p.Prediction)})
+				strconv.Itoa(c.rep), p.Scorer, csvText(p.Document), csvText(p.Truth), csvText(p.Prediction), strconv.Itoa(p.Item), csvText(p.Author), p.Value})
+			out.items = append(out.items, itemScore{cell: c, pred: p})
 		}
 		if rec.TF != "" {
 			out.tf[strings.TrimSuffix(it.file, ".cell")+".tsv"] = rec.TF

@@ -243,12 +243,13 @@ func TestPredictionsAreWrittenDeterministically(t *testing.T) {
 		t.Fatal("predictions.csv differs between --jobs 1 and --jobs 3")
 	}
 	lines := strings.Split(strings.TrimSpace(p1), "\n")
-	if lines[0] != "set,mechanism,epsilon,repeat,scorer,document,truth,prediction" {
+	if lines[0] != "set,mechanism,epsilon,repeat,scorer,document,truth,prediction,item,author,value" {
 		t.Fatalf("header %q", lines[0])
 	}
-	// 6 cells × 3 classifiers (sr-nn, sr-knn-topic, fasttext) × 6 evaluation documents (one per author).
-	if len(lines)-1 != 6*3*6 {
-		t.Fatalf("%d prediction rows, want %d", len(lines)-1, 6*3*6)
+	// 6 cells × (3 classifiers (sr-nn, sr-knn-topic, fasttext) + 1 utility measure (cosine)) ×
+	// 6 evaluation documents (one per author).
+	if len(lines)-1 != 6*4*6 {
+		t.Fatalf("%d prediction rows, want %d", len(lines)-1, 6*4*6)
 	}
 	if !strings.Contains(p1, "\n6,expmech,2,1,sr-nn,author-sea-0-") || !strings.Contains(p1, ",sr-knn-topic,") {
 		t.Fatalf("unexpected rows:\n%s", strings.Join(lines[:5], "\n"))

@@ -206,7 +206,7 @@ func newPool(cfg *Config, docs []corpus.Document) (*pool, error) {
 	}
 	for _, author := range sortedKeys(pl.stories) {
 		for topic, st := range pl.stories[author] {
-			if len(st) >= p.StoriesPerAuthor {
+			if len(st) >= p.StoriesPerAuthor && (p.SnippetsPerAuthor == 0 || snippetWindows(st, p) >= p.SnippetsPerAuthor) {
 				pl.eligible[topic] = append(pl.eligible[topic], author)
 			}
 		}
@@ -378,9 +378,15 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 	case ResampleSnippets:
 		storyKey = fmt.Sprintf("split/set=%s/stories/rep=%d", sc.Name, rep)
 	}
-	placed := pl.assign(pl.topics, sc.Authors, rngs.New(cfg.Seed, authorKey))
+	n := sc.Authors
+	if sc.AllAuthors {
+		if n = pl.largest(pl.topics); n == 0 {
+			return nil, pl.infeasible(cfg, sc.Name, 2)
+		}
+	}
+	placed := pl.assign(pl.topics, n, rngs.New(cfg.Seed, authorKey))
 	if placed == nil {
-		return nil, pl.infeasible(cfg, sc.Name, sc.Authors)
+		return nil, pl.infeasible(cfg, sc.Name, n)
 	}
 	s := &SetData{Name: sc.Name, Topics: pl.topics, AuthorTopic: placed, EMDMean: math.NaN(), EMDMin: math.NaN(),
 		Repeat: rep, drawKey: sc.Name}
@@ -411,10 +417,20 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 			st := stories[j]
 			s.Known = append(s.Known, text.Normalize(st.words[:p.KnownWords]))
 			s.KnownAuthors = append(s.KnownAuthors, a)
-			s.Eval = append(s.Eval, text.Normalize(st.words[len(st.words)-p.UnknownWords:]))
-			s.EvalAuthors = append(s.EvalAuthors, a)
-			s.EvalTopics = append(s.EvalTopics, t)
-			s.EvalIDs = append(s.EvalIDs, st.doc.ID)
+			if p.SnippetsPerAuthor == 0 {
+				s.Eval = append(s.Eval, text.Normalize(st.words[len(st.words)-p.UnknownWords:]))
+				s.EvalAuthors = append(s.EvalAuthors, a)
+				s.EvalTopics = append(s.EvalTopics, t)
+				s.EvalIDs = append(s.EvalIDs, st.doc.ID)
+			}
+		}
+		if p.SnippetsPerAuthor > 0 {
+			for _, sn := range pickSnippets(stories, pick, p, rngs.New(cfg.Seed, storyKey+"/snippets/author="+a)) {
+				s.Eval = append(s.Eval, text.Normalize(sn.words))
+				s.EvalAuthors = append(s.EvalAuthors, a)
+				s.EvalTopics = append(s.EvalTopics, t)
+				s.EvalIDs = append(s.EvalIDs, sn.id)
+			}
 		}
 	}
 	s.N = len(s.Eval[0])

@@ -1,0 +1,89 @@
+package experiments
+
+import (
+	"context"
+	"encoding/csv"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A run with a [verdict] table writes verdict.md and verdict.csv, and predictions.csv pairs
+// the items: every mechanism and ε scores the same (repeat, item) pairs with the same authors.
+func TestVerdictIsWrittenAndItemsArePaired(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	src := cfg.Text + `[verdict]
+attack = "sr-nn"
+above_chance = [0.05, 0.5]
+utilities = ["fasttext", "cosine"]
+replicates = 200
+halves = true
+`
+	cfg, err := ParseConfig(cfg.Path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	for _, want := range []string{"## Verdicts at matched privacy, set 6", "### sr-nn ≤ 0.217 (chance 0.167 + 0.05)", "| expmech | never reaches (lowest 0.250)",
+		"12 items of 6 authors", "### sr-nn ≤ 0.667 (chance 0.167 + 0.5)", "fewer than two mechanisms reach", "### Replication on two disjoint halves of the authors"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("verdict.md lacks %q:\n%s", want, md)
+		}
+	}
+	recs, err := csv.NewReader(strings.NewReader(readFile(t, filepath.Join(dir, "verdict.csv")))).ReadAll()
+	if err != nil || len(recs) == 0 || recs[0][0] != "set" {
+		t.Fatalf("verdict.csv: %v %v", recs, err)
+	}
+	preds, err := csv.NewReader(strings.NewReader(readFile(t, filepath.Join(dir, "predictions.csv")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (scorer, repeat, item) → author, and the mechanisms/ε that scored it.
+	author := map[string]string{}
+	points := map[string]map[string]bool{}
+	for _, p := range preds[1:] {
+		key := p[4] + "/" + p[3] + "/" + p[8]
+		if a, ok := author[key]; ok && a != p[9] {
+			t.Fatalf("item %s has authors %s and %s", key, a, p[9])
+		}
+		author[key] = p[9]
+		if points[key] == nil {
+			points[key] = map[string]bool{}
+		}
+		points[key][p[1]+"/"+p[2]] = true
+		if p[4] == "cosine" && p[8] != "" && p[10] == "" {
+			t.Fatalf("utility row without value: %v", p)
+		}
+	}
+	for key, ps := range points {
+		if len(ps) != 3 { // none, expmech 8, expmech 2
+			t.Errorf("item %s scored by %d mechanism settings, want 3", key, len(ps))
+		}
+	}
+	if len(points) != 4*2*6 { // 4 scorers × 2 repeats × 6 items
+		t.Errorf("%d (scorer, repeat, item) keys, want 48", len(points))
+	}
+}
+
+func TestVerdictConfigErrors(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	base := fixtureConfig(t, corpusPath, vecPath).Text
+	for _, c := range []struct{ table, want string }{
+		{"[verdict]\nattack = \"fasttext\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\n", "verdict.attack"},
+		{"[verdict]\nattack = \"sr-nn\"\nutilities = [\"cosine\"]\n", "verdict.above_chance"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"sr-nn\"]\n", "verdict.utilities"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nbaseline = \"nope\"\n", "verdict.baseline"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nreplicates = 5\n", "verdict.replicates"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nlevels = 5\n", "verdict.levels"},
+	} {
+		_, err := ParseConfig("x.toml", base+c.table)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one naming %s", c.table, err, c.want)
+		}
+	}
+}

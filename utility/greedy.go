@@ -1,0 +1,193 @@
+package utility
+
+import (
+	"fmt"
+	"math"
+
+	"dptext/embeddings"
+)
+
+// GreedyF1 is BERTScore's greedy-matching F1 (Zhang, Kishore, Wu, Weinberger and Artzi, ICLR
+// 2020, Sect. 3) computed with static word vectors instead of contextual ones (scorer
+// embf1). Each word of the original is matched to its most similar word of the release and
+// vice versa:
+//
+//	R = Σ_{x∈orig} idf(x)·max_{y∈priv} s(x,y) / Σ_{x∈orig} idf(x)
+//	P = Σ_{y∈priv} idf(y)·max_{x∈orig} s(x,y) / Σ_{y∈priv} idf(y)
+//	F1 = 2PR / (P + R)
+//
+// over token occurrences (a repeated word counts each time). The similarity s is the cosine
+// of the two words' vectors (centred on the vocabulary's mean by default); a word without a
+// vector matches only itself (s = 1 with the same string, else 0), so a name carried over
+// counts as kept and a changed one as lost. The weights are smoothed inverse document
+// frequencies idf(w) = ln((1 + M)/(1 + df(w))) + 1 over a reference collection of M documents
+// (the run hands in its topic-training documents, which are by authors outside the evaluation
+// set); with no reference collection every weight is 1. A word that is dropped or replaced by
+// an unrelated one lowers R, an inserted unrelated word lowers P; with negative cosines
+// (centred vectors) a term can be below 0, so F1 lies in [−1, 1] and is 1 exactly when every
+// word is matched by an identical one. It is NaN when either document is empty.
+type GreedyF1 struct {
+	store *embeddings.Store
+	// unit holds the (centred) vectors scaled to unit length, row-major.
+	unit []float64
+	idf  map[string]float64
+	// idfUnseen is the weight of a word absent from the reference collection.
+	idfUnseen float64
+}
+
+// GreedyF1Options configure GreedyF1.
+type GreedyF1Options struct {
+	// Centered subtracts the vocabulary's mean vector before the cosine, as cosine's option of
+	// the same name (default true): raw GloVe vectors share a common component that puts the
+	// plain cosine of two unrelated words near 0.2–0.3 rather than near 0.
+	Centered bool `toml:"centered"`
+	// IDF weights words by their inverse document frequency in the reference collection
+	// (default true); false weights every word 1.
+	IDF bool `toml:"idf"`
+}
+
+// DefaultGreedyF1Options: centred vectors, idf weights.
+func DefaultGreedyF1Options() GreedyF1Options { return GreedyF1Options{Centered: true, IDF: true} }
+
+// NewGreedyF1 returns the greedy-matching F1 over store's vectors with idf weights from the
+// reference documents (normalised token sequences; nil: all weights 1).
+func NewGreedyF1(store *embeddings.Store, reference [][]string, opts GreedyF1Options) (*GreedyF1, error) {
+	if store == nil || store.Len() == 0 {
+		return nil, fmt.Errorf("embf1: no word vectors")
+	}
+	dim := store.Dim()
+	center := make([]float64, dim)
+	if opts.Centered {
+		for i := 0; i < store.Len(); i++ {
+			for j, x := range store.Vector(i) {
+				center[j] += float64(x)
+			}
+		}
+		for j := range center {
+			center[j] /= float64(store.Len())
+		}
+	}
+	unit := make([]float64, store.Len()*dim)
+	for i := 0; i < store.Len(); i++ {
+		row := unit[i*dim : (i+1)*dim]
+		var n float64
+		for j, x := range store.Vector(i) {
+			row[j] = float64(x) - center[j]
+			n += row[j] * row[j]
+		}
+		if n > 0 {
+			n = 1 / math.Sqrt(n)
+			for j := range row {
+				row[j] *= n
+			}
+		}
+	}
+	g := &GreedyF1{store: store, unit: unit, idf: map[string]float64{}, idfUnseen: 1}
+	if opts.IDF && len(reference) > 0 {
+		df := map[string]int{}
+		for _, doc := range reference {
+			seen := map[string]bool{}
+			for _, w := range doc {
+				if !seen[w] {
+					seen[w] = true
+					df[w]++
+				}
+			}
+		}
+		m := float64(len(reference))
+		for w, n := range df {
+			g.idf[w] = math.Log((1+m)/(1+float64(n))) + 1
+		}
+		g.idfUnseen = math.Log(1+m) + 1
+	}
+	return g, nil
+}
+
+// weight returns idf(w).
+func (g *GreedyF1) weight(w string) float64 {
+	if x, ok := g.idf[w]; ok {
+		return x
+	}
+	return g.idfUnseen
+}
+
+// Measure returns the idf-weighted greedy-matching F1 of private against original.
+func (g *GreedyF1) Measure(original, private []string) float64 {
+	if len(original) == 0 || len(private) == 0 {
+		return math.NaN()
+	}
+	a, b := g.distinct(original), g.distinct(private)
+	// best[i] is the best similarity of a's word i to any word of b, and bestB the converse.
+	bestA := make([]float64, len(a.words))
+	bestB := make([]float64, len(b.words))
+	for i := range bestA {
+		bestA[i] = math.Inf(-1)
+	}
+	for j := range bestB {
+		bestB[j] = math.Inf(-1)
+	}
+	dim := g.store.Dim()
+	for i, wa := range a.words {
+		for j, wb := range b.words {
+			var s float64
+			switch {
+			case wa == wb:
+				s = 1
+			case a.rows[i] < 0 || b.rows[j] < 0:
+				s = 0
+			default:
+				va := g.unit[a.rows[i]*dim : (a.rows[i]+1)*dim]
+				vb := g.unit[b.rows[j]*dim : (b.rows[j]+1)*dim]
+				for k, x := range va {
+					s += x * vb[k]
+				}
+			}
+			bestA[i] = math.Max(bestA[i], s)
+			bestB[j] = math.Max(bestB[j], s)
+		}
+	}
+	r := g.weighted(a, bestA)
+	p := g.weighted(b, bestB)
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+// weighted returns Σ count·idf·best / Σ count·idf over the distinct words of d.
+func (g *GreedyF1) weighted(d bag, best []float64) float64 {
+	var num, den float64
+	for i, w := range d.words {
+		x := float64(d.counts[i]) * g.weight(w)
+		num += x * best[i]
+		den += x
+	}
+	return num / den
+}
+
+// bag is a document's distinct words in order of first occurrence, with their counts and
+// vector rows (−1: no vector).
+type bag struct {
+	words  []string
+	counts []int
+	rows   []int
+}
+
+func (g *GreedyF1) distinct(doc []string) bag {
+	var d bag
+	pos := map[string]int{}
+	for _, w := range doc {
+		p, ok := pos[w]
+		if !ok {
+			p = len(d.words)
+			pos[w] = p
+			r, known := g.store.Lookup(w)
+			if !known {
+				r = -1
+			}
+			d.words, d.counts, d.rows = append(d.words, w), append(d.counts, 0), append(d.rows, r)
+		}
+		d.counts[p]++
+	}
+	return d
+}
