@@ -62,10 +62,33 @@ type Finding struct {
 	Units float64
 	// Claim is the claimed bound on the loss between X and Y.
 	Claim float64
+	// Ceiling is the largest Bound the test could have shown at its sample size and level (the
+	// bound of an output seen in every draw under one input and never under the other; see
+	// SampledCeiling); +Inf for an exact finding. A test whose Ceiling is below its Claim cannot
+	// fail.
+	Ceiling float64
+	// Rejected says a goodness-of-fit test rejected the distribution the claim requires (a
+	// noise-step finding; Bound is then NaN unless the test bounds a parameter).
+	Rejected bool
+	// PValue is the p-value of a goodness-of-fit finding (NaN for other findings).
+	PValue float64
 }
 
-// Violates says the bound exceeds the claim.
-func (f Finding) Violates() bool { return f.Bound > f.Claim*(1+1e-12)+1e-12 }
+// Violates says the bound exceeds the claim, or a goodness-of-fit test rejected the noise the
+// claim requires.
+func (f Finding) Violates() bool { return f.Rejected || f.Bound > f.Claim*(1+1e-12)+1e-12 }
+
+// CannotFail says the test's ceiling is below its claim: no output of the mechanism, however
+// broken, could have made it exceed the claim at this sample size.
+func (f Finding) CannotFail() bool { return !f.Rejected && f.Level != "noise" && f.Ceiling <= f.Claim }
+
+// SampledCeiling is the largest lower bound a sampled test with k draws per input at one-sided
+// level a can show: ln(L/U) with L the Clopper–Pearson lower bound of k successes in k trials
+// and U the upper bound of 0 in k, about ln(k/ln(1/a)). It is the same for the distinguishing
+// game (both error counts 0).
+func SampledCeiling(k int, a float64) float64 {
+	return math.Log(ClopperPearsonLower(k, k, a) / ClopperPearsonUpper(0, k, a))
+}
 
 // PerUnit is Bound/Units, the ε per claim unit the test demonstrates (+Inf when the pair has no
 // claim units but a positive bound; 0 when the bound is not positive).
@@ -107,14 +130,47 @@ func (r *Report) Violations() []Finding {
 	return v
 }
 
-// AuditedEpsilon is the largest per-unit ε lower bound over all findings (0 when none is
-// positive): the audited ε lower confidence bound to set beside the claimed ε.
+// AuditedEpsilon is the largest per-unit ε lower bound over the findings that bound the
+// release's loss (0 when none is positive): the audited ε lower confidence bound to set beside
+// the claimed ε, and never without AuditedCeiling.
 func (r *Report) AuditedEpsilon() float64 {
 	best := 0.0
 	for _, f := range r.Findings {
-		best = math.Max(best, f.PerUnit())
+		if f.Level != "noise" {
+			best = math.Max(best, f.PerUnit())
+		}
 	}
 	return best
+}
+
+// AuditedCeiling is the largest per-unit value AuditedEpsilon could have taken: the maximum
+// over the findings that bound the release's loss of Ceiling/Units (+Inf when a finding is
+// exact or has no claim units). An AuditedEpsilon close to it is a property of the sample size,
+// not of the mechanism.
+func (r *Report) AuditedCeiling() float64 {
+	best := 0.0
+	for _, f := range r.Findings {
+		if f.Level == "noise" {
+			continue
+		}
+		c := math.Inf(1)
+		if f.Units > 0 {
+			c = f.Ceiling / f.Units
+		}
+		best = math.Max(best, c)
+	}
+	return best
+}
+
+// Unfailable counts the findings that cannot fail at their sample size (CannotFail).
+func (r *Report) Unfailable() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.CannotFail() {
+			n++
+		}
+	}
+	return n
 }
 
 // Run audits the target.
@@ -185,17 +241,20 @@ func Run(t *Target, o Options) (*Report, error) {
 		var f Finding
 		if !wordSampled && exactFor(t, p.x, p.y) {
 			f = exactWord(t, p)
+			f.Ceiling = math.Inf(1)
 		} else {
 			f = sampledWord(t, prng, p, o, level)
+			f.Ceiling = SampledCeiling(o.Samples, level)
 		}
-		f.Units, f.Claim = units, claim*units
+		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
 		rep.Findings = append(rep.Findings, f)
 		step()
 	}
 	for i, g := range gamePlan {
 		units := t.DocUnits(g.x, g.y)
 		f := playGame(t, rngs.New(o.Seed, fmt.Sprintf("audit/game=%d", i)), g, o.Samples, level)
-		f.Units, f.Claim = units, claim*units
+		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
+		f.Ceiling = SampledCeiling(o.Samples, level)
 		rep.Findings = append(rep.Findings, f)
 		step()
 	}
@@ -502,8 +561,15 @@ func (f Finding) Describe() string {
 	if f.Exact {
 		kind = "exact"
 	}
-	return fmt.Sprintf("%s %s: [%s] vs [%s], %s %q: %s log-ratio %.4g, claim %.4g (%s)",
-		f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), outputLabel(f), f.Output, kind, f.Bound, f.Claim, how)
+	power := ""
+	if !f.Exact {
+		power = fmt.Sprintf(", ceiling %.4g", f.Ceiling)
+		if f.CannotFail() {
+			power += ": cannot fail at this K"
+		}
+	}
+	return fmt.Sprintf("%s %s: [%s] vs [%s], %s %q: %s log-ratio %.4g, claim %.4g (%s%s)",
+		f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), outputLabel(f), f.Output, kind, f.Bound, f.Claim, how, power)
 }
 
 func outputLabel(f Finding) string {

@@ -231,3 +231,35 @@ func TestClopperPearson(t *testing.T) {
 		t.Error("extremes")
 	}
 }
+
+// TestSampledCeiling: the ceiling is about ln(K/ln(1/a)) (SPEC §7: 6.0 at K = 3,000 with the
+// default audit's level α/(2·42) at α = 0.05: 42 tests), a sampled test reaches it exactly when an output
+// is seen in every draw under one input and never under the other (here: the identity, audited
+// by sampling only), and a test whose claim is above it is marked as unable to fail.
+func TestSampledCeiling(t *testing.T) {
+	a := 0.05 / 84
+	if c, approx := SampledCeiling(3000, a), math.Log(3000/math.Log(1/a)); math.Abs(c-approx) > 0.01 || math.Abs(c-6.0) > 0.05 {
+		t.Errorf("ceiling at K = 3000: %v, want about %v and 6.0", c, approx)
+	}
+	store := embtest.Grid(t, 4)
+	tg, err := NewTarget("none", mechanisms.None{}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.LogProbabilities = nil // the sampled path only
+	o := options(300)
+	o.Claim, o.ClaimSet = 100, true
+	r := mustRun(t, tg, o)
+	for _, f := range r.Findings {
+		if f.Level != "word" {
+			continue
+		}
+		if math.Abs(f.Bound-f.Ceiling) > 1e-9 || !f.CannotFail() || f.Violates() {
+			t.Errorf("identity sampled: bound %v, ceiling %v, cannot fail %v, violates %v; want the bound at the ceiling, below the claim",
+				f.Bound, f.Ceiling, f.CannotFail(), f.Violates())
+		}
+	}
+	if r.Unfailable() != len(r.Findings) || r.AuditedCeiling() < r.AuditedEpsilon() {
+		t.Errorf("%d of %d findings unfailable, ceiling %v, audited %v", r.Unfailable(), len(r.Findings), r.AuditedCeiling(), r.AuditedEpsilon())
+	}
+}

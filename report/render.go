@@ -139,6 +139,7 @@ func (t tables) privacyCaption() string {
 		"eps_ln_eta_n":                  "SynTF's improved bound",
 		"ell_n":                         "SynTF's tight bound",
 		"audited_eps_lcb":               "lower confidence bound on the privacy loss per claim unit measured by dptext audit from the mechanism's own outputs (per word for token samplers, per unit of word distance for metric mechanisms such as emd): compare it with the nominal ε, never with ε_doc; a value below ε means the mechanism was not shown to lose more than it claims, not that it loses exactly that",
+		"audited_eps_ceiling":           "the largest value the audit's tests could have shown per claim unit at their sample size (∞ where a test is exact): an audited ε close to it says nothing about the mechanism, and a claimed ε above it could not have been refuted",
 		"unchanged_share":               "share of words left unchanged",
 		"mean_cosine":                   "mean cosine of input and output word vectors",
 		"original_mass":                 "mean probability the trained generator (erae, ae-dp) gives the original word, before the exponential mechanism",

@@ -134,6 +134,10 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 	for _, f := range rep.Skipped {
 		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), why)
 	}
-	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit (claimed %g); %d of %d tests exceed the claim; %.1f s\n",
-		rep.AuditedEpsilon(), rep.Claim, len(rep.Violations()), len(rep.Findings), took.Seconds())
+	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %g); %d of %d tests exceed the claim",
+		rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
+	if n := rep.Unfailable(); n > 0 {
+		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
+	}
+	fmt.Fprintf(w, "; %.1f s\n", took.Seconds())
 }
