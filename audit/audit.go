@@ -110,7 +110,8 @@ type Report struct {
 	Claim float64
 	// Findings holds every test; Skipped the pairs without a finite claim (not tested).
 	Findings, Skipped []Finding
-	// Tests is the number of sampled one-sided test pairs the level α was divided among.
+	// Tests is the number of one-sided tests (Clopper–Pearson intervals and goodness-of-fit
+	// tests) the family-wise level α was divided among: each is at level α/Tests.
 	Tests int
 	// Alpha is the family-wise error rate of the sampled bounds.
 	Alpha float64
@@ -226,9 +227,20 @@ func Run(t *Target, o Options) (*Report, error) {
 		gamePlan = append(gamePlan, g)
 		tests += 2
 	}
-	rep.Tests = tests
-	level := o.Alpha / float64(2*max(tests, 1))
-	total, done := len(wordPlan)+len(gamePlan), 0
+	var noisePlan []string
+	var partners map[string][]string
+	noiseCount := 0
+	if t.Noise != nil && !math.IsInf(claim, 1) {
+		noisePlan, partners = noiseWords(wordPlan)
+		for _, x := range noisePlan {
+			if v, ok := t.Noise.WordVector(x); ok {
+				noiseCount += noiseTests(len(partners[x]), len(v))
+			}
+		}
+	}
+	rep.Tests = 2*tests + noiseCount
+	level := o.Alpha / float64(max(rep.Tests, 1))
+	total, done := len(wordPlan)+len(gamePlan)+len(noisePlan), 0
 	step := func() {
 		done++
 		if o.Progress != nil {
@@ -248,6 +260,14 @@ func Run(t *Target, o Options) (*Report, error) {
 		}
 		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
 		rep.Findings = append(rep.Findings, f)
+		step()
+	}
+	for i, x := range noisePlan {
+		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, partners[x], claim, o.Samples, level)
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, fs...)
 		step()
 	}
 	for i, g := range gamePlan {
@@ -556,6 +576,18 @@ func (nb *naiveBayes) decide(out []string) bool {
 
 // Describe formats a finding on one line.
 func (f Finding) Describe() string {
+	if f.Level == "noise" {
+		switch {
+		case f.Method == "gamma sum":
+			return fmt.Sprintf("noise %s of [%s]: the noise's ε ≥ %.4g (lower confidence bound), claim %.4g per unit (%s: %s)",
+				f.Kind, strings.Join(f.X, " "), f.Bound, f.Claim, f.Method, f.Output)
+		case f.Exact:
+			return fmt.Sprintf("noise %s of [%s]: noise distance / claimed distance %.4g, at most 1 allowed (%s)",
+				f.Kind, strings.Join(f.X, " "), f.Bound, f.Output)
+		}
+		return fmt.Sprintf("noise %s of [%s]: p = %.3g against the density claim %.4g requires (%s: %s)",
+			f.Kind, strings.Join(f.X, " "), f.PValue, f.Claim, f.Method, f.Output)
+	}
 	how := f.Method
 	kind := "lower bound"
 	if f.Exact {

@@ -58,6 +58,9 @@ type Target struct {
 	DocUnits func(x, y []string) float64
 	// NoClaim: the mechanism claims no privacy (identity, scrubbing); its default claim is +Inf.
 	NoClaim bool
+	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
+	// requires (see noise.go).
+	Noise mechanisms.NoiseStep
 }
 
 // epsilonOf returns a mechanism's per-unit ε (0 for a mechanism without one).
@@ -136,9 +139,29 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 			t.Positional = mm.(interface{ IndependentPositions() bool }).IndependentPositions()
 		}
 	}
+	if pm, ok := m.(interface{ PointMass() bool }); ok && pm.PointMass() {
+		// The identity: one word's output is the word itself, exactly.
+		t.OutputWords = store.Words()
+		t.LogProbabilities = func(x string) ([]float64, bool) {
+			row, ok := store.Lookup(x)
+			if !ok {
+				return nil, false
+			}
+			lp := make([]float64, store.Len())
+			for i := range lp {
+				lp[i] = math.Inf(-1)
+			}
+			lp[row] = 0
+			return lp, true
+		}
+		if ip, ok := m.(interface{ IndependentPositions() bool }); ok {
+			t.Positional = ip.IndependentPositions()
+		}
+	}
 	g := m.Guarantee([]string{store.Word(0)})
 	switch {
 	case g.Kind == mechanisms.KindMetric:
+		t.Noise = noiseStepOf(m)
 		pb, ok := m.(mechanisms.PairBounder)
 		if !ok {
 			return nil, fmt.Errorf("audit: mechanism %s states a metric guarantee but not its pair distances", name)
