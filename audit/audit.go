@@ -72,6 +72,8 @@ type Finding struct {
 	Rejected bool
 	// PValue is the p-value of a goodness-of-fit finding (NaN for other findings).
 	PValue float64
+	// Reason says, for a skipped pair, why it has no finite claim.
+	Reason string
 }
 
 // Violates says the bound exceeds the claim, or a goodness-of-fit test rejected the noise the
@@ -208,7 +210,7 @@ func Run(t *Target, o Options) (*Report, error) {
 		units := t.WordUnits(p.x, p.y)
 		f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Units: units, Claim: claim * units}
 		if math.IsInf(f.Claim, 1) || math.IsNaN(f.Claim) {
-			f.Bound = math.NaN()
+			f.Bound, f.Reason = math.NaN(), t.reason(claim, f.X, f.Y)
 			rep.Skipped = append(rep.Skipped, f)
 			continue
 		}
@@ -221,7 +223,8 @@ func Run(t *Target, o Options) (*Report, error) {
 	for _, g := range games {
 		units := t.DocUnits(g.x, g.y)
 		if c := claim * units; math.IsInf(c, 1) || math.IsNaN(c) || math.IsInf(units, 1) {
-			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN()})
+			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN(),
+				Reason: t.reason(claim, g.x, g.y)})
 			continue
 		}
 		gamePlan = append(gamePlan, g)
@@ -279,6 +282,25 @@ func Run(t *Target, o Options) (*Report, error) {
 		step()
 	}
 	return rep, nil
+}
+
+// reason says why the pair x, y has no finite claim: the mechanism claims nothing, or its own
+// reason (an UnprotectedReason method), or out-of-vocabulary words passed through.
+func (t *Target) reason(claim float64, x, y []string) string {
+	if math.IsInf(claim, 1) {
+		return "the mechanism claims no privacy (test a value with --claim): unprotected (∞)"
+	}
+	if t.Unprotected != nil {
+		if r := t.Unprotected(x, y); r != "" {
+			return "unprotected (∞): " + r
+		}
+	}
+	for _, w := range append(append([]string(nil), x...), y...) {
+		if _, ok := t.Store.Lookup(w); !ok {
+			return "unprotected (∞): out-of-vocabulary words are passed through unchanged"
+		}
+	}
+	return "unprotected (∞): the mechanism states no finite bound for the pair"
 }
 
 // wordPair is a pair of single-word inputs.

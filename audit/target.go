@@ -58,6 +58,9 @@ type Target struct {
 	DocUnits func(x, y []string) float64
 	// NoClaim: the mechanism claims no privacy (identity, scrubbing); its default claim is +Inf.
 	NoClaim bool
+	// Unprotected, when not nil, says why a pair of documents has no finite claim ("" when it
+	// has one).
+	Unprotected func(x, y []string) string
 	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
 	// requires (see noise.go).
 	Noise mechanisms.NoiseStep
@@ -138,6 +141,9 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		case *mechanisms.SanText, *mechanisms.TEM, *mechanisms.CusText:
 			t.Positional = mm.(interface{ IndependentPositions() bool }).IndependentPositions()
 		}
+	}
+	if u, ok := m.(interface{ UnprotectedReason(x, y []string) string }); ok {
+		t.Unprotected = u.UnprotectedReason
 	}
 	if pm, ok := m.(interface{ PointMass() bool }); ok && pm.PointMass() {
 		// The identity: one word's output is the word itself, exactly.
