@@ -41,7 +41,9 @@ func DefaultOptions() Options {
 
 // Finding is the result of one test.
 type Finding struct {
-	// Level is "word" or "document".
+	// Level is "word" or "document" (bounds on the release's loss), "noise" (the noise step
+	// against the density the claim requires) or "sampler" (the sampler against the computed
+	// distribution).
 	Level string
 	// Kind is the pair's kind: "nearest", "random", "far", "one word changed", "two words
 	// swapped" or "one OOV word changed".
@@ -82,7 +84,11 @@ func (f Finding) Violates() bool { return f.Rejected || f.Bound > f.Claim*(1+1e-
 
 // CannotFail says the test's ceiling is below its claim: no output of the mechanism, however
 // broken, could have made it exceed the claim at this sample size.
-func (f Finding) CannotFail() bool { return !f.Rejected && f.Level != "noise" && f.Ceiling <= f.Claim }
+func (f Finding) CannotFail() bool { return !f.Rejected && f.bounds() && f.Ceiling <= f.Claim }
+
+// bounds says the finding bounds the release's loss (a word or document test), rather than
+// testing a distribution (noise step, sampler).
+func (f Finding) bounds() bool { return f.Level == "word" || f.Level == "document" }
 
 // SampledCeiling is the largest lower bound a sampled test with k draws per input at one-sided
 // level a can show: ln(L/U) with L the Clopper–Pearson lower bound of k successes in k trials
@@ -139,7 +145,7 @@ func (r *Report) Violations() []Finding {
 func (r *Report) AuditedEpsilon() float64 {
 	best := 0.0
 	for _, f := range r.Findings {
-		if f.Level != "noise" {
+		if f.bounds() {
 			best = math.Max(best, f.PerUnit())
 		}
 	}
@@ -153,7 +159,7 @@ func (r *Report) AuditedEpsilon() float64 {
 func (r *Report) AuditedCeiling() float64 {
 	best := 0.0
 	for _, f := range r.Findings {
-		if f.Level == "noise" {
+		if !f.bounds() {
 			continue
 		}
 		c := math.Inf(1)
@@ -219,6 +225,20 @@ func Run(t *Target, o Options) (*Report, error) {
 			tests += 2 * o.Outputs
 		}
 	}
+	// The sampler of every exactly audited input is tested against the computed distribution.
+	var samplerPlan []string
+	seenSampler := map[string]bool{}
+	for _, p := range wordPlan {
+		if wordSampled || !exactFor(t, p.x, p.y) {
+			continue
+		}
+		for _, w := range []string{p.x, p.y} {
+			if !seenSampler[w] {
+				seenSampler[w] = true
+				samplerPlan = append(samplerPlan, w)
+			}
+		}
+	}
 	var gamePlan []game
 	for _, g := range games {
 		units := t.DocUnits(g.x, g.y)
@@ -241,9 +261,9 @@ func Run(t *Target, o Options) (*Report, error) {
 			}
 		}
 	}
-	rep.Tests = 2*tests + noiseCount
+	rep.Tests = 2*tests + noiseCount + len(samplerPlan)
 	level := o.Alpha / float64(max(rep.Tests, 1))
-	total, done := len(wordPlan)+len(gamePlan)+len(noisePlan), 0
+	total, done := len(wordPlan)+len(gamePlan)+len(noisePlan)+len(samplerPlan), 0
 	step := func() {
 		done++
 		if o.Progress != nil {
@@ -264,6 +284,17 @@ func Run(t *Target, o Options) (*Report, error) {
 		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
 		rep.Findings = append(rep.Findings, f)
 		step()
+	}
+	if len(samplerPlan) > 0 {
+		rows := map[string]int{}
+		for i, w := range t.OutputWords {
+			rows[w] = i
+		}
+		for i, x := range samplerPlan {
+			f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
+			rep.Findings = append(rep.Findings, f)
+			step()
+		}
 	}
 	for i, x := range noisePlan {
 		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, partners[x], claim, o.Samples, level)
@@ -598,6 +629,9 @@ func (nb *naiveBayes) decide(out []string) bool {
 
 // Describe formats a finding on one line.
 func (f Finding) Describe() string {
+	if f.Level == "sampler" {
+		return fmt.Sprintf("sampler of [%s]: p = %.3g against the computed distribution (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
 	if f.Level == "noise" {
 		switch {
 		case f.Method == "gamma sum":

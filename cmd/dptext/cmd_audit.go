@@ -125,7 +125,7 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 		if f.Violates() {
 			mark = "FAIL"
 		}
-		if f.Level == "noise" {
+		if f.Level == "noise" || f.Level == "sampler" {
 			fmt.Fprintf(w, "%s %s\n", mark, f.Describe())
 			continue
 		}

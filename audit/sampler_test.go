@@ -1,0 +1,73 @@
+package audit
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"dptext/embeddings/embtest"
+	"dptext/mechanisms"
+)
+
+// TestSamplerAgainstDistribution: the exponential-mechanism sampler passes the χ² test against
+// its computed distribution for every exactly audited input; a sampler-only bug (one draw in
+// ten shifted to the next vocabulary row, as an off-by-one in the cumulative weights would)
+// and a distribution-only bug (the computed distribution at ε/2, which still meets the claim,
+// while the sampler runs at ε) are rejected. Each χ² test runs at the audit's Bonferroni level,
+// so the correct sampler fails with probability at most α = 0.01 over the audit.
+func TestSamplerAgainstDistribution(t *testing.T) {
+	store := embtest.Grid(t, 6)
+	const eps = 40
+	m, err := mechanisms.NewExpMech(store, eps, mechanisms.DefaultExpMechOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, err := mechanisms.NewExpMech(store, eps/2, mechanisms.DefaultExpMechOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	samplerFailures := func(tg *Target) (tested, failed int) {
+		for _, f := range mustRun(t, tg, options(3000)).Findings {
+			if f.Level == "sampler" {
+				tested++
+				if f.Violates() {
+					failed++
+				}
+			}
+		}
+		return tested, failed
+	}
+	good := target(t, "expmech", m, store)
+	if n, bad := samplerFailures(good); n < 9 || bad > 0 {
+		t.Errorf("correct sampler: %d of %d inputs rejected, want ≥ 9 tested and none rejected", bad, n)
+	}
+	shifted := target(t, "expmech", m, store)
+	sample := shifted.SampleWord
+	shifted.SampleWord = func(rng *rand.Rand, x string, k int) []string {
+		out := sample(rng, x, k)
+		for i, w := range out {
+			if rng.IntN(10) == 0 {
+				r, _ := store.Lookup(w)
+				out[i] = store.Word((r + 1) % store.Len())
+			}
+		}
+		return out
+	}
+	if n, bad := samplerFailures(shifted); bad == 0 {
+		t.Errorf("sampler-only bug passed on all %d inputs", n)
+	}
+	wrongDist := target(t, "expmech", m, store)
+	wrongDist.LogProbabilities = half.LogProbabilities
+	r := mustRun(t, wrongDist, options(3000))
+	failed := 0
+	for _, f := range r.Findings {
+		if f.Level == "sampler" && f.Violates() {
+			failed++
+		}
+		if f.Level == "word" && f.Violates() {
+			t.Errorf("the distribution at ε/2 exceeds the claim ε: %s", f.Describe())
+		}
+	}
+	if failed == 0 {
+		t.Error("distribution-only bug (computed at ε/2, sampled at ε) passed")
+	}
+}
