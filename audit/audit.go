@@ -285,6 +285,12 @@ func Run(t *Target, o Options) (*Report, error) {
 		rep.Findings = append(rep.Findings, f)
 		step()
 	}
+	if t.Groups != nil && t.LogProbabilities != nil && !math.IsInf(claim, 1) {
+		if f, ok := exhaustiveGroups(t); ok {
+			f.Claim, f.PValue, f.Ceiling = claim*f.Units, math.NaN(), math.Inf(1)
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
 	if len(samplerPlan) > 0 {
 		rows := map[string]int{}
 		for i, w := range t.OutputWords {
@@ -430,6 +436,48 @@ func exactFor(t *Target, x, y string) bool {
 	_, okx := t.LogProbabilities(x)
 	_, oky := t.LogProbabilities(y)
 	return okx && oky
+}
+
+// exhaustiveGroups computes the largest exact loss max_w |ln P(w|x) − ln P(w|y)| over every
+// pair x, y of one group of t.Groups whose distributions are computable, with its claim units;
+// false when no group has such a pair. Only the group's own rows are compared: the audit
+// relies on the mechanism's distributions giving no mass outside the group (the sampler test
+// checks the draws against them).
+func exhaustiveGroups(t *Target) (Finding, bool) {
+	f := Finding{Level: "word", Kind: "every within-set pair", Bound: math.Inf(-1), Exact: true, Method: "exact, exhaustive"}
+	pairs := 0
+	for _, g := range t.Groups {
+		var words []string
+		var dists [][]float64
+		for _, w := range g {
+			if lp, ok := t.LogProbabilities(w); ok {
+				words, dists = append(words, w), append(dists, lp)
+			}
+		}
+		var rows []int
+		for _, w := range words {
+			if r, ok := t.Store.Lookup(w); ok {
+				rows = append(rows, r)
+			}
+		}
+		for i := range dists {
+			for j := i + 1; j < len(dists); j++ {
+				pairs++
+				units := t.WordUnits(words[i], words[j])
+				for _, r := range rows {
+					d := math.Abs(dists[i][r] - dists[j][r])
+					if per := d / units; f.Bound == math.Inf(-1) || per > f.Bound/f.Units {
+						f.Bound, f.Units, f.X, f.Y, f.Output = d, units, []string{words[i]}, []string{words[j]}, t.Store.Word(r)
+					}
+				}
+			}
+		}
+	}
+	if pairs == 0 {
+		return Finding{}, false
+	}
+	f.Kind = fmt.Sprintf("every within-set pair (%d pairs)", pairs)
+	return f, true
 }
 
 // exactWord computes max_w |ln P(w|x) − ln P(w|y)| from the exact distributions.

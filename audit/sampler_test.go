@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"dptext/embeddings/embtest"
@@ -69,5 +70,42 @@ func TestSamplerAgainstDistribution(t *testing.T) {
 	}
 	if failed == 0 {
 		t.Error("distribution-only bug (computed at ε/2, sampled at ε) passed")
+	}
+}
+
+// TestCusTextExhaustive: CusText's claim is audited over every pair within its output sets
+// (exactly, all 9 sets × 6 pairs of the 6×6 grid with K = 4), cross-set pairs are reported as
+// unprotected with their reason, and the same mechanism held to half its ε fails exactly.
+func TestCusTextExhaustive(t *testing.T) {
+	store := embtest.Grid(t, 6)
+	o := mechanisms.DefaultCusTextOptions()
+	o.K = 4
+	m, err := mechanisms.NewCusText(store, 4, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := target(t, "custext", m, store)
+	r := mustRun(t, tg, options(2000))
+	var ex *Finding
+	for i, f := range r.Findings {
+		if f.Method == "exact, exhaustive" {
+			ex = &r.Findings[i]
+		}
+	}
+	if ex == nil || ex.Kind != "every within-set pair (54 pairs)" || ex.Violates() || !(ex.Bound > 0) {
+		t.Fatalf("exhaustive finding %+v, want 54 pairs with a positive loss within the claim", ex)
+	}
+	if v := r.Violations(); len(v) > 0 {
+		t.Errorf("correct custext rejected: %s", v[0].Describe())
+	}
+	for _, f := range r.Skipped {
+		if !strings.Contains(f.Reason, "different customised sets") && !strings.Contains(f.Reason, "out-of-vocabulary") {
+			t.Errorf("skipped %s %s: reason %q", f.Level, f.Kind, f.Reason)
+		}
+	}
+	o2 := options(2000)
+	o2.Claim, o2.ClaimSet = ex.Bound/ex.Units/2, true
+	if v := mustRun(t, tg, o2).Violations(); len(v) == 0 || v[0].Method != "exact, exhaustive" {
+		t.Errorf("custext held to half its largest within-set loss passed: %v", v)
 	}
 }

@@ -61,6 +61,10 @@ type Target struct {
 	// Unprotected, when not nil, says why a pair of documents has no finite claim ("" when it
 	// has one).
 	Unprotected func(x, y []string) string
+	// Groups, when not nil, partition the vocabulary so that the claim covers exactly the pairs
+	// of one group (CusText's output sets); with LogProbabilities the audit computes the largest
+	// loss over every such pair.
+	Groups [][]string
 	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
 	// requires (see noise.go).
 	Noise mechanisms.NoiseStep
@@ -144,6 +148,9 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	}
 	if u, ok := m.(interface{ UnprotectedReason(x, y []string) string }); ok {
 		t.Unprotected = u.UnprotectedReason
+	}
+	if g, ok := m.(interface{ ProtectedSets() [][]string }); ok {
+		t.Groups = g.ProtectedSets()
 	}
 	if pm, ok := m.(interface{ PointMass() bool }); ok && pm.PointMass() {
 		// The identity: one word's output is the word itself, exactly.

@@ -270,6 +270,19 @@ func (m *CusText) LogProbabilities(word string) ([]float64, bool) {
 	return out, true
 }
 
+// ProtectedSets lists the customised output sets as words (every word in exactly one): the
+// pairs the per-word claim ε covers are exactly the pairs of words of one set (for CusText+,
+// of words that are not stopwords), so an audit can compute the claim's loss over all of them.
+func (m *CusText) ProtectedSets() [][]string {
+	out := make([][]string, len(m.sets))
+	for i, rows := range m.sets {
+		for _, r := range rows {
+			out[i] = append(out[i], m.store.Word(r))
+		}
+	}
+	return out
+}
+
 // Diagnose reports "unchanged_share" and "oov_tokens".
 func (m *CusText) Diagnose(original, private []string) map[string]float64 {
 	return unchangedShare(m.store, original, private)
