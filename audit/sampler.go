@@ -59,7 +59,7 @@ func samplerFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k 
 	}
 	if len(cells) < 2 {
 		f.PValue = 1
-		f.Output = "a single cell (point mass): every draw matched it"
+		f.Output = fmt.Sprintf("one cell holds all draws (%.3g of %d expected outside the most likely output): nothing to compare, cannot fail at this K", float64(k)-cells[0].exp+rest.exp, k)
 		return f
 	}
 	chi := 0.0

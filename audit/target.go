@@ -70,8 +70,12 @@ type Target struct {
 	Noise mechanisms.NoiseStep
 }
 
-// epsilonOf returns a mechanism's per-unit ε (0 for a mechanism without one).
+// epsilonOf returns a mechanism's per-unit ε (0 for a mechanism without one): its
+// ClaimEpsilon when it states one, else its Epsilon.
 func epsilonOf(m mechanisms.Mechanism) float64 {
+	if c, ok := m.(mechanisms.Claimer); ok {
+		return c.ClaimEpsilon()
+	}
 	if e, ok := m.(interface{ Epsilon() float64 }); ok {
 		return e.Epsilon()
 	}
@@ -127,6 +131,30 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 				doc[i] = x
 			}
 			return tg.Apply(rng, doc)
+		}
+	}
+	type docLogProber interface {
+		LogProbabilities(doc []string) ([][]float64, bool)
+		Words() []string
+	}
+	if dp, ok := m.(docLogProber); ok {
+		// A model's sampler (erae, ae-dp): its inputs are the model's words that have vectors,
+		// and the exact distribution of a one-word document is its position's.
+		keep := map[string]bool{}
+		for _, w := range dp.Words() {
+			keep[w] = true
+		}
+		t.Store = store.Filter(func(w string) bool { return keep[w] })
+		if t.Store.Len() < 2 {
+			return nil, fmt.Errorf("audit: mechanism %s: fewer than 2 of its model's words have vectors", name)
+		}
+		t.OutputWords = dp.Words()
+		t.LogProbabilities = func(x string) ([]float64, bool) {
+			rows, ok := dp.LogProbabilities([]string{x})
+			if !ok || len(rows) != 1 {
+				return nil, false
+			}
+			return rows[0], true
 		}
 	}
 	type logProber interface {

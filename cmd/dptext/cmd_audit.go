@@ -105,7 +105,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAudit(stdout, rep, *mech, *eps, store.Len(), time.Since(start))
+	printAudit(stdout, rep, *mech, *eps, target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
 		return fmt.Errorf("%d test(s) exceed the claim ε = %g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}
