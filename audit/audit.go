@@ -207,6 +207,9 @@ func Run(t *Target, o Options) (*Report, error) {
 	rng := rngs.New(o.Seed, "audit/pairs")
 	pairs := wordPairs(t, rng, o.Pairs, o.Candidates)
 	games := documentGames(t, pairs)
+	for _, cp := range t.ClaimPairs {
+		pairs = append(pairs, wordPair{kind: "where the claim is attained", x: cp[0], y: cp[1]})
+	}
 
 	// Count the sampled tests first: the level of every one-sided interval is α/(2·tests).
 	wordSampled := t.LogProbabilities == nil

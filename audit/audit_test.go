@@ -205,8 +205,8 @@ func TestAuditRandomAndSynTF(t *testing.T) {
 	if v := r.Violations(); len(v) > 0 {
 		t.Errorf("syntf rejected: %s", v[0].Describe())
 	}
-	if a := r.AuditedEpsilon(); !(a > 0 && a <= 3) {
-		t.Errorf("syntf audited ε %v, want in (0, 3]", a)
+	if a := r.AuditedEpsilon(); !(a > 0 && a <= st.ClaimEpsilon()) {
+		t.Errorf("syntf audited ε %v, want in (0, %v]", a, st.ClaimEpsilon())
 	}
 	// A claim several times smaller fails.
 	o := options(300)

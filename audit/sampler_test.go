@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -107,5 +108,47 @@ func TestCusTextExhaustive(t *testing.T) {
 	o2.Claim, o2.ClaimSet = ex.Bound/ex.Units/2, true
 	if v := mustRun(t, tg, o2).Violations(); len(v) == 0 || v[0].Method != "exact, exhaustive" {
 		t.Errorf("custext held to half its largest within-set loss passed: %v", v)
+	}
+}
+
+// TestSynTFTightClaim: SynTF with the tight bound is audited against ℓ (its ClaimEpsilon), at
+// the pair where ℓ is attained, whose exact loss equals ℓ; a sampler at twice the scale held to
+// the ℓ of the original (the fault of a bound computed apart from the sampler) fails there.
+func TestSynTFTightClaim(t *testing.T) {
+	store := embtest.Grid(t, 6)
+	opts := mechanisms.DefaultSynTFOptions()
+	opts.Length, opts.RemoveStopwords, opts.TightBound = 5, false, true
+	m, err := mechanisms.NewSynTF(store, 3, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ell := m.Ell().Ell
+	if !(ell > 0 && ell <= 3) || m.ClaimEpsilon() != ell {
+		t.Fatalf("ℓ = %v, claim %v: want 0 < ℓ ≤ ε and the claim ℓ", ell, m.ClaimEpsilon())
+	}
+	tg := target(t, "syntf", m, store)
+	r := mustRun(t, tg, options(500))
+	found := false
+	for _, f := range r.Findings {
+		if f.Kind == "where the claim is attained" {
+			found = true
+			if math.Abs(f.Bound-ell) > 1e-9*ell {
+				t.Errorf("exact loss at ℓ's pair %v, want ℓ = %v", f.Bound, ell)
+			}
+		}
+	}
+	if !found || len(r.Violations()) > 0 {
+		t.Fatalf("claim's pair tested %v, violations %v", found, r.Violations())
+	}
+	opts.TightBound = false
+	double, err := mechanisms.NewSynTF(store, 6, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := target(t, "syntf", double, store)
+	bad.Epsilon, bad.ClaimPairs = ell, tg.ClaimPairs
+	v := mustRun(t, bad, options(500)).Violations()
+	if len(v) == 0 || v[0].Kind != "where the claim is attained" {
+		t.Errorf("sampler at twice the scale held to the original ℓ: violations %v", v)
 	}
 }

@@ -61,6 +61,9 @@ type Target struct {
 	// Unprotected, when not nil, says why a pair of documents has no finite claim ("" when it
 	// has one).
 	Unprotected func(x, y []string) string
+	// ClaimPairs are pairs of input words at which the mechanism says its per-unit claim is
+	// attained (SynTF's v_max, v_min of ℓ); they are audited besides the drawn pairs.
+	ClaimPairs [][2]string
 	// Groups, when not nil, partition the vocabulary so that the claim covers exactly the pairs
 	// of one group (CusText's output sets); with LogProbabilities the audit computes the largest
 	// loss over every such pair.
@@ -176,6 +179,9 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	}
 	if u, ok := m.(interface{ UnprotectedReason(x, y []string) string }); ok {
 		t.Unprotected = u.UnprotectedReason
+	}
+	if cp, ok := m.(interface{ ClaimPairs() [][2]string }); ok {
+		t.ClaimPairs = cp.ClaimPairs()
 	}
 	if g, ok := m.(interface{ ProtectedSets() [][]string }); ok {
 		t.Groups = g.ProtectedSets()
