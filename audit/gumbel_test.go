@@ -43,12 +43,12 @@ func TestAuditTruncatedGumbel(t *testing.T) {
 	far := extremeNeighbour(store.Vector(x), x, store.Len(), store.Vector, true)
 	rng := rngs.New(1, "audit/test/gumbel")
 	seen := 0
-	for _, w := range m.Apply(rng, repeat(store.Word(x), 20000)) {
+	for _, w := range m.Apply(rng, repeatWord(store.Word(x), 20000)) {
 		if w == store.Word(far) {
 			t.Fatalf("%s released its farthest word %s", store.Word(x), w)
 		}
 	}
-	for _, w := range m.Apply(rng, repeat(store.Word(far), 2000)) {
+	for _, w := range m.Apply(rng, repeatWord(store.Word(far), 2000)) {
 		if w == store.Word(far) {
 			seen++
 		}
@@ -56,12 +56,4 @@ func TestAuditTruncatedGumbel(t *testing.T) {
 	if seen == 0 {
 		t.Errorf("%s never released itself in 2000 draws", store.Word(far))
 	}
-}
-
-func repeat(w string, k int) []string {
-	out := make([]string, k)
-	for i := range out {
-		out[i] = w
-	}
-	return out
 }

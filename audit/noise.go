@@ -7,8 +7,6 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
-
-	"dptext/mechanisms"
 )
 
 // The noise-step tests (white box). A mechanism implementing mechanisms.NoiseStep releases a
@@ -258,12 +256,4 @@ func ksCritical(n int, a float64) float64 {
 		}
 	}
 	return hi
-}
-
-// noiseStepOf returns m's noise step, or nil.
-func noiseStepOf(m mechanisms.Mechanism) mechanisms.NoiseStep {
-	if ns, ok := m.(mechanisms.NoiseStep); ok {
-		return ns
-	}
-	return nil
 }

@@ -73,30 +73,69 @@ type Target struct {
 	Noise mechanisms.NoiseStep
 }
 
+// The capabilities NewTarget reads from a mechanism, each optional; together they replace any
+// knowledge of concrete mechanism types:
+//
+//   - mechanisms.Claimer (ClaimEpsilon) or Epsilon(): the ε per claim unit;
+//   - mechanisms.PairBounder: the claim's units between two documents (metric guarantees);
+//   - positional (IndependentPositions): every position is privatised from its own word alone,
+//     so k copies of a word in one document are k independent draws and the likelihood ratio
+//     of an output is a sum over positions;
+//   - mechanisms.NoiseStep: the noise step, tested against the density the claim requires;
+//   - wordDistribution / modelDistribution: the exact output distribution of one word;
+//   - pointMass: every word is released as itself (the identity);
+//   - protectedSets, claimPairs, unprotected: which pairs the claim covers, where it is
+//     attained, and why a pair has no finite bound.
+type (
+	epsiloner         interface{ Epsilon() float64 }
+	positional        interface{ IndependentPositions() bool }
+	wordDistribution  interface{ LogProbabilities(word string) ([]float64, bool) }
+	pointMass         interface{ PointMass() bool }
+	protectedSets     interface{ ProtectedSets() [][]string }
+	claimPairs        interface{ ClaimPairs() [][2]string }
+	unprotected       interface{ UnprotectedReason(x, y []string) string }
+	modelDistribution interface {
+		LogProbabilities(doc []string) ([][]float64, bool)
+		Words() []string
+	}
+)
+
 // epsilonOf returns a mechanism's per-unit ε (0 for a mechanism without one): its
 // ClaimEpsilon when it states one, else its Epsilon.
 func epsilonOf(m mechanisms.Mechanism) float64 {
 	if c, ok := m.(mechanisms.Claimer); ok {
 		return c.ClaimEpsilon()
 	}
-	if e, ok := m.(interface{ Epsilon() float64 }); ok {
+	if e, ok := m.(epsiloner); ok {
 		return e.Epsilon()
 	}
 	return 0
 }
 
-// NewTarget describes mechanism m over the vocabulary store for the audit. The claim units come
-// from the mechanism's guarantee: a PairBounder's PairDistance (metric mechanisms such as EMD),
-// else the per-document budget divided by ε (ε·l for expmech: l positions; ℓ·n or ε·n for
-// SynTF), one per word at the word level. Mechanisms that claim nothing (kind "none") have no
-// finite claim unless the audit is given one, in which case one unit per word is used.
+// NewTarget describes mechanism m over the vocabulary store for the audit, from the
+// capabilities above. The claim units come from the mechanism's guarantee: a PairBounder's
+// PairDistance (metric mechanisms such as EMD), else the per-document budget divided by the
+// per-unit ε (ε·l for expmech: l positions; ℓ·n or ε·n for SynTF), one per word at the word
+// level. Mechanisms that claim nothing (kind "none") have no finite claim unless the audit is
+// given one, in which case one unit per word is used.
 func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*Target, error) {
 	if store == nil || store.Len() < 2 {
 		return nil, fmt.Errorf("audit: the vocabulary needs at least 2 words")
 	}
 	eps := epsilonOf(m)
 	t := &Target{Name: name, Epsilon: eps, Store: store, Apply: m.Apply}
+	if p, ok := m.(positional); ok {
+		t.Positional = p.IndependentPositions()
+	}
+	ns, noisy := m.(mechanisms.NoiseStep)
 	t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
+		if t.Positional || noisy {
+			// Words privatised independently: k copies of x in one document are k
+			// independent draws (one batch; a bag release only reorders them).
+			if out := m.Apply(rng, repeatWord(x, k)); len(out) == k {
+				return out
+			}
+		}
 		out := make([]string, 0, k)
 		for len(out) < k {
 			o := m.Apply(rng, []string{x})
@@ -107,40 +146,7 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		}
 		return out[:k]
 	}
-	switch m.(type) {
-	case *mechanisms.EMD, *mechanisms.CMP, *mechanisms.Mahalanobis, *mechanisms.Vickrey:
-		// The noise-then-decode mechanisms privatise words independently, so k copies of x in
-		// one document are k independent draws, decoded as one batch.
-		e := m.(mechanisms.FallibleMechanism)
-		t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
-			doc := make([]string, k)
-			for i := range doc {
-				doc[i] = x
-			}
-			out, err := e.TryApply(rng, doc)
-			if err != nil {
-				panic(err) // unreachable: the constructors validate ε and the vectors
-			}
-			return out
-		}
-	}
-	if tg, ok := m.(*mechanisms.TruncatedGumbel); ok {
-		// No closed-form output distribution: the sampled path (Clopper–Pearson), k copies of x
-		// in one document being k independent draws.
-		t.Positional = tg.IndependentPositions()
-		t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
-			doc := make([]string, k)
-			for i := range doc {
-				doc[i] = x
-			}
-			return tg.Apply(rng, doc)
-		}
-	}
-	type docLogProber interface {
-		LogProbabilities(doc []string) ([][]float64, bool)
-		Words() []string
-	}
-	if dp, ok := m.(docLogProber); ok {
+	if dp, ok := m.(modelDistribution); ok {
 		// A model's sampler (erae, ae-dp): its inputs are the model's words that have vectors,
 		// and the exact distribution of a one-word document is its position's.
 		keep := map[string]bool{}
@@ -160,33 +166,21 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 			return rows[0], true
 		}
 	}
-	type logProber interface {
-		LogProbabilities(word string) ([]float64, bool)
-	}
-	if lp, ok := m.(logProber); ok {
-		// The exponential-mechanism samplers and the random baseline draw from the store's
-		// words, in row order.
+	if lp, ok := m.(wordDistribution); ok {
+		// Samplers over the store's words, in row order.
 		t.LogProbabilities = lp.LogProbabilities
 		t.OutputWords = store.Words()
-		switch mm := m.(type) {
-		case *mechanisms.ExpMech:
-			t.Positional = mm.IndependentPositions()
-		case *mechanisms.Random:
-			t.Positional = true
-		case *mechanisms.SanText, *mechanisms.TEM, *mechanisms.CusText:
-			t.Positional = mm.(interface{ IndependentPositions() bool }).IndependentPositions()
-		}
 	}
-	if u, ok := m.(interface{ UnprotectedReason(x, y []string) string }); ok {
+	if u, ok := m.(unprotected); ok {
 		t.Unprotected = u.UnprotectedReason
 	}
-	if cp, ok := m.(interface{ ClaimPairs() [][2]string }); ok {
+	if cp, ok := m.(claimPairs); ok {
 		t.ClaimPairs = cp.ClaimPairs()
 	}
-	if g, ok := m.(interface{ ProtectedSets() [][]string }); ok {
+	if g, ok := m.(protectedSets); ok {
 		t.Groups = g.ProtectedSets()
 	}
-	if pm, ok := m.(interface{ PointMass() bool }); ok && pm.PointMass() {
+	if pm, ok := m.(pointMass); ok && pm.PointMass() {
 		// The identity: one word's output is the word itself, exactly.
 		t.OutputWords = store.Words()
 		t.LogProbabilities = func(x string) ([]float64, bool) {
@@ -201,14 +195,13 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 			lp[row] = 0
 			return lp, true
 		}
-		if ip, ok := m.(interface{ IndependentPositions() bool }); ok {
-			t.Positional = ip.IndependentPositions()
-		}
 	}
 	g := m.Guarantee([]string{store.Word(0)})
 	switch {
 	case g.Kind == mechanisms.KindMetric:
-		t.Noise = noiseStepOf(m)
+		if noisy {
+			t.Noise = ns
+		}
 		pb, ok := m.(mechanisms.PairBounder)
 		if !ok {
 			return nil, fmt.Errorf("audit: mechanism %s states a metric guarantee but not its pair distances", name)
@@ -237,4 +230,13 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		t.DocUnits = func(x, y []string) float64 { return float64(len(x)) }
 	}
 	return t, nil
+}
+
+// repeatWord is k copies of w.
+func repeatWord(w string, k int) []string {
+	doc := make([]string, k)
+	for i := range doc {
+		doc[i] = w
+	}
+	return doc
 }
