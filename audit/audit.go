@@ -125,6 +125,8 @@ type Report struct {
 	Alpha float64
 	// Samples is K.
 	Samples int
+	// Level is the one-sided level of every test, α/Tests.
+	Level float64
 }
 
 // Violations are the findings whose bound exceeds the claim, largest excess first.
@@ -169,6 +171,23 @@ func (r *Report) AuditedCeiling() float64 {
 		best = math.Max(best, c)
 	}
 	return best
+}
+
+// SamplesToRefute is the number of outputs per input (K) at which a sampled test at this
+// report's level could first show a bound of c: the smallest K with SampledCeiling(K) ≥ c,
+// about e^c·ln(1/level) (SPEC §7). It is +Inf where that K overflows.
+func (r *Report) SamplesToRefute(c float64) float64 {
+	if c <= SampledCeiling(r.Samples, r.Level) {
+		return float64(r.Samples)
+	}
+	k := math.Exp(c) * math.Log(1/r.Level)
+	if k > 1e15 || math.IsInf(k, 1) {
+		return math.Inf(1)
+	}
+	for SampledCeiling(int(k), r.Level) < c {
+		k *= 1.01
+	}
+	return math.Ceil(k)
 }
 
 // Unfailable counts the findings that cannot fail at their sample size (CannotFail).
@@ -266,6 +285,7 @@ func Run(t *Target, o Options) (*Report, error) {
 	}
 	rep.Tests = 2*tests + noiseCount + len(samplerPlan)
 	level := o.Alpha / float64(max(rep.Tests, 1))
+	rep.Level = level
 	total, done := len(wordPlan)+len(gamePlan)+len(noisePlan)+len(samplerPlan), 0
 	step := func() {
 		done++

@@ -152,3 +152,43 @@ func TestSynTFTightClaim(t *testing.T) {
 		t.Errorf("sampler at twice the scale held to the original ℓ: violations %v", v)
 	}
 }
+
+// TestSamplerFalseFailureRate audits the correct exponential mechanism (exact losses and the χ²
+// tests of its sampler) at 20 seeds at family-wise α = 0.05: each run fails with probability at
+// most 0.05, so more than 4 failures in 20 has probability below 0.003 (binomial tail), and
+// this test fails only then.
+func TestSamplerFalseFailureRate(t *testing.T) {
+	store := embtest.Grid(t, 6)
+	m, err := mechanisms.NewExpMech(store, 40, mechanisms.DefaultExpMechOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := target(t, "expmech", m, store)
+	failures := 0
+	for seed := range uint64(20) {
+		o := DefaultOptions()
+		o.Samples, o.Pairs, o.Seed, o.Candidates = 1000, 2, seed+1, store.Len()
+		if len(mustRun(t, tg, o).Violations()) > 0 {
+			failures++
+		}
+	}
+	t.Logf("%d of 20 runs failed at α = 0.05", failures)
+	if failures > 4 {
+		t.Errorf("%d of 20 audits of a correct mechanism failed at α = 0.05", failures)
+	}
+}
+
+// TestSamplesToRefute: the K it returns is the first whose ceiling reaches the claim (within
+// its 1 % search step).
+func TestSamplesToRefute(t *testing.T) {
+	r := &Report{Samples: 3000, Level: 0.05 / 84}
+	for _, c := range []float64{3, 8, 12} {
+		k := r.SamplesToRefute(c)
+		if SampledCeiling(int(k), r.Level) < c || (k > 3000 && SampledCeiling(int(k/1.02), r.Level) >= c) {
+			t.Errorf("claim %v: K = %v, ceilings %v at K and %v at K/1.02", c, k, SampledCeiling(int(k), r.Level), SampledCeiling(int(k/1.02), r.Level))
+		}
+	}
+	if !math.IsInf(r.SamplesToRefute(100), 1) {
+		t.Error("claim 100: want +Inf (beyond any sample)")
+	}
+}

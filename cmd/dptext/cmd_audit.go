@@ -140,4 +140,20 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
 	}
 	fmt.Fprintf(w, "; %.1f s\n", took.Seconds())
+	// The smallest claim the unfailable tests make: refuting it by counting needs K outputs.
+	least := math.Inf(1)
+	for _, f := range rep.Findings {
+		if f.CannotFail() {
+			least = math.Min(least, f.Claim)
+		}
+	}
+	if !math.IsInf(least, 1) {
+		k := rep.SamplesToRefute(least)
+		fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) needs K ≥ %.3g per input, %.3g times this run's K",
+			least, k, k/float64(rep.Samples))
+		if k <= 1e9 {
+			fmt.Fprintf(w, " (about %s at this run's rate, if the tests' draws dominate)", (time.Duration(float64(took) * k / float64(rep.Samples))).Round(time.Second))
+		}
+		fmt.Fprintln(w)
+	}
 }
