@@ -87,9 +87,11 @@ type Target struct {
 //   - protectedSets, claimPairs, unprotected: which pairs the claim covers, where it is
 //     attained, and why a pair has no finite bound.
 type (
-	epsiloner         interface{ Epsilon() float64 }
-	positional        interface{ IndependentPositions() bool }
-	wordDistribution  interface{ LogProbabilities(word string) ([]float64, bool) }
+	epsiloner        interface{ Epsilon() float64 }
+	positional       interface{ IndependentPositions() bool }
+	wordDistribution interface {
+		LogProbabilities(word string) ([]float64, bool)
+	}
 	pointMass         interface{ PointMass() bool }
 	protectedSets     interface{ ProtectedSets() [][]string }
 	claimPairs        interface{ ClaimPairs() [][2]string }
