@@ -156,7 +156,7 @@ func (r *Report) AuditedEpsilon() float64 {
 
 // AuditedCeiling is the largest per-unit value AuditedEpsilon could have taken: the maximum
 // over the findings that bound the release's loss of Ceiling/Units (+Inf when a finding is
-// exact or has no claim units). An AuditedEpsilon close to it is a property of the sample size,
+// exact; a pair with no claim units counts only when its bound is positive, +Inf then). An AuditedEpsilon close to it is a property of the sample size,
 // not of the mechanism.
 func (r *Report) AuditedCeiling() float64 {
 	best := 0.0
@@ -164,11 +164,12 @@ func (r *Report) AuditedCeiling() float64 {
 		if !f.bounds() {
 			continue
 		}
-		c := math.Inf(1)
-		if f.Units > 0 {
-			c = f.Ceiling / f.Units
+		switch {
+		case f.Units > 0:
+			best = math.Max(best, f.Ceiling/f.Units)
+		case f.Bound > 0:
+			best = math.Inf(1) // a positive bound on a pair the claim says is identical
 		}
-		best = math.Max(best, c)
 	}
 	return best
 }

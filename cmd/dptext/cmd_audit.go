@@ -149,6 +149,10 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 	}
 	if !math.IsInf(least, 1) {
 		k := rep.SamplesToRefute(least)
+		if math.IsInf(k, 1) {
+			fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) would need about e^%.0f outputs per input: beyond any audit\n", least, least)
+			return
+		}
 		fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) needs K ≥ %.3g per input, %.3g times this run's K",
 			least, k, k/float64(rep.Samples))
 		if k <= 1e9 {
