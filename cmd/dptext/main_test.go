@@ -180,4 +180,21 @@ func TestAuditExitCodes(t *testing.T) {
 	if code, _, errOut := run(t, "audit", "--mechanism", "emd", "--epsilon", "1e-9", "--embeddings", vec, "--format", "text"); code != 1 || !strings.Contains(errOut, "[0.001, 1e+12]") {
 		t.Errorf("ε = 1e-9: exit %d, %q", code, errOut)
 	}
+	// The cases: the identity at a finite claim, a noise-free CMP and EMD with noise 100
+	// times too small fail at default settings; CMP passes its own claim, its noise tested.
+	for _, c := range []struct {
+		args []string
+		want int
+		text string
+	}{
+		{[]string{"--mechanism", "none", "--claim", "10"}, 1, "exact log-ratio +Inf"},
+		{[]string{"--mechanism", "cmp", "--epsilon", "1000000", "--claim", "5"}, 1, "noise radius scale"},
+		{[]string{"--mechanism", "emd", "--epsilon", "1000", "--claim", "10"}, 1, "noise radius scale"},
+		{[]string{"--mechanism", "cmp", "--epsilon", "10"}, 0, ""},
+	} {
+		code, out, errOut := run(t, append(append([]string{"audit"}, c.args...), "--samples", "500", "--embeddings", vec, "--format", "text")...)
+		if code != c.want || !strings.Contains(errOut, c.text) || !strings.Contains(out, "ceiling") {
+			t.Errorf("%v: exit %d, want %d with %q\n%s%s", c.args, code, c.want, c.text, out, errOut)
+		}
+	}
 }
