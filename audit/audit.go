@@ -21,6 +21,10 @@ type Options struct {
 	Samples int
 	// Alpha is the family-wise error rate of all sampled bounds together.
 	Alpha float64
+	// MaxSamples, when above Samples, lets a sampled word test whose claim is above its ceiling
+	// at K draw up to MaxSamples outputs per input and half (the K that could refute its claim;
+	// see Report.SamplesToRefute): worth it for mechanisms whose draws are cheap.
+	MaxSamples int
 	// Pairs is the number of word pairs of each kind (nearest, random, far).
 	Pairs int
 	// Outputs is the number of outputs tested per sampled word pair (selected on the first half).
@@ -302,8 +306,15 @@ func Run(t *Target, o Options) (*Report, error) {
 			f = exactWord(t, p)
 			f.Ceiling = math.Inf(1)
 		} else {
-			f = sampledWord(t, prng, p, o, level)
-			f.Ceiling = SampledCeiling(o.Samples, level)
+			// Adaptive K: a pair whose claim is above the ceiling at K gets the K that could
+			// refute it, up to MaxSamples; chosen from the claim alone, before any draw, so the
+			// level of the test is unchanged.
+			k := o.Samples
+			if c := claim * units; o.MaxSamples > k && c > SampledCeiling(k, level) {
+				k = int(math.Min(float64(o.MaxSamples), rep.SamplesToRefute(c)))
+			}
+			f = sampledWord(t, prng, p, k, o.Outputs, level)
+			f.Ceiling = SampledCeiling(k, level)
 		}
 		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
 		rep.Findings = append(rep.Findings, f)
@@ -519,12 +530,11 @@ func exactWord(t *Target, p wordPair) Finding {
 }
 
 // sampledWord bounds max_w |ln P(w|x)/P(w|y)| from below: on a first sample of K outputs per
-// input it selects the o.Outputs outputs whose log-ratio that sample alone bounds highest
+// input it selects the given number of outputs whose log-ratio that sample alone bounds highest
 // (either direction); on a fresh sample it bounds each of them with one-sided Clopper–Pearson
 // intervals at the given level: ln(P_lower(w|x)/P_upper(w|y)) and the reverse. Selecting on
 // one sample and testing on another keeps the Bonferroni count to the outputs tested.
-func sampledWord(t *Target, rng *rand.Rand, p wordPair, o Options, level float64) Finding {
-	k := o.Samples
+func sampledWord(t *Target, rng *rand.Rand, p wordPair, k, outputs int, level float64) Finding {
 	cx, cy := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
 	type cand struct {
 		w     string
@@ -548,7 +558,7 @@ func sampledWord(t *Target, rng *rand.Rand, p wordPair, o Options, level float64
 		}
 		return cands[i].w < cands[j].w
 	})
-	cands = cands[:min(o.Outputs, len(cands))]
+	cands = cands[:min(outputs, len(cands))]
 	tx, ty := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
 	f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Bound: math.Inf(-1), Method: "clopper-pearson"}
 	for _, c := range cands {

@@ -263,4 +263,19 @@ func TestSampledCeiling(t *testing.T) {
 	if r.Unfailable() != len(r.Findings) || r.AuditedCeiling() < r.AuditedEpsilon() {
 		t.Errorf("%d of %d findings unfailable, ceiling %v, audited %v", r.Unfailable(), len(r.Findings), r.AuditedCeiling(), r.AuditedEpsilon())
 	}
+	// Adaptive K: at claim 8 the identity's sampled word tests draw the K that reaches 8 (about
+	// e^8·ln(1/a) ≈ 30,000 per input) and fail; without it they cannot.
+	o.Claim, o.MaxSamples = 8, 1_000_000
+	words := 0
+	for _, f := range mustRun(t, tg, o).Findings {
+		if f.Level == "word" {
+			words++
+			if !f.Violates() || f.Ceiling < 8 {
+				t.Errorf("adaptive K: %s", f.Describe())
+			}
+		}
+	}
+	if words == 0 {
+		t.Error("no word findings")
+	}
 }

@@ -26,6 +26,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
 	claim := fs.Float64("claim", math.NaN(), "per-unit ε to test (default: the mechanism's own ε)")
 	samples := fs.Int("samples", def.Samples, "K: outputs per input (sampled word tests) and runs per document (games), for each half")
+	maxSamples := fs.Int("max-samples", def.MaxSamples, "adaptive K: a sampled word test whose claim is above its ceiling draws up to this many outputs per input (0: off)")
 	alpha := fs.Float64("alpha", def.Alpha, "family-wise error rate of all sampled lower bounds together")
 	pairs := fs.Int("pairs", def.Pairs, "word pairs of each kind (nearest, random, far)")
 	seed := fs.Uint64("seed", def.Seed, "random seed of the audit (it releases nothing)")
@@ -49,7 +50,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	o := audit.DefaultOptions()
-	o.Samples, o.Alpha, o.Pairs, o.Seed = *samples, *alpha, *pairs, *seed
+	o.Samples, o.Alpha, o.Pairs, o.Seed, o.MaxSamples = *samples, *alpha, *pairs, *seed, *maxSamples
 	if !math.IsNaN(*claim) {
 		if !(*claim >= 0) || math.IsInf(*claim, 0) {
 			return usagef("--claim %v: want a finite number ≥ 0", *claim)
