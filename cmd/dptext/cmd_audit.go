@@ -119,7 +119,7 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 	if !math.IsNaN(eps) {
 		epsText = strconv.FormatFloat(eps, 'g', -1, 64)
 	}
-	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %g per unit; K = %d; %d one-sided tests at family-wise α = %g\n",
+	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %.6g per unit; K = %d; %d one-sided tests at family-wise α = %g\n",
 		mech, epsText, vocab, rep.Claim, rep.Samples, rep.Tests, rep.Alpha)
 	for _, f := range rep.Findings {
 		mark := "ok  "
