@@ -28,9 +28,10 @@ import (
 //     distance ‖W(φ(x) − φ(x′))‖ the noise protects (a claim on a smaller metric is unproven).
 //
 // A mechanism with the right noise fails each test with probability at most a; noise too small
-// by a factor 1 + δ fails the scale test with probability ½ already at δ ≈ z_a/√(nK) (0.1 % at
-// n = 100, K = 3,000), and a shape or direction change fails once it moves a distribution
-// function by more than the Kolmogorov critical value ≈ √(ln(2/a)/(2K)) (0.04 at K = 3,000).
+// by a factor 1 + δ fails the scale test with probability ½ already at δ ≈ z_a/√(nK) (0.6 % at
+// n = 100, K = 3,000 and the default audit's level), and a shape or direction change fails
+// once it moves a distribution function by more than the Kolmogorov critical value
+// ≈ √(ln(2/a)/(2K)) (0.04 at K = 3,000).
 
 // noiseWords are the input words whose noise is tested: the first word of every tested pair, in
 // order, each with the words it is compared with.
