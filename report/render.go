@@ -134,7 +134,7 @@ func (t tables) privacyCaption() string {
 		"epsilon_doc":                   "per-document ε (ε·N for emd, ε·l for expmech, the tightest bound for syntf)",
 		"emd_mean":                      "mean Earth Mover's distance of the evaluation pairs",
 		"log_multiplier_mean":           "mean log-multiplier bound ε·D between two evaluation snippets, over the pairs whose bound is finite only (D = N·E, E the Earth Mover's distance of the bags, for emd with order bag; D = Σᵢ d(xᵢ, x′ᵢ) for order keep)",
-		"log_multiplier_infinite_share": "share of evaluation pairs with no finite bound (different out-of-vocabulary words passed through unchanged, or, with oov = drop, different numbers of them dropped: the released lengths differ)",
+		"log_multiplier_infinite_share": "share of evaluation pairs with no finite bound (different out-of-vocabulary words passed through unchanged, or, with oov = drop, different numbers of them dropped: the released lengths differ; for custext, words of different output sets at a position, or a changed stopword under custext+; for santext+, a changed non-sensitive word, released unprotected; for truncated-gumbel, any changed word)",
 		"eps_n":                         "SynTF's basic bound",
 		"eps_ln_eta_n":                  "SynTF's improved bound",
 		"ell_n":                         "SynTF's tight bound",
