@@ -14,9 +14,17 @@
 // reading of differential privacy: Wasserman and Zhou 2010; Kairouz, Oh and Viswanath 2015),
 // with Clopper–Pearson upper bounds on both rates.
 //
-// Every sampled bound is one-sided at a Bonferroni-corrected level, so that with probability at
-// least 1 − α no reported lower bound exceeds the true loss: a bound above the claim is then
-// evidence, at family-wise level α, that the mechanism releases more than it claims.
+// Two further tests give the audit power where counting outputs has none (a sampled bound can
+// never exceed its ceiling ln(K/ln(2T/α)); see SampledCeiling): the noise step of a
+// noise-then-decode mechanism is tested against the density its claim requires (noise.go), and
+// the sampler of an exactly computable mechanism against the distribution the audit computes
+// (sampler.go). Pairs with no finite claim are reported unprotected, with the mechanism's reason.
+//
+// Every sampled bound and goodness-of-fit test is one-sided at a Bonferroni-corrected level, so
+// that with probability at least 1 − α no reported lower bound exceeds the true loss and no
+// correct noise step or sampler is rejected: a failure is then evidence, at family-wise level
+// α, that the mechanism releases more than it claims, or that its claim is not proved by its
+// noise.
 package audit
 
 import (
