@@ -141,7 +141,13 @@ func (r *Report) Violations() []Finding {
 			v = append(v, f)
 		}
 	}
-	sort.SliceStable(v, func(i, j int) bool { return v[i].Bound-v[i].Claim > v[j].Bound-v[j].Claim })
+	excess := func(f Finding) float64 {
+		if d := f.Bound - f.Claim; !math.IsNaN(d) {
+			return d
+		}
+		return math.Inf(1) // a rejected goodness-of-fit test: no bound to compare
+	}
+	sort.SliceStable(v, func(i, j int) bool { return excess(v[i]) > excess(v[j]) })
 	return v
 }
 
