@@ -279,3 +279,16 @@ func TestSampledCeiling(t *testing.T) {
 		t.Error("no word findings")
 	}
 }
+
+// TestViolatesTolerance: an exact loss equal to its claim up to rounding (1e-10 relative, as
+// two log-sum-exps over 30,000 words summed in different orders differ) passes; 1e-6 above
+// fails.
+func TestViolatesTolerance(t *testing.T) {
+	const c = 12.49412265467962
+	if (Finding{Bound: c * (1 + 1e-10), Claim: c}).Violates() {
+		t.Error("rounding taken for a violation")
+	}
+	if !(Finding{Bound: c * (1 + 1e-6), Claim: c}).Violates() {
+		t.Error("an excess of 1e-6 relative passed")
+	}
+}

@@ -66,11 +66,6 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Pairs < 1 {
 		return usagef("--pairs %d: want at least 1", o.Pairs)
 	}
-	if *mech == "syntf" {
-		if _, set := params["tight_bound"]; !set {
-			params["tight_bound"] = false // ℓ needs |V|² ratings; the per-word claim is ε
-		}
-	}
 	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
 	if err != nil {
 		return err
@@ -108,7 +103,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	printAudit(stdout, rep, *mech, *eps, target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
-		return fmt.Errorf("%d test(s) exceed the claim ε = %g; the largest: %s", len(v), rep.Claim, v[0].Describe())
+		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}
 	return nil
 }
@@ -135,7 +130,7 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 	for _, f := range rep.Skipped {
 		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Reason)
 	}
-	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %g); %d of %d tests exceed the claim",
+	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
 		rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
 	if n := rep.Unfailable(); n > 0 {
 		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
