@@ -292,3 +292,23 @@ func TestViolatesTolerance(t *testing.T) {
 		t.Error("an excess of 1e-6 relative passed")
 	}
 }
+
+// TestTwoStageClaim: the two-stage expmech is audited against ε₁ + ε per word, the budget its
+// guarantee prints, not against the ε of its second stage alone.
+func TestTwoStageClaim(t *testing.T) {
+	store := embtest.Grid(t, 6)
+	o := mechanisms.DefaultExpMechOptions()
+	o.Candidates, o.CandidateEpsilon = 5, 3
+	m, err := mechanisms.NewExpMech(store, 2, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := NewTarget("expmech", m, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []string{store.Word(0), store.Word(1)}
+	if tg.Epsilon != 5 || tg.DocUnits(doc, doc) != 2 || m.Guarantee(doc).Epsilon != 10 {
+		t.Errorf("claim %v per word, %v units for 2 words, guarantee %v: want 5, 2 and 10", tg.Epsilon, tg.DocUnits(doc, doc), m.Guarantee(doc).Epsilon)
+	}
+}
