@@ -86,7 +86,9 @@ type Finding struct {
 // rejected the noise the claim requires. Rounding: an exact loss and the claim it is held to
 // (SynTF's ℓ) may be log-sum-exps over the whole vocabulary summed in different orders, which
 // differ by about 1e-10 relative on 30,000 words; 1e-8 relative is taken as equal.
-func (f Finding) Violates() bool { return f.Rejected || f.Bound > f.Claim*(1+claimTolerance)+claimTolerance }
+func (f Finding) Violates() bool {
+	return f.Rejected || f.Bound > f.Claim*(1+claimTolerance)+claimTolerance
+}
 
 // claimTolerance is the relative (and absolute) slack of Violates.
 const claimTolerance = 1e-8
