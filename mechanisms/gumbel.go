@@ -63,12 +63,11 @@ const gumbelPrefix = 64
 // that claim does not hold for this construction, and no finite one does: the candidates of x
 // are at most its |V|−1 nearest words (x included), so x's farthest word is never released for
 // x while any x′ whose farthest word differs releases it with positive probability — the
-// log-ratio of that output is infinite — and even where the farthest words agree, the
-// probability of a word far from x is a Poisson tail in k that an exact computation puts tens
-// of thousands of nats below that of x′ (30,808 or more on random GloVe pairs at ε = 60,
-// against claims ε·d of 432–520). So the guarantee is stated as it is: ∞ between documents that
-// differ in an in-vocabulary word (PairDistance +Inf, Guarantee.Epsilon +Inf; UnprotectedReason
-// says why); ε stays the calibration parameter of the noise scale b.
+// log-ratio of that output is infinite — and where the farthest words agree, a word far from x
+// is released for x only through the Poisson tail of k, so no bound of the calibration's form
+// is proved for those pairs either. So the guarantee is stated as it is: ∞ between documents
+// that differ in an in-vocabulary word (PairDistance +Inf, Guarantee.Epsilon +Inf;
+// UnprotectedReason says why); ε stays the calibration parameter of the noise scale b.
 //
 // Choices where the sources are open: μ = ln(|V|−1) and the truncation of k follow the MLDP code;
 // the Gumbel truncation is by rejection (exact conditioning); Δ_min, Δ_max are exact over the
