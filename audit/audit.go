@@ -21,6 +21,10 @@ type Options struct {
 	Samples int
 	// Alpha is the family-wise error rate of all sampled bounds together.
 	Alpha float64
+	// MaxSamples, when above Samples, lets a sampled word test whose claim is above its ceiling
+	// at K draw up to MaxSamples outputs per input and half (the K that could refute its claim;
+	// see Report.SamplesToRefute): worth it for mechanisms whose draws are cheap.
+	MaxSamples int
 	// Pairs is the number of word pairs of each kind (nearest, random, far).
 	Pairs int
 	// Outputs is the number of outputs tested per sampled word pair (selected on the first half).
@@ -41,7 +45,9 @@ func DefaultOptions() Options {
 
 // Finding is the result of one test.
 type Finding struct {
-	// Level is "word" or "document".
+	// Level is "word" or "document" (bounds on the release's loss), "noise" (the noise step
+	// against the density the claim requires) or "sampler" (the sampler against the computed
+	// distribution).
 	Level string
 	// Kind is the pair's kind: "nearest", "random", "far", "one word changed", "two words
 	// swapped" or "one OOV word changed".
@@ -62,10 +68,46 @@ type Finding struct {
 	Units float64
 	// Claim is the claimed bound on the loss between X and Y.
 	Claim float64
+	// Ceiling is the largest Bound the test could have shown at its sample size and level (the
+	// bound of an output seen in every draw under one input and never under the other; see
+	// SampledCeiling); +Inf for an exact finding. A test whose Ceiling is below its Claim cannot
+	// fail.
+	Ceiling float64
+	// Rejected says a goodness-of-fit test rejected the distribution the claim requires (a
+	// noise-step finding; Bound is then NaN unless the test bounds a parameter).
+	Rejected bool
+	// PValue is the p-value of a goodness-of-fit finding (NaN for other findings).
+	PValue float64
+	// Reason says, for a skipped pair, why it has no finite claim.
+	Reason string
 }
 
-// Violates says the bound exceeds the claim.
-func (f Finding) Violates() bool { return f.Bound > f.Claim*(1+1e-12)+1e-12 }
+// Violates says the bound exceeds the claim by more than rounding, or a goodness-of-fit test
+// rejected the noise the claim requires. Rounding: an exact loss and the claim it is held to
+// (SynTF's ℓ) may be log-sum-exps over the whole vocabulary summed in different orders, which
+// differ by about 1e-10 relative on 30,000 words; 1e-8 relative is taken as equal.
+func (f Finding) Violates() bool {
+	return f.Rejected || f.Bound > f.Claim*(1+claimTolerance)+claimTolerance
+}
+
+// claimTolerance is the relative (and absolute) slack of Violates.
+const claimTolerance = 1e-8
+
+// CannotFail says the test's ceiling is below its claim: no output of the mechanism, however
+// broken, could have made it exceed the claim at this sample size.
+func (f Finding) CannotFail() bool { return !f.Rejected && f.bounds() && f.Ceiling <= f.Claim }
+
+// bounds says the finding bounds the release's loss (a word or document test), rather than
+// testing a distribution (noise step, sampler).
+func (f Finding) bounds() bool { return f.Level == "word" || f.Level == "document" }
+
+// SampledCeiling is the largest lower bound a sampled test with k draws per input at one-sided
+// level a can show: ln(L/U) with L the Clopper–Pearson lower bound of k successes in k trials
+// and U the upper bound of 0 in k, about ln(k/ln(1/a)). It is the same for the distinguishing
+// game (both error counts 0).
+func SampledCeiling(k int, a float64) float64 {
+	return math.Log(ClopperPearsonLower(k, k, a) / ClopperPearsonUpper(0, k, a))
+}
 
 // PerUnit is Bound/Units, the ε per claim unit the test demonstrates (+Inf when the pair has no
 // claim units but a positive bound; 0 when the bound is not positive).
@@ -87,12 +129,15 @@ type Report struct {
 	Claim float64
 	// Findings holds every test; Skipped the pairs without a finite claim (not tested).
 	Findings, Skipped []Finding
-	// Tests is the number of sampled one-sided test pairs the level α was divided among.
+	// Tests is the number of one-sided tests (Clopper–Pearson intervals and goodness-of-fit
+	// tests) the family-wise level α was divided among: each is at level α/Tests.
 	Tests int
 	// Alpha is the family-wise error rate of the sampled bounds.
 	Alpha float64
 	// Samples is K.
 	Samples int
+	// Level is the one-sided level of every test, α/Tests.
+	Level float64
 }
 
 // Violations are the findings whose bound exceeds the claim, largest excess first.
@@ -103,18 +148,75 @@ func (r *Report) Violations() []Finding {
 			v = append(v, f)
 		}
 	}
-	sort.SliceStable(v, func(i, j int) bool { return v[i].Bound-v[i].Claim > v[j].Bound-v[j].Claim })
+	excess := func(f Finding) float64 {
+		if d := f.Bound - f.Claim; !math.IsNaN(d) {
+			return d
+		}
+		return math.Inf(1) // a rejected goodness-of-fit test: no bound to compare
+	}
+	sort.SliceStable(v, func(i, j int) bool { return excess(v[i]) > excess(v[j]) })
 	return v
 }
 
-// AuditedEpsilon is the largest per-unit ε lower bound over all findings (0 when none is
-// positive): the audited ε lower confidence bound to set beside the claimed ε.
+// AuditedEpsilon is the largest per-unit ε lower bound over the findings that bound the
+// release's loss (0 when none is positive): the audited ε lower confidence bound to set beside
+// the claimed ε, and never without AuditedCeiling.
 func (r *Report) AuditedEpsilon() float64 {
 	best := 0.0
 	for _, f := range r.Findings {
-		best = math.Max(best, f.PerUnit())
+		if f.bounds() {
+			best = math.Max(best, f.PerUnit())
+		}
 	}
 	return best
+}
+
+// AuditedCeiling is the largest per-unit value AuditedEpsilon could have taken: the maximum
+// over the findings that bound the release's loss of Ceiling/Units (+Inf when a finding is
+// exact; a pair with no claim units counts only when its bound is positive, +Inf then). An AuditedEpsilon close to it is a property of the sample size,
+// not of the mechanism.
+func (r *Report) AuditedCeiling() float64 {
+	best := 0.0
+	for _, f := range r.Findings {
+		if !f.bounds() {
+			continue
+		}
+		switch {
+		case f.Units > 0:
+			best = math.Max(best, f.Ceiling/f.Units)
+		case f.Bound > 0:
+			best = math.Inf(1) // a positive bound on a pair the claim says is identical
+		}
+	}
+	return best
+}
+
+// SamplesToRefute is the number of outputs per input (K) at which a sampled test at this
+// report's level could first show a bound of c: the smallest K with SampledCeiling(K) ≥ c,
+// about e^c·ln(1/level) (SPEC §7). It is +Inf where that K overflows.
+func (r *Report) SamplesToRefute(c float64) float64 {
+	if c <= SampledCeiling(r.Samples, r.Level) {
+		return float64(r.Samples)
+	}
+	k := math.Exp(c) * math.Log(1/r.Level)
+	if k > 1e15 || math.IsInf(k, 1) {
+		return math.Inf(1)
+	}
+	for SampledCeiling(int(k), r.Level) < c {
+		k *= 1.01
+	}
+	return math.Ceil(k)
+}
+
+// Unfailable counts the findings that cannot fail at their sample size (CannotFail).
+func (r *Report) Unfailable() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.CannotFail() {
+			n++
+		}
+	}
+	return n
 }
 
 // Run audits the target.
@@ -142,6 +244,9 @@ func Run(t *Target, o Options) (*Report, error) {
 	rng := rngs.New(o.Seed, "audit/pairs")
 	pairs := wordPairs(t, rng, o.Pairs, o.Candidates)
 	games := documentGames(t, pairs)
+	for _, cp := range t.ClaimPairs {
+		pairs = append(pairs, wordPair{kind: "where the claim is attained", x: cp[0], y: cp[1]})
+	}
 
 	// Count the sampled tests first: the level of every one-sided interval is α/(2·tests).
 	wordSampled := t.LogProbabilities == nil
@@ -151,7 +256,7 @@ func Run(t *Target, o Options) (*Report, error) {
 		units := t.WordUnits(p.x, p.y)
 		f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Units: units, Claim: claim * units}
 		if math.IsInf(f.Claim, 1) || math.IsNaN(f.Claim) {
-			f.Bound = math.NaN()
+			f.Bound, f.Reason = math.NaN(), t.reason(claim, f.X, f.Y)
 			rep.Skipped = append(rep.Skipped, f)
 			continue
 		}
@@ -160,19 +265,46 @@ func Run(t *Target, o Options) (*Report, error) {
 			tests += 2 * o.Outputs
 		}
 	}
+	// The sampler of every exactly audited input is tested against the computed distribution.
+	var samplerPlan []string
+	seenSampler := map[string]bool{}
+	for _, p := range wordPlan {
+		if wordSampled || !exactFor(t, p.x, p.y) {
+			continue
+		}
+		for _, w := range []string{p.x, p.y} {
+			if !seenSampler[w] {
+				seenSampler[w] = true
+				samplerPlan = append(samplerPlan, w)
+			}
+		}
+	}
 	var gamePlan []game
 	for _, g := range games {
 		units := t.DocUnits(g.x, g.y)
 		if c := claim * units; math.IsInf(c, 1) || math.IsNaN(c) || math.IsInf(units, 1) {
-			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN()})
+			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN(),
+				Reason: t.reason(claim, g.x, g.y)})
 			continue
 		}
 		gamePlan = append(gamePlan, g)
 		tests += 2
 	}
-	rep.Tests = tests
-	level := o.Alpha / float64(2*max(tests, 1))
-	total, done := len(wordPlan)+len(gamePlan), 0
+	var noisePlan []string
+	var partners map[string][]string
+	noiseCount := 0
+	if t.Noise != nil && !math.IsInf(claim, 1) {
+		noisePlan, partners = noiseWords(wordPlan)
+		for _, x := range noisePlan {
+			if v, ok := t.Noise.WordVector(x); ok {
+				noiseCount += noiseTests(len(partners[x]), len(v))
+			}
+		}
+	}
+	rep.Tests = 2*tests + noiseCount + len(samplerPlan)
+	level := o.Alpha / float64(max(rep.Tests, 1))
+	rep.Level = level
+	total, done := len(wordPlan)+len(gamePlan)+len(noisePlan)+len(samplerPlan), 0
 	step := func() {
 		done++
 		if o.Progress != nil {
@@ -185,21 +317,75 @@ func Run(t *Target, o Options) (*Report, error) {
 		var f Finding
 		if !wordSampled && exactFor(t, p.x, p.y) {
 			f = exactWord(t, p)
+			f.Ceiling = math.Inf(1)
 		} else {
-			f = sampledWord(t, prng, p, o, level)
+			// Adaptive K: a pair whose claim is above the ceiling at K gets the K that could
+			// refute it, up to MaxSamples; chosen from the claim alone, before any draw, so the
+			// level of the test is unchanged.
+			k := o.Samples
+			if c := claim * units; o.MaxSamples > k && c > SampledCeiling(k, level) {
+				k = int(math.Min(float64(o.MaxSamples), rep.SamplesToRefute(c)))
+			}
+			f = sampledWord(t, prng, p, k, o.Outputs, level)
+			f.Ceiling = SampledCeiling(k, level)
 		}
-		f.Units, f.Claim = units, claim*units
+		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
 		rep.Findings = append(rep.Findings, f)
+		step()
+	}
+	if t.Groups != nil && t.LogProbabilities != nil && !math.IsInf(claim, 1) {
+		if f, ok := exhaustiveGroups(t); ok {
+			f.Claim, f.PValue, f.Ceiling = claim*f.Units, math.NaN(), math.Inf(1)
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	if len(samplerPlan) > 0 {
+		rows := map[string]int{}
+		for i, w := range t.OutputWords {
+			rows[w] = i
+		}
+		for i, x := range samplerPlan {
+			f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
+			rep.Findings = append(rep.Findings, f)
+			step()
+		}
+	}
+	for i, x := range noisePlan {
+		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, partners[x], claim, o.Samples, level)
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, fs...)
 		step()
 	}
 	for i, g := range gamePlan {
 		units := t.DocUnits(g.x, g.y)
 		f := playGame(t, rngs.New(o.Seed, fmt.Sprintf("audit/game=%d", i)), g, o.Samples, level)
-		f.Units, f.Claim = units, claim*units
+		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
+		f.Ceiling = SampledCeiling(o.Samples, level)
 		rep.Findings = append(rep.Findings, f)
 		step()
 	}
 	return rep, nil
+}
+
+// reason says why the pair x, y has no finite claim: the mechanism claims nothing, or its own
+// reason (an UnprotectedReason method), or out-of-vocabulary words passed through.
+func (t *Target) reason(claim float64, x, y []string) string {
+	if math.IsInf(claim, 1) {
+		return "the mechanism claims no privacy (test a value with --claim): unprotected (∞)"
+	}
+	if t.Unprotected != nil {
+		if r := t.Unprotected(x, y); r != "" {
+			return "unprotected (∞): " + r
+		}
+	}
+	for _, w := range append(append([]string(nil), x...), y...) {
+		if _, ok := t.Store.Lookup(w); !ok {
+			return "unprotected (∞): out-of-vocabulary words are passed through unchanged"
+		}
+	}
+	return "unprotected (∞): the mechanism states no finite bound for the pair"
 }
 
 // wordPair is a pair of single-word inputs.
@@ -300,6 +486,48 @@ func exactFor(t *Target, x, y string) bool {
 	return okx && oky
 }
 
+// exhaustiveGroups computes the largest exact loss max_w |ln P(w|x) − ln P(w|y)| over every
+// pair x, y of one group of t.Groups whose distributions are computable, with its claim units;
+// false when no group has such a pair. Only the group's own rows are compared: the audit
+// relies on the mechanism's distributions giving no mass outside the group (the sampler test
+// checks the draws against them).
+func exhaustiveGroups(t *Target) (Finding, bool) {
+	f := Finding{Level: "word", Kind: "every within-set pair", Bound: math.Inf(-1), Exact: true, Method: "exact, exhaustive"}
+	pairs := 0
+	for _, g := range t.Groups {
+		var words []string
+		var dists [][]float64
+		for _, w := range g {
+			if lp, ok := t.LogProbabilities(w); ok {
+				words, dists = append(words, w), append(dists, lp)
+			}
+		}
+		var rows []int
+		for _, w := range words {
+			if r, ok := t.Store.Lookup(w); ok {
+				rows = append(rows, r)
+			}
+		}
+		for i := range dists {
+			for j := i + 1; j < len(dists); j++ {
+				pairs++
+				units := t.WordUnits(words[i], words[j])
+				for _, r := range rows {
+					d := math.Abs(dists[i][r] - dists[j][r])
+					if per := d / units; f.Bound == math.Inf(-1) || per > f.Bound/f.Units {
+						f.Bound, f.Units, f.X, f.Y, f.Output = d, units, []string{words[i]}, []string{words[j]}, t.Store.Word(r)
+					}
+				}
+			}
+		}
+	}
+	if pairs == 0 {
+		return Finding{}, false
+	}
+	f.Kind = fmt.Sprintf("every within-set pair (%d pairs)", pairs)
+	return f, true
+}
+
 // exactWord computes max_w |ln P(w|x) − ln P(w|y)| from the exact distributions.
 func exactWord(t *Target, p wordPair) Finding {
 	lx, _ := t.LogProbabilities(p.x)
@@ -315,12 +543,11 @@ func exactWord(t *Target, p wordPair) Finding {
 }
 
 // sampledWord bounds max_w |ln P(w|x)/P(w|y)| from below: on a first sample of K outputs per
-// input it selects the o.Outputs outputs whose log-ratio that sample alone bounds highest
+// input it selects the given number of outputs whose log-ratio that sample alone bounds highest
 // (either direction); on a fresh sample it bounds each of them with one-sided Clopper–Pearson
 // intervals at the given level: ln(P_lower(w|x)/P_upper(w|y)) and the reverse. Selecting on
 // one sample and testing on another keeps the Bonferroni count to the outputs tested.
-func sampledWord(t *Target, rng *rand.Rand, p wordPair, o Options, level float64) Finding {
-	k := o.Samples
+func sampledWord(t *Target, rng *rand.Rand, p wordPair, k, outputs int, level float64) Finding {
 	cx, cy := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
 	type cand struct {
 		w     string
@@ -344,7 +571,7 @@ func sampledWord(t *Target, rng *rand.Rand, p wordPair, o Options, level float64
 		}
 		return cands[i].w < cands[j].w
 	})
-	cands = cands[:min(o.Outputs, len(cands))]
+	cands = cands[:min(outputs, len(cands))]
 	tx, ty := counts(t.SampleWord(rng, p.x, k)), counts(t.SampleWord(rng, p.y, k))
 	f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Bound: math.Inf(-1), Method: "clopper-pearson"}
 	for _, c := range cands {
@@ -497,13 +724,35 @@ func (nb *naiveBayes) decide(out []string) bool {
 
 // Describe formats a finding on one line.
 func (f Finding) Describe() string {
+	if f.Level == "sampler" {
+		return fmt.Sprintf("sampler of [%s]: p = %.3g against the computed distribution (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
+	if f.Level == "noise" {
+		switch {
+		case f.Method == "gamma sum":
+			return fmt.Sprintf("noise %s of [%s]: the noise's ε ≥ %.4g (lower confidence bound), claim %.4g per unit (%s: %s)",
+				f.Kind, strings.Join(f.X, " "), f.Bound, f.Claim, f.Method, f.Output)
+		case f.Exact:
+			return fmt.Sprintf("noise %s of [%s]: noise distance / claimed distance %.4g, at most 1 allowed (%s)",
+				f.Kind, strings.Join(f.X, " "), f.Bound, f.Output)
+		}
+		return fmt.Sprintf("noise %s of [%s]: p = %.3g against the density claim %.4g requires (%s: %s)",
+			f.Kind, strings.Join(f.X, " "), f.PValue, f.Claim, f.Method, f.Output)
+	}
 	how := f.Method
 	kind := "lower bound"
 	if f.Exact {
 		kind = "exact"
 	}
-	return fmt.Sprintf("%s %s: [%s] vs [%s], %s %q: %s log-ratio %.4g, claim %.4g (%s)",
-		f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), outputLabel(f), f.Output, kind, f.Bound, f.Claim, how)
+	power := ""
+	if !f.Exact {
+		power = fmt.Sprintf(", ceiling %.4g", f.Ceiling)
+		if f.CannotFail() {
+			power += ": cannot fail at this K"
+		}
+	}
+	return fmt.Sprintf("%s %s: [%s] vs [%s], %s %q: %s log-ratio %.4g, claim %.4g (%s%s)",
+		f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), outputLabel(f), f.Output, kind, f.Bound, f.Claim, how, power)
 }
 
 func outputLabel(f Finding) string {

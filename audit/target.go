@@ -14,9 +14,17 @@
 // reading of differential privacy: Wasserman and Zhou 2010; Kairouz, Oh and Viswanath 2015),
 // with Clopper–Pearson upper bounds on both rates.
 //
-// Every sampled bound is one-sided at a Bonferroni-corrected level, so that with probability at
-// least 1 − α no reported lower bound exceeds the true loss: a bound above the claim is then
-// evidence, at family-wise level α, that the mechanism releases more than it claims.
+// Two further tests give the audit power where counting outputs has none (a sampled bound can
+// never exceed its ceiling ln(K/ln(2T/α)); see SampledCeiling): the noise step of a
+// noise-then-decode mechanism is tested against the density its claim requires (noise.go), and
+// the sampler of an exactly computable mechanism against the distribution the audit computes
+// (sampler.go). Pairs with no finite claim are reported unprotected, with the mechanism's reason.
+//
+// Every sampled bound and goodness-of-fit test is one-sided at a Bonferroni-corrected level, so
+// that with probability at least 1 − α no reported lower bound exceeds the true loss and no
+// correct noise step or sampler is rejected: a failure is then evidence, at family-wise level
+// α, that the mechanism releases more than it claims, or that its claim is not proved by its
+// noise.
 package audit
 
 import (
@@ -58,28 +66,86 @@ type Target struct {
 	DocUnits func(x, y []string) float64
 	// NoClaim: the mechanism claims no privacy (identity, scrubbing); its default claim is +Inf.
 	NoClaim bool
+	// Unprotected, when not nil, says why a pair of documents has no finite claim ("" when it
+	// has one).
+	Unprotected func(x, y []string) string
+	// ClaimPairs are pairs of input words at which the mechanism says its per-unit claim is
+	// attained (SynTF's v_max, v_min of ℓ); they are audited besides the drawn pairs.
+	ClaimPairs [][2]string
+	// Groups, when not nil, partition the vocabulary so that the claim covers exactly the pairs
+	// of one group (CusText's output sets); with LogProbabilities the audit computes the largest
+	// loss over every such pair.
+	Groups [][]string
+	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
+	// requires (see noise.go).
+	Noise mechanisms.NoiseStep
 }
 
-// epsilonOf returns a mechanism's per-unit ε (0 for a mechanism without one).
+// The capabilities NewTarget reads from a mechanism, each optional; together they replace any
+// knowledge of concrete mechanism types:
+//
+//   - mechanisms.Claimer (ClaimEpsilon) or Epsilon(): the ε per claim unit;
+//   - mechanisms.PairBounder: the claim's units between two documents (metric guarantees);
+//   - positional (IndependentPositions): every position is privatised from its own word alone,
+//     so k copies of a word in one document are k independent draws and the likelihood ratio
+//     of an output is a sum over positions;
+//   - mechanisms.NoiseStep: the noise step, tested against the density the claim requires;
+//   - wordDistribution / modelDistribution: the exact output distribution of one word;
+//   - pointMass: every word is released as itself (the identity);
+//   - protectedSets, claimPairs, unprotected: which pairs the claim covers, where it is
+//     attained, and why a pair has no finite bound.
+type (
+	epsiloner        interface{ Epsilon() float64 }
+	positional       interface{ IndependentPositions() bool }
+	wordDistribution interface {
+		LogProbabilities(word string) ([]float64, bool)
+	}
+	pointMass         interface{ PointMass() bool }
+	protectedSets     interface{ ProtectedSets() [][]string }
+	claimPairs        interface{ ClaimPairs() [][2]string }
+	unprotected       interface{ UnprotectedReason(x, y []string) string }
+	modelDistribution interface {
+		LogProbabilities(doc []string) ([][]float64, bool)
+		Words() []string
+	}
+)
+
+// epsilonOf returns a mechanism's per-unit ε (0 for a mechanism without one): its
+// ClaimEpsilon when it states one, else its Epsilon.
 func epsilonOf(m mechanisms.Mechanism) float64 {
-	if e, ok := m.(interface{ Epsilon() float64 }); ok {
+	if c, ok := m.(mechanisms.Claimer); ok {
+		return c.ClaimEpsilon()
+	}
+	if e, ok := m.(epsiloner); ok {
 		return e.Epsilon()
 	}
 	return 0
 }
 
-// NewTarget describes mechanism m over the vocabulary store for the audit. The claim units come
-// from the mechanism's guarantee: a PairBounder's PairDistance (metric mechanisms such as EMD),
-// else the per-document budget divided by ε (ε·l for expmech: l positions; ℓ·n or ε·n for
-// SynTF), one per word at the word level. Mechanisms that claim nothing (kind "none") have no
-// finite claim unless the audit is given one, in which case one unit per word is used.
+// NewTarget describes mechanism m over the vocabulary store for the audit, from the
+// capabilities above. The claim units come from the mechanism's guarantee: a PairBounder's
+// PairDistance (metric mechanisms such as EMD), else the per-document budget divided by the
+// per-unit ε (ε·l for expmech: l positions; ℓ·n or ε·n for SynTF), one per word at the word
+// level. Mechanisms that claim nothing (kind "none") have no finite claim unless the audit is
+// given one, in which case one unit per word is used.
 func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*Target, error) {
 	if store == nil || store.Len() < 2 {
 		return nil, fmt.Errorf("audit: the vocabulary needs at least 2 words")
 	}
 	eps := epsilonOf(m)
 	t := &Target{Name: name, Epsilon: eps, Store: store, Apply: m.Apply}
+	if p, ok := m.(positional); ok {
+		t.Positional = p.IndependentPositions()
+	}
+	ns, noisy := m.(mechanisms.NoiseStep)
 	t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
+		if t.Positional || noisy {
+			// Words privatised independently: k copies of x in one document are k
+			// independent draws (one batch; a bag release only reorders them).
+			if out := m.Apply(rng, repeatWord(x, k)); len(out) == k {
+				return out
+			}
+		}
 		out := make([]string, 0, k)
 		for len(out) < k {
 			o := m.Apply(rng, []string{x})
@@ -90,55 +156,62 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		}
 		return out[:k]
 	}
-	switch m.(type) {
-	case *mechanisms.EMD, *mechanisms.CMP, *mechanisms.Mahalanobis, *mechanisms.Vickrey:
-		// The noise-then-decode mechanisms privatise words independently, so k copies of x in
-		// one document are k independent draws, decoded as one batch.
-		e := m.(mechanisms.FallibleMechanism)
-		t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
-			doc := make([]string, k)
-			for i := range doc {
-				doc[i] = x
+	if dp, ok := m.(modelDistribution); ok {
+		// A model's sampler (erae, ae-dp): its inputs are the model's words that have vectors,
+		// and the exact distribution of a one-word document is its position's.
+		keep := map[string]bool{}
+		for _, w := range dp.Words() {
+			keep[w] = true
+		}
+		t.Store = store.Filter(func(w string) bool { return keep[w] })
+		if t.Store.Len() < 2 {
+			return nil, fmt.Errorf("audit: mechanism %s: fewer than 2 of its model's words have vectors", name)
+		}
+		t.OutputWords = dp.Words()
+		t.LogProbabilities = func(x string) ([]float64, bool) {
+			rows, ok := dp.LogProbabilities([]string{x})
+			if !ok || len(rows) != 1 {
+				return nil, false
 			}
-			out, err := e.TryApply(rng, doc)
-			if err != nil {
-				panic(err) // unreachable: the constructors validate ε and the vectors
-			}
-			return out
+			return rows[0], true
 		}
 	}
-	if tg, ok := m.(*mechanisms.TruncatedGumbel); ok {
-		// No closed-form output distribution: the sampled path (Clopper–Pearson), k copies of x
-		// in one document being k independent draws.
-		t.Positional = tg.IndependentPositions()
-		t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
-			doc := make([]string, k)
-			for i := range doc {
-				doc[i] = x
-			}
-			return tg.Apply(rng, doc)
-		}
-	}
-	type logProber interface {
-		LogProbabilities(word string) ([]float64, bool)
-	}
-	if lp, ok := m.(logProber); ok {
-		// The exponential-mechanism samplers and the random baseline draw from the store's
-		// words, in row order.
+	if lp, ok := m.(wordDistribution); ok {
+		// Samplers over the store's words, in row order.
 		t.LogProbabilities = lp.LogProbabilities
 		t.OutputWords = store.Words()
-		switch mm := m.(type) {
-		case *mechanisms.ExpMech:
-			t.Positional = mm.IndependentPositions()
-		case *mechanisms.Random:
-			t.Positional = true
-		case *mechanisms.SanText, *mechanisms.TEM, *mechanisms.CusText:
-			t.Positional = mm.(interface{ IndependentPositions() bool }).IndependentPositions()
+	}
+	if u, ok := m.(unprotected); ok {
+		t.Unprotected = u.UnprotectedReason
+	}
+	if cp, ok := m.(claimPairs); ok {
+		t.ClaimPairs = cp.ClaimPairs()
+	}
+	if g, ok := m.(protectedSets); ok {
+		t.Groups = g.ProtectedSets()
+	}
+	if pm, ok := m.(pointMass); ok && pm.PointMass() {
+		// The identity: one word's output is the word itself, exactly.
+		t.OutputWords = store.Words()
+		t.LogProbabilities = func(x string) ([]float64, bool) {
+			row, ok := store.Lookup(x)
+			if !ok {
+				return nil, false
+			}
+			lp := make([]float64, store.Len())
+			for i := range lp {
+				lp[i] = math.Inf(-1)
+			}
+			lp[row] = 0
+			return lp, true
 		}
 	}
 	g := m.Guarantee([]string{store.Word(0)})
 	switch {
 	case g.Kind == mechanisms.KindMetric:
+		if noisy {
+			t.Noise = ns
+		}
 		pb, ok := m.(mechanisms.PairBounder)
 		if !ok {
 			return nil, fmt.Errorf("audit: mechanism %s states a metric guarantee but not its pair distances", name)
@@ -167,4 +240,13 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		t.DocUnits = func(x, y []string) float64 { return float64(len(x)) }
 	}
 	return t, nil
+}
+
+// repeatWord is k copies of w.
+func repeatWord(w string, k int) []string {
+	doc := make([]string, k)
+	for i := range doc {
+		doc[i] = w
+	}
+	return doc
 }

@@ -165,6 +165,17 @@ func (e *Mechanism) LogProbabilities(doc []string) ([][]float64, bool) {
 	return rows, true
 }
 
+// Epsilon is ε, the budget of the (second) stage.
+func (e *Mechanism) Epsilon() float64 { return e.epsilon }
+
+// ClaimEpsilon is the per-token budget of the guarantee: ε, or ε₁ + ε for two stages.
+func (e *Mechanism) ClaimEpsilon() float64 {
+	if e.stages.Candidates > 0 {
+		return e.stages.CandidateEpsilon + e.epsilon
+	}
+	return e.epsilon
+}
+
 // Words returns the output vocabulary (the rows of LogProbabilities).
 func (e *Mechanism) Words() []string { return e.model.Words }
 

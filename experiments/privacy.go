@@ -14,7 +14,7 @@ import (
 // mechanism's diagnostics averaged over the set's snippets.
 //
 // With an [audit] table in the config, the audited ε lower confidence bound of the mechanism at
-// the cell's ε is added (see auditRow).
+// the cell's ε and the most its tests could have shown are added (see auditRows).
 func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *Env, cfg *Config) ([]report.Row, error) {
 	var rows []report.Row
 	n := float64(len(private))
@@ -38,11 +38,11 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 			rows = append(rows, pairBoundRows(pb, set, row, env)...)
 		}
 		if cfg != nil && cfg.Audit != nil {
-			r, err := auditRow(m, row, env, cfg)
+			r, err := auditRows(m, row, env, cfg)
 			if err != nil {
 				return nil, err
 			}
-			rows = append(rows, r)
+			rows = append(rows, r...)
 		}
 	}
 	if dg, ok := m.(mechanisms.Diagnoser); ok {
@@ -140,9 +140,12 @@ func (c *Config) validateAudit() error {
 	return nil
 }
 
-// auditRow audits m (once per set, mechanism and ε: Env.Memo) and returns its
-// "audited_eps_lcb" row. It is called only for mechanisms that claim a guarantee.
-func auditRow(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *Env, cfg *Config) (report.Row, error) {
+// auditRows audits m (once per set, mechanism and ε: Env.Memo) and returns its
+// "audited_eps_lcb" row and its "audited_eps_ceiling" row, the largest value the audit's tests
+// could have shown per claim unit (+Inf where a test is exact): a lower bound close to its
+// ceiling is a property of the sample size, not of the mechanism. It is called only for
+// mechanisms that claim a guarantee.
+func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *Env, cfg *Config) ([]report.Row, error) {
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
 	v, err := env.Memo(key, func() (any, error) {
@@ -156,11 +159,12 @@ func auditRow(m mechanisms.Mechanism, row func(string, string, float64) report.R
 		if err != nil {
 			return nil, err
 		}
-		return rep.AuditedEpsilon(), nil
+		return [2]float64{rep.AuditedEpsilon(), rep.AuditedCeiling()}, nil
 	})
 	if err != nil {
-		return report.Row{}, fmt.Errorf("audit of %s at ε = %v: %w", probe.Mechanism, probe.Epsilon, err)
+		return nil, fmt.Errorf("audit of %s at ε = %v: %w", probe.Mechanism, probe.Epsilon, err)
 	}
-	probe.Value = v.(float64)
-	return probe, nil
+	vals := v.([2]float64)
+	probe.Value = vals[0]
+	return []report.Row{probe, row("privacy", "audited_eps_ceiling", vals[1])}, nil
 }

@@ -86,17 +86,20 @@ func TestAuditRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	found := map[string]float64{}
 	for _, r := range rows {
-		if r.Metric == "audited_eps_lcb" {
-			found = true
-			if !(r.Value > 0 && r.Value <= 1) {
-				t.Errorf("audited ε %v, want in (0, 1]", r.Value)
-			}
-		}
+		found[r.Metric] = r.Value
 	}
-	if !found {
-		t.Errorf("no audited_eps_lcb row in %v", rows)
+	lcb, ok1 := found["audited_eps_lcb"]
+	ceiling, ok2 := found["audited_eps_ceiling"]
+	if !ok1 || !ok2 {
+		t.Fatalf("no audited_eps_lcb and audited_eps_ceiling rows in %v", rows)
+	}
+	if !(lcb > 0 && lcb <= 1) {
+		t.Errorf("audited ε %v, want in (0, 1]", lcb)
+	}
+	if !(ceiling >= lcb) {
+		t.Errorf("audit ceiling %v below the audited ε %v", ceiling, lcb)
 	}
 	base := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
 	if _, err := ParseConfig("x.toml", base+"[audit]\nalpha = 2\n"); err == nil || !strings.Contains(err.Error(), "audit.alpha") {

@@ -533,8 +533,8 @@ var Mechanisms = map[string]MechanismEntry{
 		},
 	},
 	"truncated-gumbel": {
-		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
-		Description: "truncated Gumbel (Carvalho et al. 2021): k ~ Poisson(ln(|V|−1)) nearest words, argmin of distance + Gumbel(0, b) noise truncated to ±Δ_max, b from ε by the paper's Lambert-W calibration (ε > (2(1+ln|V|)+3)/Δ_min); ε·d_euc per word",
+		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Description: "truncated Gumbel (Carvalho et al. 2021): k ~ Poisson(ln(|V|−1)) nearest words, argmin of distance + Gumbel(0, b) noise truncated to ±Δ_max, b from ε by the paper's Lambert-W calibration (ε > (2(1+ln|V|)+3)/Δ_min); no finite bound between different words (a word's farthest word is never among its candidates), ε only sets the noise scale",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
 		Spec: MechanismSpec[mechanisms.TruncatedGumbelOptions]{
 			Defaults: mechanisms.DefaultTruncatedGumbelOptions,

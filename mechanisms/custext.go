@@ -215,6 +215,26 @@ func (m *CusText) PairDistance(x, y []string) float64 {
 	})
 }
 
+// UnprotectedReason says why x and y have no finite bound ("" when they have one): a position
+// whose words lie in different customised sets (a word's output is always in its own set, so
+// the sets tell such words apart with certainty), a stopword CusText+ releases unchanged, an
+// unknown word or a length mismatch.
+func (m *CusText) UnprotectedReason(x, y []string) string {
+	if len(x) == len(y) {
+		for i := range x {
+			if x[i] != y[i] && (m.skips(x[i]) || m.skips(y[i])) {
+				return fmt.Sprintf("position %d (%q vs %q): custext+ releases stopwords unchanged", i+1, x[i], y[i])
+			}
+		}
+	}
+	return positionalReason(m.store, m.opts.OOV, x, y, func(a, b int) string {
+		if a == b || m.set[a] == m.set[b] {
+			return ""
+		}
+		return "the words are in different customised sets: custext releases a word only within its own set, so pairs across sets get no protection"
+	})
+}
+
 // PairDistanceKey identifies the store, K, the variant and the OOV policy.
 func (m *CusText) PairDistanceKey() string {
 	return fmt.Sprintf("custext/%p/%d/%t/%s", m.store, m.opts.K, m.opts.Plus, m.opts.OOV)
@@ -248,6 +268,19 @@ func (m *CusText) LogProbabilities(word string) ([]float64, bool) {
 		out[y] = lp[j]
 	}
 	return out, true
+}
+
+// ProtectedSets lists the customised output sets as words (every word in exactly one): the
+// pairs the per-word claim ε covers are exactly the pairs of words of one set (for CusText+,
+// of words that are not stopwords), so an audit can compute the claim's loss over all of them.
+func (m *CusText) ProtectedSets() [][]string {
+	out := make([][]string, len(m.sets))
+	for i, rows := range m.sets {
+		for _, r := range rows {
+			out[i] = append(out[i], m.store.Word(r))
+		}
+	}
+	return out
 }
 
 // Diagnose reports "unchanged_share" and "oov_tokens".

@@ -59,11 +59,15 @@ const gumbelPrefix = 64
 // formula needs a·Δ_min > 1, i.e. ε > (2·(1 + ln|V|) + 3)/Δ_min; smaller ε is an error naming
 // that minimum (TruncatedGumbelMinEpsilon).
 //
-// Privacy unit: one word; the claim is ε·d_euc(x, x′) metric DP per word, positions independent
-// and in place, so the document bound is ε·Σᵢ d(xᵢ, x′ᵢ) (metric "positional"). This is the
-// claim the calibration is made for; the output distribution has no closed form (an integral
-// over the truncated noise), so dptext checks it empirically with the audit's sampled path (its
-// measured loss on GloVe is about 1 per unit at every ε of the configs: the claim is loose).
+// Privacy unit: one word. The calibration is made for the claim ε·d_euc(x, x′) per word, but
+// that claim does not hold for this construction, and no finite one does: the candidates of x
+// are at most its |V|−1 nearest words (x included), so x's farthest word is never released for
+// x while any x′ whose farthest word differs releases it with positive probability — the
+// log-ratio of that output is infinite — and where the farthest words agree, a word far from x
+// is released for x only through the Poisson tail of k, so no bound of the calibration's form
+// is proved for those pairs either. So the guarantee is stated as it is: ∞ between documents
+// that differ in an in-vocabulary word (PairDistance +Inf, Guarantee.Epsilon +Inf;
+// UnprotectedReason says why); ε stays the calibration parameter of the noise scale b.
 //
 // Choices where the sources are open: μ = ln(|V|−1) and the truncation of k follow the MLDP code;
 // the Gumbel truncation is by rejection (exact conditioning); Δ_min, Δ_max are exact over the
@@ -422,17 +426,40 @@ func (m *TruncatedGumbel) Apply(rng *rand.Rand, doc []string) []string {
 	return out
 }
 
-// Guarantee is the positional metric bound ε·Σᵢ d(xᵢ, x′ᵢ), reported as Epsilon = ε·l with the
-// metric "positional"; Bounds give the scale b, Δ_min and Δ_max.
+// Guarantee is no finite bound (Epsilon +Inf, metric "positional") for a document with an
+// in-vocabulary word, 0 otherwise (see TruncatedGumbel); Bounds give the scale b, Δ_min and
+// Δ_max of the calibration.
 func (m *TruncatedGumbel) Guarantee(doc []string) Guarantee {
-	return Guarantee{Kind: KindMetric, Epsilon: m.epsilon * float64(len(doc)), Metric: MetricPositional,
+	eps := 0.0
+	for _, w := range doc {
+		if _, ok := m.store.Lookup(w); ok {
+			eps = math.Inf(1)
+			break
+		}
+	}
+	return Guarantee{Kind: KindMetric, Epsilon: eps, Metric: MetricPositional,
 		Bounds: map[string]float64{"gumbel_scale": m.b, "delta_min": m.deltaMin, "delta_max": m.deltaMax}}
 }
 
-// PairDistance is Σᵢ d(xᵢ, yᵢ) (see PairBounder).
+// PairDistance is 0 for documents that agree at every position (out-of-vocabulary words
+// replaced uniformly count as agreeing) and +Inf otherwise: no finite bound holds between two
+// different words (see TruncatedGumbel and PairBounder).
 func (m *TruncatedGumbel) PairDistance(x, y []string) float64 {
 	return positionalDistance(m.store, m.opts.OOV, x, y, func(a, b int) float64 {
-		return euclidean(m.store.Vector(a), m.store.Vector(b))
+		if a == b {
+			return 0
+		}
+		return math.Inf(1)
+	})
+}
+
+// UnprotectedReason says why x and y have no finite bound ("" when they have one).
+func (m *TruncatedGumbel) UnprotectedReason(x, y []string) string {
+	return positionalReason(m.store, m.opts.OOV, x, y, func(a, b int) string {
+		if a == b {
+			return ""
+		}
+		return "truncated-gumbel has no finite bound between different words: x's candidates are at most its |V|−1 nearest words, so its farthest word is never released for it"
 	})
 }
 

@@ -61,6 +61,7 @@ type Mahalanobis struct {
 	epsilon float64
 	opts    MahalanobisOptions
 	shape   *ellipse
+	perturb perturbation
 }
 
 // ellipse holds Σ′^{1/2} and Σ′^{−1/2} (n×n, row-major) of one vocabulary and λ.
@@ -97,7 +98,7 @@ func NewMahalanobis(store *embeddings.Store, epsilon float64, opts MahalanobisOp
 	if err != nil {
 		return nil, fmt.Errorf("mahalanobis: %w", err)
 	}
-	return &Mahalanobis{wordDecoding: w, epsilon: epsilon, opts: opts, shape: shape}, nil
+	return &Mahalanobis{wordDecoding: w, epsilon: epsilon, opts: opts, shape: shape, perturb: shape.perturbation(epsilon)}, nil
 }
 
 // sharedEllipse returns the cached ellipse of (vocab, λ), computing it on first use.
@@ -243,7 +244,7 @@ func (m *Mahalanobis) Apply(rng *rand.Rand, doc []string) []string {
 // TryApply privatises doc in place: one draw of noise per privatised token from rng, in
 // document order, all decoded as one batch.
 func (m *Mahalanobis) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
-	rows, queries, err := m.noisyQueries(rng, doc, m.shape.perturbation(m.epsilon))
+	rows, queries, err := m.noisyQueries(rng, doc, m.perturb)
 	if err != nil {
 		return nil, fmt.Errorf("mahalanobis at epsilon = %g: %w", m.epsilon, err)
 	}

@@ -81,3 +81,12 @@ func (n None) Apply(rng *rand.Rand, doc []string) []string {
 
 // Guarantee reports no privacy.
 func (None) Guarantee([]string) Guarantee { return Guarantee{Kind: KindNone} }
+
+// PointMass is true: every word is released as itself, so the output distribution of one word
+// is a point mass and two different words are told apart with certainty (an infinite
+// log-ratio, which no finite claim covers).
+func (None) PointMass() bool { return true }
+
+// IndependentPositions is true for order "keep" (every position releases its own word) and
+// false for order "bag".
+func (n None) IndependentPositions() bool { return !n.Bag }

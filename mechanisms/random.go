@@ -34,6 +34,9 @@ func (r *Random) Apply(rng *rand.Rand, doc []string) []string {
 // Guarantee is pure 0-DP: perfect privacy between documents of the same length.
 func (r *Random) Guarantee([]string) Guarantee { return Guarantee{Kind: KindPure, Epsilon: 0} }
 
+// IndependentPositions is true: every position is drawn on its own.
+func (r *Random) IndependentPositions() bool { return true }
+
 // LogProbabilities returns the uniform distribution over the vocabulary, the output
 // distribution of every position whatever its word (in logarithms).
 func (r *Random) LogProbabilities(string) ([]float64, bool) {

@@ -170,6 +170,18 @@ func (s *SanText) PairDistance(x, y []string) float64 {
 	})
 }
 
+// UnprotectedReason says why x and y have no finite bound ("" when they have one): under
+// SanText+ a changed position with a non-sensitive word (released unchanged with probability
+// 1 − p, so unprotected), an unknown word or a length mismatch.
+func (s *SanText) UnprotectedReason(x, y []string) string {
+	return positionalReason(s.store, s.opts.OOV, x, y, func(a, b int) string {
+		if a == b || (a >= s.sensitive && b >= s.sensitive) {
+			return ""
+		}
+		return "santext+ releases non-sensitive words unchanged with probability 1 − p: they are unprotected"
+	})
+}
+
 // PairDistanceKey identifies the store, the split and the OOV policy.
 func (s *SanText) PairDistanceKey() string {
 	return fmt.Sprintf("santext/%p/%d/%s", s.store, s.sensitive, s.opts.OOV)

@@ -235,6 +235,30 @@ func positionalDistance(store *embeddings.Store, oov string, x, y []string, unit
 	return total
 }
 
+// positionalReason says why positionalDistance(store, oov, x, y, …) is +Inf: the first
+// position whose pair of words has no finite bound (why gives the mechanism's reason for two
+// in-vocabulary rows, "" when they have one), or the lengths or unknown words; "" when the
+// distance is finite.
+func positionalReason(store *embeddings.Store, oov string, x, y []string, why func(a, b int) string) string {
+	if len(x) != len(y) {
+		return fmt.Sprintf("the documents' lengths differ (%d and %d words)", len(x), len(y))
+	}
+	for i := range x {
+		a, okA := store.Lookup(x[i])
+		b, okB := store.Lookup(y[i])
+		switch {
+		case okA && okB:
+			if r := why(a, b); r != "" {
+				return fmt.Sprintf("position %d (%q vs %q): %s", i+1, x[i], y[i], r)
+			}
+		case !okA && !okB && (oov == SampleOOVUniform || x[i] == y[i]):
+		default:
+			return fmt.Sprintf("position %d (%q vs %q): out-of-vocabulary words are released unchanged", i+1, x[i], y[i])
+		}
+	}
+	return ""
+}
+
 // unchangedShare is the diagnostic "unchanged_share": the share of in-vocabulary positions
 // released as the same word, with "oov_tokens".
 func unchangedShare(store *embeddings.Store, original, private []string) map[string]float64 {

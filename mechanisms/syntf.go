@@ -157,7 +157,7 @@ func NewSynTF(store *embeddings.Store, epsilon float64, opts SynTFOptions) (*Syn
 		m.lemmas = l
 	}
 	m.rater = newSynTFRater(store, opts.BigramFactor, opts.Clip)
-	m.scale = epsilon / (2 * m.rater.sensitivity())
+	m.scale = synTFScale(m.rater, epsilon)
 	m.loss = SynTFLoss{Epsilon: epsilon, EpsilonLnEta: epsilon + SynTFEta(epsilon, store.Len()), Ell: math.NaN()}
 	if opts.TightBound {
 		ell, err := ComputeEll(store, epsilon, opts, opts.EllWorkers)
@@ -412,6 +412,19 @@ func (m *SynTF) FitIDF(docs [][]string) *IDF {
 		}
 	}
 	return f
+}
+
+// ClaimEpsilon is the per-output-word loss the guarantee is made of: the tightest of ε,
+// ε + ln η and ℓ (ℓ computed at the sampler's own scale, see synTFScale).
+func (m *SynTF) ClaimEpsilon() float64 { return m.loss.Tightest() }
+
+// ClaimPairs returns the pair of source words at which ℓ is attained (v_max, v_min), when the
+// tight bound was computed: the pair whose exact loss must equal ℓ if the sampler and ℓ agree.
+func (m *SynTF) ClaimPairs() [][2]string {
+	if math.IsNaN(m.loss.Ell) {
+		return nil
+	}
+	return [][2]string{{m.ell.VMax, m.ell.VMin}}
 }
 
 // Epsilon is the ε of the exponential mechanism drawing each output word.

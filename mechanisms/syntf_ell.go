@@ -148,7 +148,7 @@ func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptio
 	scales := make([]float64, len(missing))
 	r := newSynTFRater(store, opts.BigramFactor, opts.Clip)
 	for j, i := range missing {
-		scales[j] = epsilons[i] / (2 * r.sensitivity())
+		scales[j] = synTFScale(r, epsilons[i])
 	}
 	results := computeSynTFEll(opts.EllContext, r, scales, opts.EllBlock, workers)
 	if opts.EllContext != nil && opts.EllContext.Err() != nil {
@@ -274,6 +274,11 @@ func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block
 	}
 	return out
 }
+
+// synTFScale is the exponential mechanism's scale ε/(2Δ) for the rater r: the one place both
+// the sampler (NewSynTF) and ℓ (ComputeEllGrid) take it from, so that ℓ is the loss of the
+// sampler that runs.
+func synTFScale(r *synTFRater, epsilon float64) float64 { return epsilon / (2 * r.sensitivity()) }
 
 // synTFLogSumExp returns ln Σ_w exp(scale·row[w]).
 func synTFLogSumExp(row []float32, scale float64) float64 {

@@ -256,6 +256,7 @@ func metricLabel(metric string) string {
 		"log_multiplier_mean":           "ε·D (finite pairs)",
 		"log_multiplier_infinite_share": "pairs ε·D = ∞",
 		"audited_eps_lcb":               "audited ε (LCB)",
+		"audited_eps_ceiling":           "audit ceiling",
 		"eps_n":                         "ε·n",
 		"eps_ln_eta_n":                  "(ε+ln η)·n",
 		"ell_n":                         "ℓ·n",
@@ -281,6 +282,8 @@ func formatValue(metric string, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "–"
+	case math.IsInf(v, 1):
+		return "∞"
 	case v == math.Trunc(v) && math.Abs(v) < 1e15:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}

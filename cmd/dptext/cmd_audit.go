@@ -27,6 +27,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
 	claim := fs.Float64("claim", math.NaN(), "per-unit ε to test (default: the mechanism's own ε)")
 	samples := fs.Int("samples", def.Samples, "K: outputs per input (sampled word tests) and runs per document (games), for each half")
+	maxSamples := fs.Int("max-samples", def.MaxSamples, "adaptive K: a sampled word test whose claim is above its ceiling draws up to this many outputs per input (0: off)")
 	alpha := fs.Float64("alpha", def.Alpha, "family-wise error rate of all sampled lower bounds together")
 	pairs := fs.Int("pairs", def.Pairs, "word pairs of each kind (nearest, random, far)")
 	seed := fs.Uint64("seed", def.Seed, "random seed of the audit (it releases nothing)")
@@ -50,7 +51,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	o := audit.DefaultOptions()
-	o.Samples, o.Alpha, o.Pairs, o.Seed = *samples, *alpha, *pairs, *seed
+	o.Samples, o.Alpha, o.Pairs, o.Seed, o.MaxSamples = *samples, *alpha, *pairs, *seed, *maxSamples
 	claimSet := false // NaN is the default, so a --claim NaN given is told apart by Visit
 	fs.Visit(func(f *flag.Flag) { claimSet = claimSet || f.Name == "claim" })
 	if claimSet {
@@ -67,11 +68,6 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if o.Pairs < 1 {
 		return usagef("--pairs %d: want at least 1", o.Pairs)
-	}
-	if *mech == "syntf" {
-		if _, set := params["tight_bound"]; !set {
-			params["tight_bound"] = false // ℓ needs |V|² ratings; the per-word claim is ε
-		}
 	}
 	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
 	if err != nil {
@@ -108,9 +104,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAudit(stdout, rep, *mech, *eps, store.Len(), time.Since(start))
+	printAudit(stdout, rep, *mech, *eps, target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
-		return fmt.Errorf("%d test(s) exceed the claim ε = %g; the largest: %s", len(v), rep.Claim, v[0].Describe())
+		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}
 	return nil
 }
@@ -121,22 +117,46 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 	if !math.IsNaN(eps) {
 		epsText = strconv.FormatFloat(eps, 'g', -1, 64)
 	}
-	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %g per unit; K = %d; %d sampled tests at family-wise α = %g\n",
+	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %.6g per unit; K = %d; %d one-sided tests at family-wise α = %g\n",
 		mech, epsText, vocab, rep.Claim, rep.Samples, rep.Tests, rep.Alpha)
 	for _, f := range rep.Findings {
 		mark := "ok  "
 		if f.Violates() {
 			mark = "FAIL"
 		}
+		if f.Level == "noise" || f.Level == "sampler" {
+			fmt.Fprintf(w, "%s %s\n", mark, f.Describe())
+			continue
+		}
 		fmt.Fprintf(w, "%s %s; per unit %.4g\n", mark, f.Describe(), f.PerUnit())
 	}
-	why := "the pair has no finite claim (out-of-vocabulary words passed through unchanged)"
-	if math.IsInf(rep.Claim, 1) {
-		why = "the mechanism claims no privacy (test a value with --claim)"
-	}
 	for _, f := range rep.Skipped {
-		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), why)
+		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Reason)
 	}
-	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit (claimed %g); %d of %d tests exceed the claim; %.1f s\n",
-		rep.AuditedEpsilon(), rep.Claim, len(rep.Violations()), len(rep.Findings), took.Seconds())
+	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
+		rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
+	if n := rep.Unfailable(); n > 0 {
+		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
+	}
+	fmt.Fprintf(w, "; %.1f s\n", took.Seconds())
+	// The smallest claim the unfailable tests make: refuting it by counting needs K outputs.
+	least := math.Inf(1)
+	for _, f := range rep.Findings {
+		if f.CannotFail() {
+			least = math.Min(least, f.Claim)
+		}
+	}
+	if !math.IsInf(least, 1) {
+		k := rep.SamplesToRefute(least)
+		if math.IsInf(k, 1) {
+			fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) would need about e^%.0f outputs per input: beyond any audit\n", least, least)
+			return
+		}
+		fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) needs K ≥ %.3g per input, %.3g times this run's K",
+			least, k, k/float64(rep.Samples))
+		if k <= 1e9 {
+			fmt.Fprintf(w, " (about %s at this run's rate, if the tests' draws dominate)", (time.Duration(float64(took) * k / float64(rep.Samples))).Round(time.Second))
+		}
+		fmt.Fprintln(w)
+	}
 }

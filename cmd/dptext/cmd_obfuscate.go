@@ -111,7 +111,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	g := m.Guarantee(words)
-	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), describeGuarantee(g))
+	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), describeGuarantee(g, len(words)))
 	return nil
 }
 
@@ -132,10 +132,21 @@ func releaseSeed(fs *flag.FlagSet, flagSeed uint64, stderr io.Writer) (uint64, e
 	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
-func describeGuarantee(g mechanisms.Guarantee) string {
+// describeGuarantee states g for a document of n words.
+func describeGuarantee(g mechanisms.Guarantee, n int) string {
+	perWord := g.Epsilon / float64(max(n, 1))
 	switch g.Kind {
 	case mechanisms.KindMetric:
-		if g.Metric == mechanisms.MetricPositional {
+		switch {
+		case math.IsInf(g.Epsilon, 1):
+			return "no finite bound between documents that differ in a known word (the mechanism's candidates never include a word's farthest word, so its loss is infinite for some outputs)"
+		case g.Metric == mechanisms.MetricCustomisedSets:
+			return fmt.Sprintf("ε = %.4g per changed word within a customised set: multiplier at most e^{ε·D} = e^{%.4g·D} against any document of the same length differing in D positions, each within one set; "+
+				"documents differing in a word of another set (or, for custext+, in a stopword) get NO protection (∞)", perWord, perWord)
+		case g.Metric == mechanisms.MetricSensitivePositional:
+			return fmt.Sprintf("positional over sensitive words only: multiplier at most e^{ε·Σᵢ d(xᵢ, x′ᵢ)} = e^{%.4g·d} against any document of the same length whose mean per-position word distance is d, all changed words sensitive; "+
+				"non-sensitive words are released unchanged with probability 1 − p and are UNPROTECTED (∞)", g.Epsilon)
+		case g.Metric == mechanisms.MetricPositional:
 			return fmt.Sprintf("positional (words released in place): multiplier at most e^{ε·Σᵢ d(xᵢ, x′ᵢ)} = e^{%.4g·d} against any document of the same length whose mean per-position word distance is d", g.Epsilon)
 		}
 		return fmt.Sprintf("ε·N = %.4g per unit of %s (multiplier e^{%.4g·d} between two documents at %s distance d)", g.Epsilon, g.Metric, g.Epsilon, g.Metric)

@@ -97,6 +97,27 @@ func TestObfuscateKeepsLayoutAndIsSeeded(t *testing.T) {
 	if !strings.Contains(errOut, "guarantee: positional (words released in place)") || !strings.Contains(errOut, "NOT private") {
 		t.Errorf("no guarantee on stderr: %q", errOut)
 	}
+	// The guarantee texts name what is not protected: CusText's multiplier is e^{ε·D} with
+	// cross-set pairs unprotected, SanText+'s non-sensitive words are released unprotected,
+	// truncated-gumbel has no finite bound.
+	for mech, want := range map[string]string{
+		"custext":          "e^{0.5·D}",
+		"santext+":         "non-sensitive words are released unchanged with probability 1 − p and are UNPROTECTED",
+		"truncated-gumbel": "no finite bound",
+	} {
+		eps := "0.5"
+		if mech == "truncated-gumbel" {
+			eps = "1000"
+		}
+		args := []string{"obfuscate", "--mechanism", mech, "--epsilon", eps, "--seed", "3", "--embeddings", vec, "--format", "text", in}
+		if mech == "custext" {
+			args = append(args, "--param", "k=3") // 10 words: sets of 3
+		}
+		code, _, errOut := run(t, args...)
+		if code != 0 || !strings.Contains(errOut, want) || (mech == "custext" && !strings.Contains(errOut, "NO protection")) {
+			t.Errorf("%s: exit %d, want %q in %q", mech, code, want, errOut)
+		}
+	}
 	bad := filepath.Join(t.TempDir(), "bad.txt")
 	os.WriteFile(bad, []byte("bad \xff"), 0o644)
 	if code, _, errOut := run(t, "obfuscate", "--epsilon", "1", "--embeddings", vec, bad); code != 1 || !strings.Contains(errOut, "bad.txt: not valid UTF-8") {
@@ -179,5 +200,22 @@ func TestAuditExitCodes(t *testing.T) {
 	}
 	if code, _, errOut := run(t, "audit", "--mechanism", "emd", "--epsilon", "1e-9", "--embeddings", vec, "--format", "text"); code != 1 || !strings.Contains(errOut, "[0.001, 1e+12]") {
 		t.Errorf("ε = 1e-9: exit %d, %q", code, errOut)
+	}
+	// The cases: the identity at a finite claim, a noise-free CMP and EMD with noise 100
+	// times too small fail at default settings; CMP passes its own claim, its noise tested.
+	for _, c := range []struct {
+		args []string
+		want int
+		text string
+	}{
+		{[]string{"--mechanism", "none", "--claim", "10"}, 1, "exact log-ratio +Inf"},
+		{[]string{"--mechanism", "cmp", "--epsilon", "1000000", "--claim", "5"}, 1, "noise radius scale"},
+		{[]string{"--mechanism", "emd", "--epsilon", "1000", "--claim", "10"}, 1, "noise radius scale"},
+		{[]string{"--mechanism", "cmp", "--epsilon", "10"}, 0, ""},
+	} {
+		code, out, errOut := run(t, append(append([]string{"audit"}, c.args...), "--samples", "500", "--embeddings", vec, "--format", "text")...)
+		if code != c.want || !strings.Contains(errOut, c.text) || !strings.Contains(out, "ceiling") {
+			t.Errorf("%v: exit %d, want %d with %q\n%s%s", c.args, code, c.want, c.text, out, errOut)
+		}
 	}
 }
