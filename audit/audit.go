@@ -171,6 +171,20 @@ func (r *Report) AuditedEpsilon() float64 {
 	return best
 }
 
+// Measured reports whether any finding bounds the release's loss per claim unit (a pair the
+// claim calls identical, 0 units, has no per-unit value). Without one (every pair with a
+// distance is unprotected, as for a mechanism whose claim is ∞) there is no audited ε:
+// AuditedEpsilon and AuditedCeiling are then 0 by convention and must not be printed as
+// measurements.
+func (r *Report) Measured() bool {
+	for _, f := range r.Findings {
+		if f.bounds() && f.Units > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AuditedCeiling is the largest per-unit value AuditedEpsilon could have taken: the maximum
 // over the findings that bound the release's loss of Ceiling/Units (+Inf when a finding is
 // exact; a pair with no claim units counts only when its bound is positive, +Inf then). An AuditedEpsilon close to it is a property of the sample size,

@@ -52,7 +52,7 @@ func TestAuditEMD(t *testing.T) {
 	if v := good.Violations(); len(v) > 0 {
 		t.Errorf("correct EMD rejected: %s", v[0].Describe())
 	}
-	if good.AuditedEpsilon() > 1 || good.AuditedEpsilon() <= 0 {
+	if !good.Measured() || good.AuditedEpsilon() > 1 || good.AuditedEpsilon() <= 0 {
 		t.Errorf("correct EMD audited ε %v, want in (0, 1]", good.AuditedEpsilon())
 	}
 	weak := emdTarget(t, store, 100, mechanisms.OrderBag)

@@ -31,6 +31,9 @@ func TestAuditTruncatedGumbel(t *testing.T) {
 			t.Errorf("finding %s: want every pair of different known words skipped as unprotected", f.Describe())
 		}
 	}
+	if r.Measured() { // an audited ε of 0 here would read as a measurement of a perfect mechanism
+		t.Errorf("audit of a mechanism with no finite pair bound says it measured ε = %v (ceiling %v)", r.AuditedEpsilon(), r.AuditedCeiling())
+	}
 	if len(r.Skipped) != 11 {
 		t.Errorf("%d pairs skipped, want 9 word pairs and 2 games", len(r.Skipped))
 	}

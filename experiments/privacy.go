@@ -144,7 +144,8 @@ func (c *Config) validateAudit() error {
 // "audited_eps_lcb" row and its "audited_eps_ceiling" row, the largest value the audit's tests
 // could have shown per claim unit (+Inf where a test is exact): a lower bound close to its
 // ceiling is a property of the sample size, not of the mechanism. It is called only for
-// mechanisms that claim a guarantee.
+// mechanisms that claim a guarantee, and returns no rows when no test bounded anything (every
+// tested pair unprotected, e.g. a claim of ∞).
 func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *Env, cfg *Config) ([]report.Row, error) {
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
@@ -159,10 +160,16 @@ func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.
 		if err != nil {
 			return nil, err
 		}
+		if !rep.Measured() {
+			return nil, nil
+		}
 		return [2]float64{rep.AuditedEpsilon(), rep.AuditedCeiling()}, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit of %s at ε = %v: %w", probe.Mechanism, probe.Epsilon, err)
+	}
+	if v == nil {
+		return nil, nil // nothing bounded: every tested pair is unprotected (the table shows –)
 	}
 	vals := v.([2]float64)
 	probe.Value = vals[0]

@@ -133,8 +133,13 @@ func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab 
 	for _, f := range rep.Skipped {
 		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Reason)
 	}
-	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
-		rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
+	if rep.Measured() {
+		fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
+			rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
+	} else {
+		fmt.Fprintf(w, "no audited ε: no test bounded the release's loss (every tested pair of different words is unprotected, so the nominal ε = %.6g bounds no pair); %d of %d tests exceed the claim",
+			rep.Claim, len(rep.Violations()), len(rep.Findings))
+	}
 	if n := rep.Unfailable(); n > 0 {
 		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
 	}
