@@ -38,9 +38,11 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if *mech == "emd" {
-		if _, set := params["order"]; !set {
-			params["order"] = mechanisms.OrderKeep // the words are written back in place
+	if e, ok := experiments.Mechanisms[*mech]; ok {
+		for k, v := range e.TextParams {
+			if _, set := params[k]; !set {
+				params[k] = v
+			}
 		}
 	}
 	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
