@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -161,6 +162,10 @@ type MechanismEntry struct {
 	// that the output reads as a text (emd: order = "keep", the words written back in place);
 	// nil for none.
 	TextParams map[string]any
+	// PrivacyTable, when not nil, writes the mechanism's document-level bounds computed over
+	// the whole vocabulary, for n output words at each ε (`dptext privacy`); nil: the bound
+	// needs no vocabulary-wide computation.
+	PrivacyTable func(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p Params) error
 	// Spec decodes the options and builds the mechanism (a MechanismSpec).
 	Spec MechanismBuilder
 }
@@ -432,6 +437,7 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SynTF (Weggenmann, Kerschbaum 2018): n words sampled by the exponential mechanism from the document's term distribution; bounds εn, (ε+ln η)n, ℓn",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTermFrequencies, Cost: 2,
+		PrivacyTable: synTFPrivacyTable,
 		Spec: MechanismSpec[mechanisms.SynTFOptions]{
 			Defaults: mechanisms.DefaultSynTFOptions,
 			// tf-idf weighting learns document frequencies from the training corpus.
@@ -589,6 +595,17 @@ var Mechanisms = map[string]MechanismEntry{
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(true)},
 	},
+}
+
+// synTFPrivacyTable writes SynTF's bounds εn, (ε + ln η)n and ℓn over the vocabulary of
+// store (mechanisms.PrintSynTFPrivacy) for the options of p.
+func synTFPrivacyTable(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p Params) error {
+	opts := mechanisms.DefaultSynTFOptions()
+	if err := p.Decode(&opts); err != nil {
+		return err
+	}
+	opts.EllContext = ctx
+	return mechanisms.PrintSynTFPrivacy(w, store, epsilons, n, opts, 0)
 }
 
 // buildCusText builds CusText (plus: stopwords kept); the customised sets depend only on the

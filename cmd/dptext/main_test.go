@@ -219,3 +219,13 @@ func TestAuditExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivacyNamesTheMechanismsWithATable: the mechanisms `dptext privacy` accepts come from
+// the registry (MechanismEntry.PrivacyTable); one without a table is a usage error naming
+// those with one.
+func TestPrivacyNamesTheMechanismsWithATable(t *testing.T) {
+	code, _, errOut := run(t, "privacy", "--mechanism", "emd")
+	if code != 2 || !strings.Contains(errOut, "those that have: syntf") {
+		t.Fatalf("privacy --mechanism emd: exit %d, stderr %q; want 2 naming syntf", code, errOut)
+	}
+}
