@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"dptext/embeddings"
 )
 
 // mechanismLacks names what a mechanism registry entry still lacks (empty when complete).
@@ -187,6 +189,47 @@ func TestREADMEComponentsMatchRegistry(t *testing.T) {
 		}
 		if !strings.Contains(part, "`"+name+"`") {
 			t.Errorf("README Components: %s %q is not named after %q", ScorerKind(e.Task), name, kinds[e.Task])
+		}
+	}
+}
+
+// TestREADMEFormatsMatchRegistry: the format lines of the README's "Bring your own corpus and
+// embeddings" example name exactly the registered corpus formats (CorpusFormats) and
+// embeddings formats (embeddings.Formats, and "auto").
+func TestREADMEFormatsMatchRegistry(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpusWant, embWant []string
+	for _, f := range CorpusFormats {
+		corpusWant = append(corpusWant, f.Name)
+	}
+	for _, f := range embeddings.Formats {
+		embWant = append(embWant, f.Name)
+	}
+	embWant = append(embWant, "auto")
+	quoted := regexp.MustCompile(`"([^"]+)"`)
+	section := string(data)[strings.Index(string(data), "## Bring your own corpus and embeddings"):]
+	for _, c := range []struct {
+		table string
+		want  []string
+	}{{"[corpus]", corpusWant}, {"[embeddings]", embWant}} {
+		_, rest, ok := strings.Cut(section, "\n"+c.table+"\nformat = ")
+		if !ok {
+			t.Fatalf("README: no %s table with a format line in \"Bring your own corpus and embeddings\"", c.table)
+		}
+		line, _, _ := strings.Cut(rest, "\n")
+		var got []string
+		for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+			if !strings.Contains(m[1], " ") {
+				got = append(got, m[1])
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("README %s format line names %q; the registry has %q", c.table, got, want)
 		}
 	}
 }
