@@ -216,23 +216,6 @@ func TestAuditRandomAndSynTF(t *testing.T) {
 	}
 }
 
-// TestClopperPearson checks the bounds against closed forms and a known value.
-func TestClopperPearson(t *testing.T) {
-	if got, want := ClopperPearsonUpper(0, 100, 0.05), 1-math.Pow(0.05, 0.01); math.Abs(got-want) > 1e-12 {
-		t.Errorf("upper(0/100) = %v, want %v", got, want)
-	}
-	if got, want := ClopperPearsonLower(100, 100, 0.05), math.Pow(0.05, 0.01); math.Abs(got-want) > 1e-12 {
-		t.Errorf("lower(100/100) = %v, want %v", got, want)
-	}
-	// One-sided 97.5 % bounds of 5/20 equal the two-sided 95 % exact interval [0.0866, 0.4910].
-	if lo, hi := ClopperPearsonLower(5, 20, 0.025), ClopperPearsonUpper(5, 20, 0.025); math.Abs(lo-0.0866) > 1e-4 || math.Abs(hi-0.4910) > 1e-4 {
-		t.Errorf("5/20: [%v, %v], want [0.0866, 0.4910]", lo, hi)
-	}
-	if ClopperPearsonLower(0, 10, 0.05) != 0 || ClopperPearsonUpper(10, 10, 0.05) != 1 {
-		t.Error("extremes")
-	}
-}
-
 // TestSampledCeiling: the ceiling is about ln(K/ln(1/a)) (SPEC §7: 6.0 at K = 3,000 with the
 // default audit's level α/(2·42) at α = 0.05: 42 tests), a sampled test reaches it exactly when an output
 // is seen in every draw under one input and never under the other (here: the identity, audited

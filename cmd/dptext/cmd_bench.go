@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"dptext/nearest"
 	"dptext/resources"
 	"dptext/rngs"
+	"dptext/stats"
 )
 
 // flopsPerCycle is the float32 peak of one AVX2 core with two FMA units: 2 units × 8 lanes ×
@@ -166,7 +166,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	for i, m := range methods {
-		fmt.Fprintf(stdout, "median %-8s words_per_second=%.0f rechecked_share=%.5f", m, median(rates[i]), median(rechecked[i]))
+		fmt.Fprintf(stdout, "median %-8s words_per_second=%.0f rechecked_share=%.5f", m, stats.Median(rates[i]), stats.Median(rechecked[i]))
 		if roofs[0] > 0 {
 			fmt.Fprintf(stdout, " roofline_fraction=%.2f", medianRatio(rates[i], roofs))
 		}
@@ -174,7 +174,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "ratio int8/float32 (median of per-round ratios) = %.2f\n", medianRatio(rates[1], rates[0]))
 	if len(theirs) > 0 {
-		fmt.Fprintf(stdout, "median numpy    words_per_second=%.0f (%s, same vocabulary and ε, its own draws of words and noise)\n", median(theirs), *reference)
+		fmt.Fprintf(stdout, "median numpy    words_per_second=%.0f (%s, same vocabulary and ε, its own draws of words and noise)\n", stats.Median(theirs), *reference)
 		fmt.Fprintf(stdout, "ratio float32/numpy = %.2f, int8/numpy = %.2f (medians of per-round ratios, run back to back)\n",
 			medianRatio(rates[0], theirs), medianRatio(rates[1], theirs))
 	}
@@ -256,20 +256,11 @@ func runReference(ctx context.Context, python, script, vectors string, vocab, di
 	return strconv.ParseFloat(strings.TrimSpace(last[i+len("words_per_second="):]), 64)
 }
 
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // medianRatio is the median over rounds of a[i]/b[i].
 func medianRatio(a, b []float64) float64 {
 	r := make([]float64, len(a))
 	for i := range a {
 		r[i] = a[i] / b[i]
 	}
-	return median(r)
+	return stats.Median(r)
 }
