@@ -3,6 +3,8 @@ package experiments
 import (
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // Text cells from user data that a spreadsheet would run as a formula are neutralised; others,
@@ -20,7 +22,7 @@ func TestCSVTextNeutralisesFormulas(t *testing.T) {
 
 // Set names and labels that would begin a formula in results.csv are refused at their line.
 func TestFormulaLikeNamesAreRefused(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	for _, c := range []struct{ part, want string }{
 		{"[[sets]]\nname = \"=1+1\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\n", "sets[0].name: \"=1+1\" begins with \"=\""},
 		{"[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\nlabel = \"@SUM(A1)\"\n", "mechanisms[0].label: \"@SUM(A1)\" begins with \"@\""},

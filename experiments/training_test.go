@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // TestTrainingDataWithoutTheModel checks that the training documents load from a config whose
@@ -14,7 +16,7 @@ import (
 // that they leave out every evaluation author, and that a run of the same config still refuses
 // the missing model by name.
 func TestTrainingDataWithoutTheModel(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 5, 2, 300)
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 2, 300)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "erae.toml")
 	src := `name = "train"

@@ -9,6 +9,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/rngs"
 )
 
@@ -105,7 +106,7 @@ func TestEMDPairDistance(t *testing.T) {
 // TestEMDBagDiagnose: with nothing moving, the bag's pairing finds every word unchanged at
 // cosine 1 although the output order is shuffled.
 func TestEMDBagDiagnose(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
 	m, err := NewEMD(store, 1e9, EMDOptions{OOV: OOVKeep, Workers: 1, Order: OrderBag})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/rngs"
 )
 
@@ -186,7 +187,7 @@ func TestNewEMDValidatesOptions(t *testing.T) {
 }
 
 func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
 	doc := []string{"w1", "snape", "w2", "w12x", "w3"}
 	for _, c := range []struct {
 		oov  string
@@ -250,7 +251,7 @@ func sameAtAnyWorkers(t *testing.T, label string, workers []int, newRNG func() *
 // testdata/emd_golden.txt (and a change must bump the mechanism's registry version). The outputs
 // do not depend on the number of workers.
 func TestEMDGolden(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(6, 6)), 500, 10, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(6, 6)), 500, 10, 1)
 	doc := strings.Fields("w0 w1 w2 w3 w5 w8 w13 w21 w34 w55 w89 w144 w233 w377 oov w1 w1 w1")
 	var lines []string
 	for _, eps := range []float64{1, 3, 10} {
@@ -301,7 +302,7 @@ func TestBagDistance(t *testing.T) {
 }
 
 func TestCalibrateEMD(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
 	cal, err := CalibrateEMD(store, []float64{1e9, 0.01}, 300, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +334,7 @@ func TestCalibrateEMD(t *testing.T) {
 }
 
 func TestNearestNeighboursAgainstFullSort(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(10, 10)), 300, 4, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(10, 10)), 300, 4, 1)
 	sample := []int{0, 17, 299}
 	got := nearestNeighbours(store, sample, 2)
 	for i, row := range sample {
@@ -352,7 +353,7 @@ func TestNearestNeighboursAgainstFullSort(t *testing.T) {
 }
 
 func BenchmarkEMDApply400Words(b *testing.B) {
-	store := randomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
+	store := fixtures.RandomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
 	m, err := NewEMD(store, 10, DefaultEMDOptions())
 	if err != nil {
 		b.Fatal(err)
@@ -371,7 +372,7 @@ func BenchmarkEMDApply400Words(b *testing.B) {
 // (N_w = K, S_w = 1); at a tiny ε almost none does and the outputs spread over many words. An
 // intermediate ε lies in between, and N_w/K agrees with CalibrateEMD's unchanged share.
 func TestCalibrateCMP(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
 	const words, draws = 60, 40
 	cal, err := CalibrateCMP(store, []float64{1e9, 0.01, 3}, words, draws, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
 	if err != nil {
