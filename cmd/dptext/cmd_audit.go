@@ -23,22 +23,19 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// shared 2-core machine) against 49 s of CPU over 100,000 words.
 	emb := addEmbeddingFlags(fs, 30000)
 	def := audit.DefaultOptions()
-	mech := fs.String("mechanism", "", "mechanism name (see dptext list)")
-	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
+	mech := addMechanismFlags(fs, "", "mechanism name (see dptext list)", "param")
 	claim := fs.Float64("claim", math.NaN(), "per-unit ε to test (default: the mechanism's own ε)")
 	samples := fs.Int("samples", def.Samples, "K: outputs per input (sampled word tests) and runs per document (games), for each half")
 	maxSamples := fs.Int("max-samples", def.MaxSamples, "adaptive K: a sampled word test whose claim is above its ceiling draws up to this many outputs per input (0: off)")
 	alpha := fs.Float64("alpha", def.Alpha, "family-wise error rate of all sampled lower bounds together")
 	pairs := fs.Int("pairs", def.Pairs, "word pairs of each kind (nearest, random, far)")
 	seed := fs.Uint64("seed", def.Seed, "random seed of the audit (it releases nothing)")
-	params := paramFlag{}
-	fs.Var(params, "param", "mechanism parameter key=value (repeatable)")
 	inline := fs.String("params", "", `mechanism parameters as a TOML inline table body, e.g. 'order = "keep", oov = "drop"'`)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 || *mech == "" {
+	if len(pos) > 0 || mech.name == "" {
 		return usagef("--mechanism is required; no other arguments")
 	}
 	if *inline != "" {
@@ -47,7 +44,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--params %q: not a TOML inline table body (want key = value, …): %v", *inline, err)
 		}
 		for k, v := range doc["p"] {
-			params[k] = v
+			mech.params[k] = v
 		}
 	}
 	o := audit.DefaultOptions()
@@ -69,7 +66,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Pairs < 1 {
 		return usagef("--pairs %d: want at least 1", o.Pairs)
 	}
-	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	mo, err := mech.decode()
 	if err != nil {
 		return err
 	}
@@ -83,17 +80,17 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	m, err := mo.Build(env, *eps)
+	m, err := mo.Build(env, mech.epsilon)
 	if err != nil {
 		return err
 	}
-	target, err := audit.NewTarget(*mech, m, store)
+	target, err := audit.NewTarget(mech.name, m, store)
 	if err != nil {
 		return err
 	}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		o.Progress = func(done, total int) {
-			fmt.Fprintf(stderr, "\raudit %s: %d/%d tests", *mech, done, total)
+			fmt.Fprintf(stderr, "\raudit %s: %d/%d tests", mech.name, done, total)
 			if done == total {
 				fmt.Fprintln(stderr)
 			}
@@ -104,7 +101,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAudit(stdout, rep, *mech, *eps, target.Store.Len(), time.Since(start))
+	printAudit(stdout, rep, mech.name, mech.epsilon, target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
 		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}

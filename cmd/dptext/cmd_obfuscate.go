@@ -22,11 +22,8 @@ import (
 func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("obfuscate", stderr)
 	emb := addEmbeddingFlags(fs, 100000)
-	mech := fs.String("mechanism", "emd", "mechanism name (see dptext list)")
-	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
+	mech := addMechanismFlags(fs, "emd", "mechanism name (see dptext list)", "param")
 	seed := fs.Uint64("seed", 0, "random seed, for previews and tests only: output made with a known seed is not private (default: a fresh seed from the operating system's random source)")
-	params := paramFlag{}
-	fs.Var(params, "param", "mechanism parameter key=value (repeatable), as in a config's params table")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -38,14 +35,14 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if e, ok := experiments.Mechanisms[*mech]; ok {
+	if e, ok := experiments.Mechanisms[mech.name]; ok {
 		for k, v := range e.TextParams {
-			if _, set := params[k]; !set {
-				params[k] = v
+			if _, set := mech.params[k]; !set {
+				mech.params[k] = v
 			}
 		}
 	}
-	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	mo, err := mech.decode()
 	if err != nil {
 		return err
 	}
@@ -79,7 +76,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	m, err := mo.Build(env, *eps)
+	m, err := mo.Build(env, mech.epsilon)
 	if err != nil {
 		return err
 	}
@@ -102,7 +99,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 		out = strings.Join(p, " ") + "\n"
-		fmt.Fprintf(stderr, "note: %s does not keep word positions; printing its output words only\n", *mech)
+		fmt.Fprintf(stderr, "note: %s does not keep word positions; printing its output words only\n", mech.name)
 	}
 	fmt.Fprint(stdout, out)
 	if pt, ok := m.(mechanisms.PassThrougher); ok {

@@ -49,6 +49,30 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 	return store, err
 }
 
+// mechanismFlags are the flags that choose a mechanism outside a config: --mechanism, --epsilon
+// and its repeatable parameter flag, key=value as in a config's params table.
+type mechanismFlags struct {
+	name    string
+	epsilon float64
+	params  paramFlag
+}
+
+// addMechanismFlags adds the mechanism flags to fs: --mechanism (default defaultName, help
+// nameHelp), --epsilon, and the parameter flag paramName (--param, or --mechanism-param where
+// --param is another component's).
+func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string) *mechanismFlags {
+	m := &mechanismFlags{params: paramFlag{}}
+	fs.StringVar(&m.name, "mechanism", defaultName, nameHelp)
+	fs.Float64Var(&m.epsilon, "epsilon", math.NaN(), "ε of the mechanism")
+	fs.Var(m.params, paramName, "mechanism parameter key=value (repeatable), as in a config's params table")
+	return m
+}
+
+// decode decodes the mechanism's parameters, checking its name and ε.
+func (m *mechanismFlags) decode() (*experiments.MechanismOptions, error) {
+	return experiments.DecodeMechanism(m.name, m.epsilon, m.params)
+}
+
 // paramFlag collects repeated --param key=value flags; values are TOML values (strings may
 // be given without quotes).
 type paramFlag map[string]any
