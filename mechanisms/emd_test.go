@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"dptext/embeddings/embtest"
 	"dptext/internal/fixtures"
 	"dptext/rngs"
 )
@@ -133,7 +132,7 @@ func ratioViolations(ca, cb map[string]int, samples int, bound float64) []string
 // with three times the ε (whose ratios reach exp(3ε)).
 func TestEMDRespectsMetricBound(t *testing.T) {
 	const samples, eps = 40000, 1.5
-	store := embtest.Grid(t, 7)
+	store := fixtures.Grid(t, 7)
 	rng := rngs.New(3, "metric-bound")
 	m, err := NewEMD(store, eps, DefaultEMDOptions())
 	if err != nil {
@@ -156,7 +155,7 @@ func TestEMDRespectsMetricBound(t *testing.T) {
 }
 
 func TestNewEMDValidatesOptions(t *testing.T) {
-	store := embtest.Grid(t, 3)
+	store := fixtures.Grid(t, 3)
 	cases := []struct {
 		eps  float64
 		opts EMDOptions
@@ -278,7 +277,7 @@ func TestEMDGolden(t *testing.T) {
 }
 
 func TestBagDistance(t *testing.T) {
-	store := embtest.Grid(t, 4)
+	store := fixtures.Grid(t, 4)
 	// Matching g0_0→g0_1 (1) and g3_0→g3_3 (3) beats the crossing pairs (√10 + √18).
 	d, err := BagDistance(store, []string{"g0_0", "g3_0"}, []string{"g3_3", "g0_1"})
 	if err != nil || math.Abs(d-2) > 1e-12 {
