@@ -28,7 +28,7 @@ func TestFormulaLikeNamesAreRefused(t *testing.T) {
 		{"[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\nlabel = \"@SUM(A1)\"\n", "mechanisms[0].label: \"@SUM(A1)\" begins with \"@\""},
 		{"[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\n[[report.columns]]\nscorer = \"sr-nn\"\nlabel = \"+x\"\n", "report.columns[0].label: \"+x\" begins with \"+\""},
 	} {
-		_, err := ParseConfig("f.toml", "name = \"f\"\n"+fixtureInputs(corpusPath, vecPath)+c.part+"[[scorers]]\nname = \"sr-nn\"\n")
+		_, err := ParseConfig("f.toml", "name = \"f\"\n"+fixtures.Inputs(corpusPath, vecPath)+c.part+"[[scorers]]\nname = \"sr-nn\"\n")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
 		}

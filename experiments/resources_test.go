@@ -18,7 +18,7 @@ import (
 func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	parse := func(sets, comp string) (*Config, error) {
-		src := "name = \"huge\"\n" + fixtureInputs(corpusPath, vecPath) + sets + comp
+		src := "name = \"huge\"\n" + fixtures.Inputs(corpusPath, vecPath) + sets + comp
 		return ParseConfig(filepath.Join(t.TempDir(), "huge.toml"), src)
 	}
 	set := "[[sets]]\nname = \"4\"\nauthors = 4\n"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,23 +13,6 @@ import (
 	"dptext/internal/fixtures"
 )
 
-// fixtureInputs are the corpus, embeddings and protocol tables of a config over the generated
-// corpus (fixture).
-func fixtureInputs(corpusPath, vecPath string) string {
-	return fmt.Sprintf(`[corpus]
-format = "jsonl"
-path = %q
-[embeddings]
-format = "text"
-path = %q
-vocabulary = "all"
-[protocol]
-known_words = 200
-unknown_words = 100
-topic_train_words = 100
-`, corpusPath, vecPath)
-}
-
 // fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
 // mechanisms, an attacker, two topic classifiers and a utility measure.
 func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
@@ -38,7 +20,7 @@ func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
 	src := `name = "fixture"
 seed = 7
 repeats = 2
-` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
+` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
 name = "6"
 authors = 6
 [[mechanisms]]

@@ -234,7 +234,7 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 	fmt.Fprintf(f, "{\"author\":\"short-sea\",\"topic\":\"sea\",\"text\":%q}\n{\"author\":\"short-land\",\"topic\":\"land\",\"text\":%q}\n",
 		short, strings.ReplaceAll(short, "sea", "land"))
 	f.Close()
-	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtureInputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
+	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtures.Inputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
 		"[[sets]]\nname = \"6\"\nauthors = 6\n[[sets]]\nname = \"2\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
 	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "w.toml"), src)
 	if err != nil {

@@ -18,7 +18,7 @@ func TestSynTFRunsWithAnUnwritableDataFolder(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	src := `name = "syntf-ro"
 seed = 3
-` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
+` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
 name = "4"
 authors = 4
 [[mechanisms]]

@@ -21,7 +21,7 @@ func TestTrainingDataWithoutTheModel(t *testing.T) {
 	cfgPath := filepath.Join(dir, "erae.toml")
 	src := `name = "train"
 seed = 3
-` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
+` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
 name = "4"
 authors = 4
 [[mechanisms]]

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,26 +106,8 @@ func TestInterruptedRunSaysHowToResume(t *testing.T) {
 	// A config on the generated fixture corpus: the test reads nothing from the network.
 	corpusPath, vecPath := fixtures.Corpus(t, 3, 2, 300)
 	config := filepath.Join(t.TempDir(), "c.toml")
-	src := fmt.Sprintf(`name = "interrupted"
-[corpus]
-format = "jsonl"
-path = %q
-[embeddings]
-format = "text"
-path = %q
-vocabulary = "all"
-[protocol]
-known_words = 200
-unknown_words = 100
-topic_train_words = 100
-[[sets]]
-name = "4"
-authors = 4
-[[mechanisms]]
-name = "none"
-[[scorers]]
-name = "sr-nn"
-`, corpusPath, vecPath)
+	src := "name = \"interrupted\"\n" + fixtures.Inputs(corpusPath, vecPath) +
+		"[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
 	if err := os.WriteFile(config, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
