@@ -11,18 +11,18 @@ import (
 )
 
 func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("attribute", stderr)
+	fs := newFlags(ctx, "attribute", stderr)
 	emb := addEmbeddingFlags(fs, 100000)
-	attacker := fs.String("attacker", "koppel11", "attacker name (see dptext list)")
-	input := fs.String("input", "", "PAN collection, problem folder, or older meta-file.json folder")
-	output := fs.String("output", "", "folder for the answers")
-	mech := addMechanismFlags(fs, "", "privatise the unknown texts with this mechanism first", "mechanism-param")
+	attacker := fs.String("attacker", "koppel11", "attacker `NAME` (see dptext list)")
+	input := fs.String("input", "", "PAN collection, problem folder, or older meta-file.json folder: `DIR` (required)")
+	output := fs.String("output", "", "`DIR` for the answers (required)")
+	mech := addMechanismFlags(fs, "", "privatise the unknown texts with this mechanism `NAME` first", "mechanism-param")
 	seed := fs.Uint64("seed", 1, "random seed")
 	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
 	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | pan19 (the PAN 2019 baseline's rule: the two largest calibrated probabilities differ by less than the threshold; char-ngram-svm) | score-margin (the top two raw scores closer than the threshold) | score (top raw score below it)")
 	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject: on calibrated probabilities (pan19; the baseline's 0.1) or on the attacker's raw scores")
 	params := paramFlag{}
-	fs.Var(params, "param", "attacker parameter key=value (repeatable)")
+	fs.Var(params, "param", "attacker parameter `key=value` (repeatable)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

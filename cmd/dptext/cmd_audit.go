@@ -18,12 +18,12 @@ import (
 )
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("audit", stderr)
+	fs := newFlags(ctx, "audit", stderr)
 	// 30,000 words: an EMD audit at the defaults takes about 12 s of CPU (30 s wall on the
 	// shared 2-core machine) against 49 s of CPU over 100,000 words.
 	emb := addEmbeddingFlags(fs, 30000)
 	def := audit.DefaultOptions()
-	mech := addMechanismFlags(fs, "", "mechanism name (see dptext list)", "param")
+	mech := addMechanismFlags(fs, "", "mechanism `NAME`, see dptext list (required)", "param")
 	claim := fs.Float64("claim", math.NaN(), "per-unit ε to test (default: the mechanism's own ε)")
 	samples := fs.Int("samples", def.Samples, "K: outputs per input (sampled word tests) and runs per document (games), for each half")
 	maxSamples := fs.Int("max-samples", def.MaxSamples, "adaptive K: a sampled word test whose claim is above its ceiling draws up to this many outputs per input (0: off)")

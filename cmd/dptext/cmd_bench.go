@@ -20,7 +20,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) == 0 || args[0] != "decode" {
 		return usagef("want `bench decode`")
 	}
-	fs := newFlags("bench", stderr)
+	fs := newFlags(ctx, "bench", stderr)
 	topK := fs.Int("top-k", 100000, "keep the K most frequent words (0: all); with --synthetic only when given")
 	queries := fs.Int("queries", 2000, "noisy vectors to decode per round")
 	epsilon := fs.Float64("epsilon", 10, "ε of the EMD noise added to the query words")

@@ -19,9 +19,9 @@ import (
 )
 
 func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("obfuscate", stderr)
+	fs := newFlags(ctx, "obfuscate", stderr)
 	emb := addEmbeddingFlags(fs, 100000)
-	mech := addMechanismFlags(fs, "emd", "mechanism name (see dptext list)", "param")
+	mech := addMechanismFlags(fs, "emd", "mechanism `NAME` (see dptext list)", "param")
 	seed := fs.Uint64("seed", 0, "random seed, for previews and tests only: output made with a known seed is not private (default: a fresh seed from the operating system's random source)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

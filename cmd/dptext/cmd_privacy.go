@@ -10,7 +10,7 @@ import (
 )
 
 func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("privacy", stderr)
+	fs := newFlags(ctx, "privacy", stderr)
 	emb := addEmbeddingFlags(fs, 30000)
 	mech := fs.String("mechanism", "syntf", "mechanism (syntf)")
 	epsList := fs.String("epsilons", "47.5", "comma-separated ε grid")

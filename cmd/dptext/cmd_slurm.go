@@ -16,15 +16,15 @@ import (
 // cmdSlurm writes a Slurm job array that runs the shards of a config and a merge job that
 // starts when every shard succeeded; with --submit it submits both with sbatch.
 func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("slurm", stderr)
+	fs := newFlags(ctx, "slurm", stderr)
 	shards := fs.Int("shards", 0, "number of shards, one array task each (required)")
-	out := fs.String("out", "", "run folder on a file system every node sees (required); the scripts go to OUT/slurm/")
+	out := fs.String("out", "", "run `DIR` on a file system every node sees (required); the scripts go to OUT/slurm/")
 	partition := fs.String("partition", "", "Slurm partition (default: the cluster's default)")
 	timeLimit := fs.String("time", "", "time limit of each task, in sbatch's form (e.g. 2:00:00; default: the partition's)")
 	cpus := fs.Int("cpus", 2, "CPUs per shard task, also its --jobs")
 	mem := fs.String("mem", "", "memory per task in sbatch's form (e.g. 8G; default: the partition's)")
 	submit := fs.Bool("submit", false, "submit the two scripts with sbatch and print the job ids")
-	exe := fs.String("dptext", "", "the dptext binary the jobs run, as the nodes see it (default: this one)")
+	exe := fs.String("dptext", "", "the dptext binary `PATH` the jobs run, as the nodes see it (default: this one)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

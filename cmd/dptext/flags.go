@@ -24,12 +24,21 @@ type embeddingFlags struct {
 	topK                     int
 }
 
+// embeddingsFormatNames lists the names of embeddings.Formats ("a, b, c").
+func embeddingsFormatNames() string {
+	var names []string
+	for _, f := range embeddings.Formats {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func addEmbeddingFlags(fs *flag.FlagSet, defaultTopK int) *embeddingFlags {
 	e := &embeddingFlags{}
-	fs.StringVar(&e.path, "embeddings", "", "word vectors file (default: the GloVe-100d default data)")
-	fs.StringVar(&e.format, "format", "auto", "format of --embeddings: auto, word2vec-bin, text, wink or cache")
+	fs.StringVar(&e.path, "embeddings", "", "word vectors `FILE` (default: the GloVe-100d default data)")
+	fs.StringVar(&e.format, "format", "auto", "`FORMAT` of --embeddings: "+embeddingsFormatNames()+" or auto (by file extension)")
 	fs.StringVar(&e.vocabulary, "vocabulary", experiments.VocabularyWords, `"words" (single normalised words only) or "all"`)
-	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the K most frequent words (0: all)")
+	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the `K` most frequent words (0: all)")
 	return e
 }
 
@@ -64,7 +73,7 @@ func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string
 	m := &mechanismFlags{params: paramFlag{}}
 	fs.StringVar(&m.name, "mechanism", defaultName, nameHelp)
 	fs.Float64Var(&m.epsilon, "epsilon", math.NaN(), "ε of the mechanism")
-	fs.Var(m.params, paramName, "mechanism parameter key=value (repeatable), as in a config's params table")
+	fs.Var(m.params, paramName, "mechanism parameter `key=value` (repeatable), as in a config's params table")
 	return m
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -227,5 +228,26 @@ func TestPrivacyNamesTheMechanismsWithATable(t *testing.T) {
 	code, _, errOut := run(t, "privacy", "--mechanism", "emd")
 	if code != 2 || !strings.Contains(errOut, "those that have: syntf") {
 		t.Fatalf("privacy --mechanism emd: exit %d, stderr %q; want 2 naming syntf", code, errOut)
+	}
+}
+
+// TestSynopsisIsGeneratedFromTheFlags: the usage line lists the positional arguments, then
+// every flag in name order, a required one (its help says "(required)") without brackets,
+// the value name from the help's `quoted` word or the flag's type; and `dptext run -h` prints
+// the line generated from run's flag set.
+func TestSynopsisIsGeneratedFromTheFlags(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Bool("force", false, "overwrite")
+	fs.String("out", "", "run `DIR` (required)")
+	fs.Int("jobs", 2, "cells at once")
+	if got, want := synopsis("CONFIG", fs), "CONFIG [--force] [--jobs INT] --out DIR"; got != want {
+		t.Errorf("synopsis = %q, want %q", got, want)
+	}
+	if got := synopsis("CONFIG", nil); got != "CONFIG" {
+		t.Errorf("synopsis without flags = %q, want CONFIG", got)
+	}
+	_, _, errOut := run(t, "run", "-h")
+	if !strings.HasPrefix(errOut, "usage: dptext run CONFIG [--force] [--jobs INT] [--out DIR] [--shard K/N]") {
+		t.Errorf("run -h: %q", errOut)
 	}
 }
