@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -101,59 +99,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAudit(stdout, rep, mech.name, mech.epsilon, target.Store.Len(), time.Since(start))
+	rep.Write(stdout, mech.name, mech.epsilon, target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
 		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}
 	return nil
-}
-
-// printAudit writes the findings of an audit, one line each, and its summary.
-func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab int, took time.Duration) {
-	epsText := "–"
-	if !math.IsNaN(eps) {
-		epsText = strconv.FormatFloat(eps, 'g', -1, 64)
-	}
-	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %.6g per unit; K = %d; %d one-sided tests at family-wise α = %g\n",
-		mech, epsText, vocab, rep.Claim, rep.Samples, rep.Tests, rep.Alpha)
-	for _, f := range rep.Findings {
-		mark := "ok  "
-		if f.Violates() {
-			mark = "FAIL"
-		}
-		if f.Level == "noise" || f.Level == "sampler" {
-			fmt.Fprintf(w, "%s %s\n", mark, f.Describe())
-			continue
-		}
-		fmt.Fprintf(w, "%s %s; per unit %.4g\n", mark, f.Describe(), f.PerUnit())
-	}
-	for _, f := range rep.Skipped {
-		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Reason)
-	}
-	fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
-		rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
-	if n := rep.Unfailable(); n > 0 {
-		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
-	}
-	fmt.Fprintf(w, "; %.1f s\n", took.Seconds())
-	// The smallest claim the unfailable tests make: refuting it by counting needs K outputs.
-	least := math.Inf(1)
-	for _, f := range rep.Findings {
-		if f.CannotFail() {
-			least = math.Min(least, f.Claim)
-		}
-	}
-	if !math.IsInf(least, 1) {
-		k := rep.SamplesToRefute(least)
-		if math.IsInf(k, 1) {
-			fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) would need about e^%.0f outputs per input: beyond any audit\n", least, least)
-			return
-		}
-		fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) needs K ≥ %.3g per input, %.3g times this run's K",
-			least, k, k/float64(rep.Samples))
-		if k <= 1e9 {
-			fmt.Fprintf(w, " (about %s at this run's rate, if the tests' draws dominate)", (time.Duration(float64(took) * k / float64(rep.Samples))).Round(time.Second))
-		}
-		fmt.Fprintln(w)
-	}
 }
