@@ -251,3 +251,32 @@ func TestSynopsisIsGeneratedFromTheFlags(t *testing.T) {
 		t.Errorf("run -h: %q", errOut)
 	}
 }
+
+// TestREADMECommandsListEveryCommand: the README's Commands table has a row for every command
+// of the commands table, and none for a command that does not exist.
+func TestREADMECommandsListEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Commands\n")
+	if !ok {
+		t.Fatal("README.md has no \"## Commands\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `dptext "); ok {
+			name, _, _ := strings.Cut(strings.TrimSuffix(strings.Fields(rest)[0], "`"), "`")
+			rows[name] = true
+			if _, known := commands[name]; !known {
+				t.Errorf("README Commands: a row for %q, which is no command", name)
+			}
+		}
+	}
+	for name := range commands {
+		if !rows[name] {
+			t.Errorf("README Commands: no row for `dptext %s`", name)
+		}
+	}
+}
