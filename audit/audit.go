@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"dptext/rngs"
+	"dptext/stats"
 )
 
 // Options configure Run.
@@ -106,7 +107,7 @@ func (f Finding) bounds() bool { return f.Level == "word" || f.Level == "documen
 // and U the upper bound of 0 in k, about ln(k/ln(1/a)). It is the same for the distinguishing
 // game (both error counts 0).
 func SampledCeiling(k int, a float64) float64 {
-	return math.Log(ClopperPearsonLower(k, k, a) / ClopperPearsonUpper(0, k, a))
+	return math.Log(stats.ClopperPearsonLower(k, k, a) / stats.ClopperPearsonUpper(0, k, a))
 }
 
 // PerUnit is Bound/Units, the ε per claim unit the test demonstrates (+Inf when the pair has no
@@ -573,8 +574,8 @@ func sampledWord(t *Target, rng *rand.Rand, p wordPair, k, outputs int, level fl
 	for w := range union(cx, cy) {
 		r := math.Inf(-1)
 		for _, ab := range [2][2]int{{cx[w], cy[w]}, {cy[w], cx[w]}} {
-			if lo := ClopperPearsonLower(ab[0], k, level); lo > 0 {
-				r = math.Max(r, math.Log(lo/ClopperPearsonUpper(ab[1], k, level)))
+			if lo := stats.ClopperPearsonLower(ab[0], k, level); lo > 0 {
+				r = math.Max(r, math.Log(lo/stats.ClopperPearsonUpper(ab[1], k, level)))
 			}
 		}
 		cands = append(cands, cand{w, r})
@@ -594,8 +595,8 @@ func sampledWord(t *Target, rng *rand.Rand, p wordPair, k, outputs int, level fl
 			if dir {
 				a, b = b, a
 			}
-			lo := ClopperPearsonLower(a, k, level)
-			hi := ClopperPearsonUpper(b, k, level)
+			lo := stats.ClopperPearsonLower(a, k, level)
+			hi := stats.ClopperPearsonUpper(b, k, level)
 			if lo > 0 {
 				if v := math.Log(lo / hi); v > f.Bound {
 					f.Bound, f.Output = v, c.w
@@ -654,7 +655,7 @@ func playGame(t *Target, rng *rand.Rand, g game, k int, level float64) Finding {
 			fp++
 		}
 	}
-	fnU, fpU := ClopperPearsonUpper(fn, k, level), ClopperPearsonUpper(fp, k, level)
+	fnU, fpU := stats.ClopperPearsonUpper(fn, k, level), stats.ClopperPearsonUpper(fp, k, level)
 	a, b := math.Log((1-fnU)/fpU), math.Log((1-fpU)/fnU)
 	f.Bound = math.Max(a, b)
 	f.Output = fmt.Sprintf("FPR %d/%d, FNR %d/%d", fp, k, fn, k)

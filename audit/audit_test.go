@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
-	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/mechanisms"
 )
 
@@ -47,7 +47,7 @@ func mustRun(t *testing.T, tg *Target, o Options) *Report {
 // EMD whose noise is 100 times too small for the ε it claims (it runs at 100ε) is rejected, its
 // nearest-neighbour outputs bounded far above the claim ε·d = 1.
 func TestAuditEMD(t *testing.T) {
-	store := embtest.Grid(t, 10)
+	store := fixtures.Grid(t, 10)
 	good := mustRun(t, emdTarget(t, store, 1, mechanisms.OrderBag), options(3000))
 	if v := good.Violations(); len(v) > 0 {
 		t.Errorf("correct EMD rejected: %s", v[0].Describe())
@@ -72,7 +72,7 @@ func TestAuditEMD(t *testing.T) {
 // distance of its bags, 0 for two swapped words) is rejected by the swap game; the bag release
 // passes it, and the in-place release passes its own positional claim.
 func TestAuditOrderedEMDAgainstBagClaim(t *testing.T) {
-	store := embtest.Grid(t, 10)
+	store := fixtures.Grid(t, 10)
 	bagEMD, err := mechanisms.NewEMD(store, 1, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestAuditExpMech(t *testing.T) {
 // TestAuditRandomAndSynTF: the random baseline's exact ratios are 0 (its claim); SynTF passes
 // its per-word claim exactly.
 func TestAuditRandomAndSynTF(t *testing.T) {
-	store := embtest.Grid(t, 6)
+	store := fixtures.Grid(t, 6)
 	rnd, err := mechanisms.NewRandom(store.Words())
 	if err != nil {
 		t.Fatal(err)
@@ -216,23 +216,6 @@ func TestAuditRandomAndSynTF(t *testing.T) {
 	}
 }
 
-// TestClopperPearson checks the bounds against closed forms and a known value.
-func TestClopperPearson(t *testing.T) {
-	if got, want := ClopperPearsonUpper(0, 100, 0.05), 1-math.Pow(0.05, 0.01); math.Abs(got-want) > 1e-12 {
-		t.Errorf("upper(0/100) = %v, want %v", got, want)
-	}
-	if got, want := ClopperPearsonLower(100, 100, 0.05), math.Pow(0.05, 0.01); math.Abs(got-want) > 1e-12 {
-		t.Errorf("lower(100/100) = %v, want %v", got, want)
-	}
-	// One-sided 97.5 % bounds of 5/20 equal the two-sided 95 % exact interval [0.0866, 0.4910].
-	if lo, hi := ClopperPearsonLower(5, 20, 0.025), ClopperPearsonUpper(5, 20, 0.025); math.Abs(lo-0.0866) > 1e-4 || math.Abs(hi-0.4910) > 1e-4 {
-		t.Errorf("5/20: [%v, %v], want [0.0866, 0.4910]", lo, hi)
-	}
-	if ClopperPearsonLower(0, 10, 0.05) != 0 || ClopperPearsonUpper(10, 10, 0.05) != 1 {
-		t.Error("extremes")
-	}
-}
-
 // TestSampledCeiling: the ceiling is about ln(K/ln(1/a)) (SPEC §7: 6.0 at K = 3,000 with the
 // default audit's level α/(2·42) at α = 0.05: 42 tests), a sampled test reaches it exactly when an output
 // is seen in every draw under one input and never under the other (here: the identity, audited
@@ -242,7 +225,7 @@ func TestSampledCeiling(t *testing.T) {
 	if c, approx := SampledCeiling(3000, a), math.Log(3000/math.Log(1/a)); math.Abs(c-approx) > 0.01 || math.Abs(c-6.0) > 0.05 {
 		t.Errorf("ceiling at K = 3000: %v, want about %v and 6.0", c, approx)
 	}
-	store := embtest.Grid(t, 4)
+	store := fixtures.Grid(t, 4)
 	tg, err := NewTarget("none", mechanisms.None{}, store)
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +279,7 @@ func TestViolatesTolerance(t *testing.T) {
 // TestTwoStageClaim: the two-stage expmech is audited against ε₁ + ε per word, the budget its
 // guarantee prints, not against the ε of its second stage alone.
 func TestTwoStageClaim(t *testing.T) {
-	store := embtest.Grid(t, 6)
+	store := fixtures.Grid(t, 6)
 	o := mechanisms.DefaultExpMechOptions()
 	o.Candidates, o.CandidateEpsilon = 5, 3
 	m, err := mechanisms.NewExpMech(store, 2, o)

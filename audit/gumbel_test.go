@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/mechanisms"
 	"dptext/rngs"
 )
@@ -16,7 +16,7 @@ import (
 // word releases itself — an infinite log-ratio, which the old claim ε·d (30·12.7 here) would
 // have had to cover.
 func TestAuditTruncatedGumbel(t *testing.T) {
-	store := embtest.Grid(t, 10)
+	store := fixtures.Grid(t, 10)
 	m, err := mechanisms.NewTruncatedGumbel(store, 30, mechanisms.DefaultTruncatedGumbelOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/mechanisms"
 )
 
@@ -17,7 +17,7 @@ import (
 // while the sampler runs at ε) are rejected. Each χ² test runs at the audit's Bonferroni level,
 // so the correct sampler fails with probability at most α = 0.01 over the audit.
 func TestSamplerAgainstDistribution(t *testing.T) {
-	store := embtest.Grid(t, 6)
+	store := fixtures.Grid(t, 6)
 	const eps = 40
 	m, err := mechanisms.NewExpMech(store, eps, mechanisms.DefaultExpMechOptions())
 	if err != nil {
@@ -78,7 +78,7 @@ func TestSamplerAgainstDistribution(t *testing.T) {
 // (exactly, all 9 sets × 6 pairs of the 6×6 grid with K = 4), cross-set pairs are reported as
 // unprotected with their reason, and the same mechanism held to half its ε fails exactly.
 func TestCusTextExhaustive(t *testing.T) {
-	store := embtest.Grid(t, 6)
+	store := fixtures.Grid(t, 6)
 	o := mechanisms.DefaultCusTextOptions()
 	o.K = 4
 	m, err := mechanisms.NewCusText(store, 4, o, nil)
@@ -115,7 +115,7 @@ func TestCusTextExhaustive(t *testing.T) {
 // the pair where ℓ is attained, whose exact loss equals ℓ; a sampler at twice the scale held to
 // the ℓ of the original (the fault of a bound computed apart from the sampler) fails there.
 func TestSynTFTightClaim(t *testing.T) {
-	store := embtest.Grid(t, 6)
+	store := fixtures.Grid(t, 6)
 	opts := mechanisms.DefaultSynTFOptions()
 	opts.Length, opts.RemoveStopwords, opts.TightBound = 5, false, true
 	m, err := mechanisms.NewSynTF(store, 3, opts)
@@ -158,7 +158,7 @@ func TestSynTFTightClaim(t *testing.T) {
 // most 0.05, so more than 4 failures in 20 has probability below 0.003 (binomial tail), and
 // this test fails only then.
 func TestSamplerFalseFailureRate(t *testing.T) {
-	store := embtest.Grid(t, 6)
+	store := fixtures.Grid(t, 6)
 	m, err := mechanisms.NewExpMech(store, 40, mechanisms.DefaultExpMechOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,5 @@
-// Package corpus reads document collections into Documents: JSON Lines, a topic/author
-// directory tree, the PAN authorship-attribution layouts, and the State of the Union addresses
-// of the default data. Every reader returns documents in a deterministic order and reports what
+// Package corpus reads document collections into Documents; the formats a config may name are
+// listed once, in experiments.CorpusFormats (`dptext list` shows them). Every reader returns documents in a deterministic order and reports what
 // it skipped, with counts per reason, so nothing is dropped silently; malformed input is an
 // error naming the file (and the line, for JSON Lines).
 package corpus

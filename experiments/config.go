@@ -58,8 +58,7 @@ type Config struct {
 
 // CorpusConfig names the documents of the experiment.
 type CorpusConfig struct {
-	// Format is "sotu" (the default data), "jsonl", "dir" (ROOT/<topic>/<author>/<doc>.txt) or
-	// "pan" (a PAN attribution collection, problem, or the older meta-file layout).
+	// Format names one of CorpusFormats (the first, the default data, when empty).
 	Format string `toml:"format"`
 	// Path of the corpus file or folder; empty for "sotu", which uses the data cache.
 	Path string `toml:"path"`
@@ -75,8 +74,8 @@ type CorpusConfig struct {
 
 // EmbeddingsConfig names the word vectors.
 type EmbeddingsConfig struct {
-	// Format is "wink" (the default GloVe-100d data when Path is empty), "word2vec-bin", "text",
-	// "cache" or "auto" (by file extension).
+	// Format names one of embeddings.Formats (the default: wink, the default data when Path is
+	// empty), or "auto" (by file extension).
 	Format string `toml:"format"`
 	Path   string `toml:"path"`
 	// TopK keeps the K most frequent words (0: all), counted after the vocabulary filter.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 const validConfig = `name = "t"
@@ -99,7 +101,7 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 
 // Bad data files fail the run with an error naming the file (and line or offset).
 func TestBadDataNamesTheFile(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	good, err := os.ReadFile(corpusPath)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"dptext/corpus"
+	"dptext/internal/fixtures"
 	"dptext/learn"
 	"dptext/mechanisms"
 )
@@ -136,7 +137,7 @@ func TestAddingOneComponentOfEachKind(t *testing.T) {
 	})
 
 	// The corpus of the run fixture, rewritten as TSV.
-	jsonl, vecPath := fixture(t, 4, 2, 400)
+	jsonl, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	docs, _, err := corpus.ReadJSONL(jsonl, corpus.JSONLOptions{})
 	if err != nil {
 		t.Fatal(err)

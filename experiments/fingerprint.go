@@ -123,25 +123,41 @@ func hasCellFiles(dir string) bool {
 	return len(files) > 0
 }
 
-// dataInputs hashes the data files the config's mechanisms declare (MechanismSpec.Files:
-// SynTF's WordNet dictionary, the erae/ae-dp model file, …), so that a change to them is noticed.
+// dataInputs hashes the data files the config's mechanisms and scorers declare
+// (MechanismSpec.Files, ScorerSpec.Files: SynTF's WordNet dictionary, the erae/ae-dp model
+// file, …), so that a change to them is noticed.
 func dataInputs(cfg *Config) ([]Input, error) {
 	var out []Input
-	for i, m := range cfg.Mechanisms {
-		o, err := cfg.mechanismOptions(i)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range o.Files() {
+	add := func(kind, table string, i int, id string, files []InputFile) error {
+		for _, f := range files {
 			path := f.Path
 			if f.ConfigRelative {
 				path = cfg.resolve(path)
 			}
 			sum, n, err := hashPath(path)
 			if err != nil {
-				return nil, fmt.Errorf("mechanism %s: %s: %w", m.ID(), f.Key, err)
+				return fmt.Errorf("%s %s: %s: %w", kind, id, f.Key, err)
 			}
-			out = append(out, Input{Role: fmt.Sprintf("%s (mechanisms[%d])", f.Role, i), Path: filepath.ToSlash(f.Path), SHA256: sum, Bytes: n})
+			out = append(out, Input{Role: fmt.Sprintf("%s (%s[%d])", f.Role, table, i), Path: filepath.ToSlash(f.Path), SHA256: sum, Bytes: n})
+		}
+		return nil
+	}
+	for i, m := range cfg.Mechanisms {
+		o, err := cfg.mechanismOptions(i)
+		if err != nil {
+			return nil, err
+		}
+		if err := add("mechanism", "mechanisms", i, m.ID(), o.Files()); err != nil {
+			return nil, err
+		}
+	}
+	for i, s := range cfg.Scorers {
+		o, err := cfg.scorerOpts(i)
+		if err != nil {
+			return nil, err
+		}
+		if err := add("scorer", "scorers", i, s.ID(), o.Files()); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -16,60 +16,81 @@ func pathLikeKey(key string) bool {
 }
 
 // TestMechanismFilesAreDeclared guards the fingerprint: every string option of a registered
-// mechanism that names a file or folder (model, *_dir, *_path, *_file) must be declared by the
-// entry's Files, or a run would reuse results after that file changed. Each such key is set
-// alone, then with every boolean option switched on (options that only read the file when a
-// switch is on, as SynTF's lemmatize); one of the two must list the key.
+// mechanism or scorer that names a file or folder (model, *_dir, *_path, *_file) must be
+// declared by the entry's Files, or a run would reuse results after that file changed. Each
+// such key is set alone, then with every boolean option switched on (options that only read
+// the file when a switch is on, as SynTF's lemmatize); one of the two must list the key.
 func TestMechanismFilesAreDeclared(t *testing.T) {
 	checked := 0
 	for name, e := range Mechanisms {
-		defaults := reflect.ValueOf(e.Spec.defaults()).Elem()
-		var paths, switches []string
-		var walk func(v reflect.Value)
-		walk = func(v reflect.Value) {
-			for i := range v.NumField() {
-				f := v.Type().Field(i)
-				if f.Anonymous && f.Type.Kind() == reflect.Struct {
-					walk(v.Field(i))
-					continue
-				}
-				key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-				switch {
-				case key == "" || key == "-":
-				case f.Type.Kind() == reflect.String && pathLikeKey(key):
-					paths = append(paths, key)
-				case f.Type.Kind() == reflect.Bool:
-					switches = append(switches, key)
-				}
+		checked += checkFilesDeclared(t, "mechanism", name, e.Spec.defaults(), func(p Params) ([]InputFile, error) {
+			o, err := e.decode(p)
+			if err != nil {
+				return nil, err
 			}
-		}
-		walk(defaults)
-		for _, key := range paths {
-			declared := false
-			for _, withSwitches := range []bool{false, true} {
-				values := map[string]any{key: "some/file"}
-				if withSwitches {
-					for _, s := range switches {
-						values[s] = true
-					}
-				}
-				o, err := e.decode(Params{File: "test.toml", Table: "mechanisms", Component: name, Values: values})
-				if err != nil {
-					continue
-				}
-				for _, f := range o.Files() {
-					if f.Key == key && f.Path == "some/file" {
-						declared = true
-					}
-				}
+			return o.Files(), nil
+		})
+	}
+	for name, e := range Scorers {
+		checked += checkFilesDeclared(t, "scorer", name, e.defaults(), func(p Params) ([]InputFile, error) {
+			o, err := e.decode(p)
+			if err != nil {
+				return nil, err
 			}
-			if !declared {
-				t.Errorf("mechanism %s: option %q names a file but the registry entry's Files does not declare it", name, key)
-			}
-			checked++
-		}
+			return o.Files(), nil
+		})
 	}
 	if checked < 2 {
 		t.Fatalf("checked %d path options; want at least erae's and ae-dp's model and syntf's wordnet_dir", checked)
 	}
+}
+
+// checkFilesDeclared checks the path options of one entry (see TestMechanismFilesAreDeclared)
+// and returns how many it checked.
+func checkFilesDeclared(t *testing.T, kind, name string, defaults any, files func(Params) ([]InputFile, error)) int {
+	t.Helper()
+	var paths, switches []string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(v.Field(i))
+				continue
+			}
+			key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			switch {
+			case key == "" || key == "-":
+			case f.Type.Kind() == reflect.String && pathLikeKey(key):
+				paths = append(paths, key)
+			case f.Type.Kind() == reflect.Bool:
+				switches = append(switches, key)
+			}
+		}
+	}
+	walk(reflect.ValueOf(defaults).Elem())
+	for _, key := range paths {
+		declared := false
+		for _, withSwitches := range []bool{false, true} {
+			values := map[string]any{key: "some/file"}
+			if withSwitches {
+				for _, s := range switches {
+					values[s] = true
+				}
+			}
+			fs, err := files(Params{File: "test.toml", Table: kind + "s", Component: name, Values: values})
+			if err != nil {
+				continue
+			}
+			for _, f := range fs {
+				if f.Key == key && f.Path == "some/file" {
+					declared = true
+				}
+			}
+		}
+		if !declared {
+			t.Errorf("%s %s: option %q names a file but the registry entry's Files does not declare it", kind, name, key)
+		}
+	}
+	return len(paths)
 }

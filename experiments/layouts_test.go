@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // The same experiment runs on the same documents stored in the directory layout and as a
 // PAN 2018/2019 collection (one problem per topic), not only as JSONL.
 func TestSameExperimentOnOtherLayouts(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	f, err := os.Open(corpusPath)
 	if err != nil {
 		t.Fatal(err)

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // A run into a folder of the user's refuses, lists what is there and touches nothing; a rerun
 // into a dptext run folder removes its own earlier outputs but not a picture or paper the user
 // put there.
 func TestRunNeverRemovesUserFiles(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	user := t.TempDir()
 	for _, f := range []string{"fig.png", "paper.pdf", "tf/notes.txt"} {

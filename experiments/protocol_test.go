@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // A deliberately broken mechanism under the baseline's name must make CompareRuns fail and
 // name the cells that moved; the unchanged run must pass.
 func TestCompareFlagsABrokenMechanism(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 6, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 6, 2, 400)
 	base := fixtureConfig(t, corpusPath, vecPath)
 	// 8 authors and 4 repeats: 32 predictions per cell, enough power at α = 0.01.
 	src := strings.Replace(strings.Replace(base.Text, "authors = 6", "authors = 8", 1), "repeats = 2", "repeats = 4", 1)
@@ -50,7 +52,7 @@ func TestCompareFlagsABrokenMechanism(t *testing.T) {
 
 // The adaptive protocol trains the attacker on privatised known texts: its fit is per cell.
 func TestAdaptiveAttackerTrainsOnPrivateTexts(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", "[[scorers]]\nname = \"sr-nn\"\n[[scorers]]\nname = \"sr-nn\"\nlabel = \"sr-nn-adaptive\"\nprotocol = \"adaptive\"", 1)
 	adaptive, err := ParseConfig(filepath.Join(t.TempDir(), "a.toml"), src)
@@ -76,7 +78,7 @@ func TestAdaptiveAttackerTrainsOnPrivateTexts(t *testing.T) {
 // top authors are chosen by document count, every document is privatised, and the gain rows
 // derive from the analyst and attacker F1.
 func TestClassificationProtocolMultiTopic(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 6, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 6, 400)
 	src := `name = "cls"
 seed = 3
 repeats = 2

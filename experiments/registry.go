@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -153,6 +154,18 @@ type MechanismEntry struct {
 	Needs Needs
 	// Releases is ReleaseTokens or ReleaseTermFrequencies.
 	Releases string
+	// Cost is the expected cost of one cell of the mechanism relative to "none" (1), from the
+	// per-cell times of configs/ci.toml and table1. It only balances `--shard` runs: a wrong
+	// guess makes shards uneven, never results wrong; it must be positive.
+	Cost float64
+	// TextParams are the params `dptext obfuscate` sets when its command line does not, so
+	// that the output reads as a text (emd: order = "keep", the words written back in place);
+	// nil for none.
+	TextParams map[string]any
+	// PrivacyTable, when not nil, writes the mechanism's document-level bounds computed over
+	// the whole vocabulary, for n output words at each ε (`dptext privacy`); nil: the bound
+	// needs no vocabulary-wide computation.
+	PrivacyTable func(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p Params) error
 	// Spec decodes the options and builds the mechanism (a MechanismSpec).
 	Spec MechanismBuilder
 }
@@ -179,9 +192,10 @@ type MechanismBuilder interface {
 
 // MechanismOptions are a mechanism's parameters, decoded once and ready to build at any ε.
 type MechanismOptions struct {
-	needs Needs
-	files []InputFile
-	build func(env *Env, eps float64) (mechanisms.Mechanism, error)
+	needs    Needs
+	files    []InputFile
+	baseline bool
+	build    func(env *Env, eps float64) (mechanisms.Mechanism, error)
 }
 
 // InputFile is a file or folder a mechanism reads besides the corpus and the embeddings (a
@@ -202,6 +216,10 @@ func (o *MechanismOptions) Files() []InputFile { return o.files }
 // Needs is what the mechanism with these options reads from Env.
 func (o *MechanismOptions) Needs() Needs { return o.needs }
 
+// Baseline says whether these options release the original text in order (see
+// MechanismSpec.Baseline).
+func (o *MechanismOptions) Baseline() bool { return o.baseline }
+
 // Build makes the mechanism at ε (ignored by mechanisms without ε).
 func (o *MechanismOptions) Build(env *Env, eps float64) (mechanisms.Mechanism, error) {
 	return o.build(env, eps)
@@ -217,6 +235,9 @@ type MechanismSpec[O any] struct {
 	// Files, when not nil, lists the data files these options make Build read (see InputFile);
 	// every file a mechanism reads must be listed here, or a changed file would go unnoticed.
 	Files func(O) []InputFile
+	// Baseline, when not nil, says whether these options release the original text in order:
+	// the first such mechanism of a config is the reference of the relative_* rows.
+	Baseline func(O) bool
 	// Build makes the mechanism at ε from the decoded options.
 	Build func(env *Env, eps float64, o O) (mechanisms.Mechanism, error)
 }
@@ -235,7 +256,7 @@ func (s MechanismSpec[O]) decode(p Params, base Needs) (*MechanismOptions, error
 	if s.Files != nil {
 		files = s.Files(o)
 	}
-	return &MechanismOptions{needs: base, files: files, build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
+	return &MechanismOptions{needs: base, files: files, baseline: s.Baseline != nil && s.Baseline(o), build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
 		return s.Build(env, eps, o)
 	}}, nil
 }
@@ -250,11 +271,15 @@ type ScorerBuilder[T any] interface {
 // ScorerOptions are a scorer's parameters, decoded once and ready to build.
 type ScorerOptions[T any] struct {
 	needs Needs
+	files []InputFile
 	build func(env *Env) (T, error)
 }
 
 // Needs is what the scorer with these options reads from Env.
 func (o *ScorerOptions[T]) Needs() Needs { return o.needs }
+
+// Files lists the data files these options make the scorer read.
+func (o *ScorerOptions[T]) Files() []InputFile { return o.files }
 
 // Build makes the scorer.
 func (o *ScorerOptions[T]) Build(env *Env) (T, error) { return o.build(env) }
@@ -267,7 +292,7 @@ type ScorerSpec[O, T any] struct {
 	// Needs, when not nil, adds what these options need to the entry's Needs.
 	Needs func(O) Needs
 	// Files, when not nil, lists the data files these options make Build read (see InputFile);
-	// every file a mechanism reads must be listed here, or a changed file would go unnoticed.
+	// every file a scorer reads must be listed here, or a changed file would go unnoticed.
 	Files func(O) []InputFile
 	// Build makes the scorer from the decoded options.
 	Build func(env *Env, o O) (T, error)
@@ -283,7 +308,11 @@ func (s ScorerSpec[O, T]) decode(p Params, base Needs) (*ScorerOptions[T], error
 	if s.Needs != nil {
 		base = base.Or(s.Needs(o))
 	}
-	return &ScorerOptions[T]{needs: base, build: func(env *Env) (T, error) { return s.Build(env, o) }}, nil
+	var files []InputFile
+	if s.Files != nil {
+		files = s.Files(o)
+	}
+	return &ScorerOptions[T]{needs: base, files: files, build: func(env *Env) (T, error) { return s.Build(env, o) }}, nil
 }
 
 // decode decodes p into the mechanism's typed options.
@@ -309,6 +338,14 @@ func (d ScorerDecoded) Needs() Needs {
 		return d.Metric.Needs()
 	}
 	return d.Classifier.Needs()
+}
+
+// Files lists the data files the scorer reads.
+func (d ScorerDecoded) Files() []InputFile {
+	if d.Metric != nil {
+		return d.Metric.Files()
+	}
+	return d.Classifier.Files()
 }
 
 // decode decodes p into the scorer's typed options.
@@ -342,9 +379,10 @@ type expMechOptions struct {
 var Mechanisms = map[string]MechanismEntry{
 	"none": {
 		Version: "2", Description: `identity: the original text, the baseline row of every table (order = "bag": its words shuffled, the bag presentation)`,
-		Releases: ReleaseTokens,
+		Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[noneOptions]{
 			Defaults: func() noneOptions { return noneOptions{Order: mechanisms.OrderKeep} },
+			Baseline: func(o noneOptions) bool { return o.Order != mechanisms.OrderBag },
 			Build: func(_ *Env, _ float64, o noneOptions) (mechanisms.Mechanism, error) {
 				return mechanisms.NewNone(o.Order)
 			},
@@ -353,7 +391,8 @@ var Mechanisms = map[string]MechanismEntry{
 	"emd": {
 		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: `EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; order = "bag": εN·EMD per document, "keep": ε·Σᵢd(xᵢ,x′ᵢ)`,
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 4,
+		TextParams: map[string]any{"order": mechanisms.OrderKeep}, // the words are written back in place
 		Spec: MechanismSpec[mechanisms.EMDOptions]{
 			Defaults: mechanisms.DefaultEMDOptions,
 			Build: func(env *Env, eps float64, o mechanisms.EMDOptions) (mechanisms.Mechanism, error) {
@@ -364,7 +403,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"cmp": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: "CMP (Feyisetan, Balle, Drake, Diethe, WSDM 2020): per-word n-d Laplace noise on the embedding, nearest word, released in place; ε·Σᵢd(xᵢ,x′ᵢ) per document",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.CMPOptions]{
 			Defaults: mechanisms.DefaultCMPOptions,
 			Build: func(env *Env, eps float64, o mechanisms.CMPOptions) (mechanisms.Mechanism, error) {
@@ -375,7 +414,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"mahalanobis": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: "Mahalanobis (Xu, Aggarwal, Feyisetan, Teissier, PrivateNLP 2020): elliptical noise shaped by λΣ+(1−λ)I, nearest word (Euclidean), in place; ε·Σᵢ‖xᵢ−x′ᵢ‖_{Σ′⁻¹} (Mahalanobis norm) per document",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.MahalanobisOptions]{
 			Defaults: mechanisms.DefaultMahalanobisOptions,
 			Build: func(env *Env, eps float64, o mechanisms.MahalanobisOptions) (mechanisms.Mechanism, error) {
@@ -386,7 +425,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"vickrey": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: "Vickrey (Xu et al., PrivateNLP 2021): CMP or Mahalanobis noise (noise), then the second-nearest word with probability t·d₁/(t·d₁+(1−t)·d₂); the noise's guarantee (Euclidean or Mahalanobis)",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.VickreyOptions]{
 			Defaults: mechanisms.DefaultVickreyOptions,
 			Build: func(env *Env, eps float64, o mechanisms.VickreyOptions) (mechanisms.Mechanism, error) {
@@ -397,7 +436,8 @@ var Mechanisms = map[string]MechanismEntry{
 	"syntf": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SynTF (Weggenmann, Kerschbaum 2018): n words sampled by the exponential mechanism from the document's term distribution; bounds εn, (ε+ln η)n, ℓn",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTermFrequencies,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTermFrequencies, Cost: 2,
+		PrivacyTable: synTFPrivacyTable,
 		Spec: MechanismSpec[mechanisms.SynTFOptions]{
 			Defaults: mechanisms.DefaultSynTFOptions,
 			// tf-idf weighting learns document frequencies from the training corpus.
@@ -442,7 +482,7 @@ var Mechanisms = map[string]MechanismEntry{
 	},
 	"random": {
 		Version: "1", Description: "Random-R baseline: every word replaced by a uniformly drawn vocabulary word (ε = 0)",
-		Needs: Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs: Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[noOptions]{
 			Defaults: func() noOptions { return noOptions{} },
 			Build: func(env *Env, _ float64, _ noOptions) (mechanisms.Mechanism, error) {
@@ -452,7 +492,7 @@ var Mechanisms = map[string]MechanismEntry{
 	},
 	"scrub": {
 		Version: "1", Description: "PII scrubber baseline: names learned from the corpus and numbers replaced or removed (no DP guarantee)",
-		Needs: Needs{RawTexts: true}, Releases: ReleaseTokens,
+		Needs: Needs{RawTexts: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.ScrubOptions]{
 			Defaults: mechanisms.DefaultScrubOptions,
 			Build: func(env *Env, _ float64, o mechanisms.ScrubOptions) (mechanisms.Mechanism, error) {
@@ -463,19 +503,19 @@ var Mechanisms = map[string]MechanismEntry{
 	"erae": {
 		Version: "4", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae` (trained with the embedding reward)",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Files: eraeFiles, Build: eraeBuild(true)},
 	},
 	"ae-dp": {
 		Version: "4", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "AE-DP, ER-AE's ablation (Bo et al.): erae's sampler over an auto-encoder trained without the embedding reward; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae --no-reward`",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Files: eraeFiles, Build: eraeBuild(false)},
 	},
 	"expmech": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "order-preserving exponential-mechanism token sampling (ER-AE line), rating embedding | context | random; ε per token",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 3,
 		Spec: MechanismSpec[expMechOptions]{
 			Defaults: func() expMechOptions {
 				return expMechOptions{ExpMechOptions: mechanisms.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}
@@ -501,7 +541,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"santext": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SanText (Yue et al. 2021): exponential mechanism with −Euclidean distance over the vocabulary, in place; ε·d_euc per word, ε·Σᵢd(xᵢ,x′ᵢ) per document",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.SanTextOptions]{
 			Defaults: mechanisms.DefaultSanTextOptions,
 			Build: func(env *Env, eps float64, o mechanisms.SanTextOptions) (mechanisms.Mechanism, error) {
@@ -512,7 +552,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"santext+": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SanText+ (Yue et al. 2021): outputs from the sensitive share w of least frequent words (default 0.9); other words sanitised with probability p (0.3); ε·d_euc between sensitive words only",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.SanTextOptions]{
 			Defaults: mechanisms.DefaultSanTextPlusOptions,
 			Build: func(env *Env, eps float64, o mechanisms.SanTextOptions) (mechanisms.Mechanism, error) {
@@ -524,7 +564,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"tem": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "TEM (Carvalho et al. 2023): truncated exponential mechanism, exponential mechanism on min(d_euc, γ), γ = (2/ε)ln((1−β)|V|/β), β = 0.001; ε·d_euc per word",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.TEMOptions]{
 			Defaults: mechanisms.DefaultTEMOptions,
 			Build: func(env *Env, eps float64, o mechanisms.TEMOptions) (mechanisms.Mechanism, error) {
@@ -535,7 +575,7 @@ var Mechanisms = map[string]MechanismEntry{
 	"truncated-gumbel": {
 		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "truncated Gumbel (Carvalho et al. 2021): k ~ Poisson(ln(|V|−1)) nearest words, argmin of distance + Gumbel(0, b) noise truncated to ±Δ_max, b from ε by the paper's Lambert-W calibration (ε > (2(1+ln|V|)+3)/Δ_min); no finite bound between different words (a word's farthest word is never among its candidates), ε only sets the noise scale",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.TruncatedGumbelOptions]{
 			Defaults: mechanisms.DefaultTruncatedGumbelOptions,
 			Build: func(env *Env, eps float64, o mechanisms.TruncatedGumbelOptions) (mechanisms.Mechanism, error) {
@@ -546,15 +586,26 @@ var Mechanisms = map[string]MechanismEntry{
 	"custext": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "CusText (Chen et al. 2023): vocabulary partitioned into customised sets of the K nearest words (K = 20), exponential mechanism over normalised similarity; pure ε per word within a set",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(false)},
 	},
 	"custext+": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "CusText+ (Chen et al. 2023): CusText with stopwords released unchanged",
-		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens,
+		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(true)},
 	},
+}
+
+// synTFPrivacyTable writes SynTF's bounds εn, (ε + ln η)n and ℓn over the vocabulary of
+// store (mechanisms.PrintSynTFPrivacy) for the options of p.
+func synTFPrivacyTable(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p Params) error {
+	opts := mechanisms.DefaultSynTFOptions()
+	if err := p.Decode(&opts); err != nil {
+		return err
+	}
+	opts.EllContext = ctx
+	return mechanisms.PrintSynTFPrivacy(w, store, epsilons, n, opts, 0)
 }
 
 // buildCusText builds CusText (plus: stopwords kept); the customised sets depend only on the

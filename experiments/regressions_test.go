@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dptext/internal/fixtures"
 )
 
 // The committed SynTF config runs the classification protocol, and its caption says so: no
@@ -34,7 +36,7 @@ func TestSynTFConfigIsCaptionedWithItsProtocol(t *testing.T) {
 // on another machine, or from another directory where the config's relative paths resolve
 // elsewhere) the tables are rewritten from results.csv and the manifest.
 func TestRereportNeedsOnlyTheRunFolder(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 1, context.Background(), nil); err != nil {
@@ -60,7 +62,7 @@ func TestRereportNeedsOnlyTheRunFolder(t *testing.T) {
 // A parameter value a constructor rejects stops `run` at once, before any data is loaded,
 // naming the file, line and key, and leaves no run folder behind.
 func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 2, 1, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 2, 1, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", "[[mechanisms]]\nname = \"emd\"\nepsilons = [10]\n[mechanisms.params]\noov = \"bogus\"\n[[scorers]]\nname = \"sr-nn\"", 1)
 	cfg, err := ParseConfig(cfg.Path, src)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"dptext/internal/fixtures"
 	"dptext/resources"
 )
 
@@ -15,9 +16,9 @@ import (
 // `run` share, with the estimate and the line of the key, before any data is read; the
 // defaults pass. (The estimates scale with the value, so 10⁹ is beyond any machine's memory.)
 func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	parse := func(sets, comp string) (*Config, error) {
-		src := "name = \"huge\"\n" + fixtureInputs(corpusPath, vecPath) + sets + comp
+		src := "name = \"huge\"\n" + fixtures.Inputs(corpusPath, vecPath) + sets + comp
 		return ParseConfig(filepath.Join(t.TempDir(), "huge.toml"), src)
 	}
 	set := "[[sets]]\nname = \"4\"\nauthors = 4\n"
@@ -60,7 +61,7 @@ func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 // A corpus read that does not end (here a FIFO no one writes, as a huge file would take
 // minutes) is abandoned once the run is cancelled (before, the run waited for the read).
 func TestCorpusReadIsAbandonedWhenCancelled(t *testing.T) {
-	_, vecPath := fixture(t, 4, 2, 400)
+	_, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	fifo := filepath.Join(t.TempDir(), "corpus.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)

@@ -4,30 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-)
 
-// fixtureInputs are the corpus, embeddings and protocol tables of a config over the generated
-// corpus (fixture).
-func fixtureInputs(corpusPath, vecPath string) string {
-	return fmt.Sprintf(`[corpus]
-format = "jsonl"
-path = %q
-[embeddings]
-format = "text"
-path = %q
-vocabulary = "all"
-[protocol]
-known_words = 200
-unknown_words = 100
-topic_train_words = 100
-`, corpusPath, vecPath)
-}
+	"dptext/internal/fixtures"
+)
 
 // fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
 // mechanisms, an attacker, two topic classifiers and a utility measure.
@@ -36,7 +20,7 @@ func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
 	src := `name = "fixture"
 seed = 7
 repeats = 2
-` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
+` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
 name = "6"
 authors = 6
 [[mechanisms]]
@@ -82,7 +66,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 func TestRunIsDeterministicAcrossJobsAndWritesEverything(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	d1, d2 := t.TempDir(), t.TempDir()
 	if err := runFixture(t, cfg, d1, 1, context.Background(), nil); err != nil {
@@ -150,7 +134,7 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 }
 
 func TestInterruptedRunResumesToTheSameResults(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	full := t.TempDir()
 	if err := runFixture(t, cfg, full, 2, context.Background(), nil); err != nil {
@@ -183,7 +167,7 @@ func TestInterruptedRunResumesToTheSameResults(t *testing.T) {
 }
 
 func TestRunRefusesAnotherConfigsDirectory(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
@@ -198,7 +182,7 @@ func TestRunRefusesAnotherConfigsDirectory(t *testing.T) {
 }
 
 func TestFailedRunSaysSoInItsManifest(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 2, 1, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 2, 1, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	cfg.Sets[0].Authors = 9 // only 4 authors exist
 	dir := t.TempDir()
@@ -214,7 +198,7 @@ func TestFailedRunSaysSoInItsManifest(t *testing.T) {
 
 // Cells made by another version of a component are not reused silently.
 func TestRunRefusesCellsOfOtherComponentVersions(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
@@ -237,7 +221,7 @@ func TestRunRefusesCellsOfOtherComponentVersions(t *testing.T) {
 // A config that differs only in its scorers gets a new run directory but reuses the
 // privatised documents of the first run; --force recomputes them.
 func TestPrivateDocumentsAreReusedAcrossRuns(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	more, err := ParseConfig(filepath.Join(t.TempDir(), "more.toml"), cfg.Text+"[[scorers]]\nname = \"nb\"\n")
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dptext/internal/fixtures"
 )
 
 // deadPID returns the id of a process that has exited.
@@ -27,7 +29,7 @@ func deadPID(t *testing.T) int {
 // Editing the corpus after a run makes a rerun into the same folder refuse, naming the corpus;
 // --force gives the results of a fresh run, never a mix.
 func TestRerunAfterCorpusEditRefusesOrRecomputes(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
@@ -67,7 +69,7 @@ func TestRerunAfterCorpusEditRefusesOrRecomputes(t *testing.T) {
 
 // A second run into a folder in use refuses; a lock left by a dead process is taken over.
 func TestRunDirectoryIsLocked(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	// A run while another live process holds the folder's lock (here this test process, as a
@@ -114,7 +116,7 @@ func TestRunDirectoryIsLocked(t *testing.T) {
 
 // A cell file cut short is not finished: it is logged and recomputed.
 func TestTruncatedCellIsRecomputed(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
@@ -140,7 +142,7 @@ func TestTruncatedCellIsRecomputed(t *testing.T) {
 
 // A damaged entry of the private-document cache is detected, logged and recomputed.
 func TestDamagedPrivateCacheEntryIsRecomputed(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	data := t.TempDir()
 	d1, d2 := t.TempDir(), t.TempDir()
@@ -182,7 +184,7 @@ func TestDamagedPrivateCacheEntryIsRecomputed(t *testing.T) {
 // A run that starts removes the outputs of the earlier run, so an interrupted run leaves no
 // stale table or plot; a run whose process died is reported dead, not running.
 func TestInterruptedRunLeavesNoOldOutputsAndDeadRunsAreNamed(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
@@ -229,7 +231,7 @@ func TestInterruptedRunLeavesNoOldOutputsAndDeadRunsAreNamed(t *testing.T) {
 // predictions.csv holds every scorer's answer for every document of every cell, identical at
 // any --jobs.
 func TestPredictionsAreWrittenDeterministically(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	d1, d2 := t.TempDir(), t.TempDir()
 	if err := runFixture(t, cfg, d1, 1, context.Background(), nil); err != nil {
@@ -288,7 +290,7 @@ func TestLivenessOfAnotherHostsRunFollowsItsHeartbeat(t *testing.T) {
 // file, as a full or read-only disk would refuse it), the run warns and completes with the same
 // results.
 func TestUnwritablePrivateCacheDoesNotFailTheRun(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	d1, d2 := t.TempDir(), t.TempDir()
 	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, Jobs: 2, DataDir: t.TempDir()}); err != nil {

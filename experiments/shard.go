@@ -213,19 +213,10 @@ func hash64(s string) uint64 {
 	return binary.BigEndian.Uint64(sum[:8])
 }
 
-// mechanismCost is the expected cost of one cell of each mechanism relative to "none" (the
-// identity), from the per-cell times of configs/ci.toml and table1; mechanisms not listed
-// count 1. It only balances shards: a wrong guess makes shards uneven, never results wrong.
-var mechanismCost = map[string]float64{"none": 1, "random": 1, "scrub": 1, "syntf": 2, "expmech": 3, "emd": 4}
-
-// cellCost is the expected cost of a cell: its mechanism's cost times its set's author count
-// (the evaluation documents, and so the scorers' work, grow with the authors).
+// cellCost is the expected cost of a cell: its mechanism's registry Cost times its set's
+// author count (the evaluation documents, and so the scorers' work, grow with the authors).
 func (cfg *Config) cellCost(c cell) float64 {
-	w, ok := mechanismCost[cfg.Mechanisms[c.mech].Name]
-	if !ok {
-		w = 1
-	}
-	return w * float64(max(1, cfg.Sets[c.set].Authors))
+	return Mechanisms[cfg.Mechanisms[c.mech].Name].Cost * float64(max(1, cfg.Sets[c.set].Authors))
 }
 
 // shardCells partitions cells of cfg over s.N shards (see assignShards) and returns the

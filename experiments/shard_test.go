@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 func TestParseShard(t *testing.T) {
@@ -87,7 +89,7 @@ func gridItems(sets []int, mechs map[string]int, repeats int) []shardItem {
 		for _, m := range names {
 			for e := 0; e < mechs[m]; e++ {
 				for r := 0; r < repeats; r++ {
-					items = append(items, shardItem{key: fmt.Sprintf("set=%d/mech=%s/eps=%d/rep=%d", a, m, e, r), cost: mechanismCost[m] * float64(a)})
+					items = append(items, shardItem{key: fmt.Sprintf("set=%d/mech=%s/eps=%d/rep=%d", a, m, e, r), cost: Mechanisms[m].Cost * float64(a)})
 				}
 			}
 		}
@@ -223,7 +225,7 @@ func listCells(t *testing.T, dir string) map[string]string {
 // the shards write disjoint sets of cell files, end "shard complete" without results.csv; a
 // shard run again resumes; merge names missing and foreign cells.
 func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	data := t.TempDir()
 	whole := filepath.Join(t.TempDir(), "whole")

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"dptext/corpus"
+	"dptext/internal/fixtures"
 )
 
 // splitWith splits the fixture corpus (authorsPerTopic authors per topic, 2 stories of 400
 // words each) under the fixture config with the given [protocol] lines and [[sets]] table.
 func splitWith(t *testing.T, authorsPerTopic int, protocol, sets string) []*SetData {
 	t.Helper()
-	corpusPath, vecPath := fixture(t, authorsPerTopic, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, authorsPerTopic, 2, 400)
 	src := fixtureConfig(t, corpusPath, vecPath).Text
 	src = strings.Replace(src, "[protocol]\n", "[protocol]\n"+protocol, 1)
 	src = strings.Replace(src, "[[sets]]\nname = \"6\"\nauthors = 6\n", sets, 1)
@@ -65,7 +66,7 @@ func TestSnippetsPerAuthorTakesDisjointWindows(t *testing.T) {
 		t.Errorf("default protocol gave %d snippets, want 6", len(d.Eval))
 	}
 	// 400-word stories give (400 − 200)/100 = 2 windows each, 4 per author: 5 is too many.
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 5\n", 1)
 	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
@@ -84,7 +85,7 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 	if len(s.Authors) != 8 {
 		t.Fatalf("%d authors, want 8 (5 per topic, one left per topic for topic training)", len(s.Authors))
 	}
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	base := fixtureConfig(t, corpusPath, vecPath).Text
 	for _, c := range []struct{ from, to, want string }{
 		{"authors = 6\n", "authors = 6\nall_authors = true\n", "sets[0].all_authors"},
@@ -99,7 +100,7 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 
 // The table caption describes the snippets the protocol took.
 func TestProtocolNoteNamesSnippetsPerAuthor(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 3\n", 1)
 	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {

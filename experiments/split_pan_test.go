@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"dptext/corpus"
+	"dptext/internal/fixtures"
 	"dptext/report"
 	"dptext/text"
 )
@@ -222,7 +223,7 @@ func TestPANProtocolConfigErrors(t *testing.T) {
 // (the caption used to claim they did). A set smaller than the pool gets no such note; the log
 // gives the mean N over the draws, as the caption does. "1 story" is singular.
 func TestWholePoolSetsAreNamed(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 3, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 3, 2, 400)
 	// One writer per topic too short to be eligible: the topics' training data, so that a set
 	// may take all 6 eligible authors.
 	f, err := os.OpenFile(corpusPath, os.O_APPEND|os.O_WRONLY, 0)
@@ -233,7 +234,7 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 	fmt.Fprintf(f, "{\"author\":\"short-sea\",\"topic\":\"sea\",\"text\":%q}\n{\"author\":\"short-land\",\"topic\":\"land\",\"text\":%q}\n",
 		short, strings.ReplaceAll(short, "sea", "land"))
 	f.Close()
-	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtureInputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
+	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtures.Inputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
 		"[[sets]]\nname = \"6\"\nauthors = 6\n[[sets]]\nname = \"2\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
 	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "w.toml"), src)
 	if err != nil {

@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"dptext/corpus"
+	"dptext/internal/fixtures"
 )
 
 func TestSplitFollowsTheProtocol(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 5, 3, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 3, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[protocol]\n", "[protocol]\nstories_per_author = 2\n", 1)
 	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)

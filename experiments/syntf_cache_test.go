@@ -7,16 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // SynTF's ℓ cache, like the private-document cache, is optional: with a data folder whose
 // derived/ cannot be written (here a file, as a read-only or full disk would refuse it), a syntf
 // run warns and ends with the results of a run with a working cache.
 func TestSynTFRunsWithAnUnwritableDataFolder(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	src := `name = "syntf-ro"
 seed = 3
-` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
+` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
 name = "4"
 authors = 4
 [[mechanisms]]

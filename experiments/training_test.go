@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // TestTrainingDataWithoutTheModel checks that the training documents load from a config whose
@@ -14,12 +16,12 @@ import (
 // that they leave out every evaluation author, and that a run of the same config still refuses
 // the missing model by name.
 func TestTrainingDataWithoutTheModel(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 5, 2, 300)
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 2, 300)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "erae.toml")
 	src := `name = "train"
 seed = 3
-` + fixtureInputs(corpusPath, vecPath) + `[[sets]]
+` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
 name = "4"
 authors = 4
 [[mechanisms]]

@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // A run with a [verdict] table writes verdict.md and verdict.csv, and predictions.csv pairs
 // the items: every mechanism and ε scores the same (repeat, item) pairs with the same authors.
 func TestVerdictIsWrittenAndItemsArePaired(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := cfg.Text + `[verdict]
 attack = "sr-nn"
@@ -71,7 +73,7 @@ halves = true
 }
 
 func TestVerdictConfigErrors(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	base := fixtureConfig(t, corpusPath, vecPath).Text
 	for _, c := range []struct{ table, want string }{
 		{"[verdict]\nattack = \"fasttext\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\n", "verdict.attack"},

@@ -10,6 +10,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/linalg"
+	"dptext/stats"
 )
 
 // EMDRankBuckets are the buckets of CalibrateEMD's histogram of the output word's rank among the
@@ -295,24 +296,7 @@ func CalibrateCMP(store *embeddings.Store, eps []float64, sampleWords, draws int
 			distinct[i] = float64(len(outputs[i]))
 		}
 		out = append(out, CMPCalibration{Epsilon: m.epsilon, Words: sampleWords, Draws: draws,
-			MeanNw: mean(unchanged), MedianNw: median(unchanged), MeanSw: mean(distinct), MedianSw: median(distinct)})
+			MeanNw: stats.Mean(unchanged), MedianNw: stats.Median(unchanged), MeanSw: stats.Mean(distinct), MedianSw: stats.Median(distinct)})
 	}
 	return out, nil
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -11,6 +11,7 @@ import (
 	"dptext/embeddings"
 	"dptext/rngs"
 
+	"dptext/internal/fixtures"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -122,7 +123,7 @@ func TestMahalanobisNoiseIsShapedLaplace(t *testing.T) {
 			vecs[i] *= 5 // stretched first axis
 		}
 	}
-	store := mustStoreVecs(t, vecs, dim)
+	store := fixtures.Store(t, vecs, dim)
 	m, err := NewMahalanobis(store, eps, MahalanobisOptions{OOV: OOVKeep, Workers: 1, Lambda: 0.9})
 	if err != nil {
 		t.Fatal(err)
@@ -171,23 +172,10 @@ func TestMahalanobisNoiseIsShapedLaplace(t *testing.T) {
 	}
 }
 
-// mustStoreVecs names the row-major vectors w0, w1, … .
-func mustStoreVecs(t *testing.T, vecs []float32, dim int) *embeddings.Store {
-	words := make([]string, len(vecs)/dim)
-	for i := range words {
-		words[i] = fmt.Sprintf("w%d", i)
-	}
-	s, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestDecodeMechanismsGolden pins the outputs of cmp, mahalanobis and vickrey (both noises) on a
 // random vocabulary, and checks that they do not depend on the number of workers.
 func TestDecodeMechanismsGolden(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(6, 6)), 500, 10, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(6, 6)), 500, 10, 1)
 	doc := strings.Fields("w0 w1 w2 w3 w5 w8 w13 w21 w34 w55 w89 w144 w233 w377 oov w1 w1 w1")
 	build := map[string]func(eps float64, workers int) (Mechanism, error){
 		"cmp": func(eps float64, workers int) (Mechanism, error) {
@@ -220,7 +208,7 @@ func TestDecodeMechanismsGolden(t *testing.T) {
 // TestDecodeMechanismsGuaranteesAndValidation checks the metric names and pair distances, and
 // that bad options get errors naming the key.
 func TestDecodeMechanismsGuaranteesAndValidation(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(8, 8)), 50, 4, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 50, 4, 1)
 	c, err := NewCMP(store, 2, DefaultCMPOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +256,7 @@ func TestDecodeMechanismsGuaranteesAndValidation(t *testing.T) {
 // BenchmarkDecodeMechanismsApply400Words runs the noise-then-decode mechanisms on the vocabulary
 // and document of BenchmarkEMDApply400Words, so their throughput can be set beside EMD's.
 func BenchmarkDecodeMechanismsApply400Words(b *testing.B) {
-	store := randomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
+	store := fixtures.RandomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
 	doc := make([]string, 400)
 	for i := range doc {
 		doc[i] = store.Word(i * 7)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 func TestCusTextSetsPartitionByNearestUnassigned(t *testing.T) {
@@ -58,7 +60,7 @@ func TestCusTextSamplerAndClaim(t *testing.T) {
 }
 
 func TestCusTextPlusKeepsStopwords(t *testing.T) {
-	store := mustNormalStore(t, rand.New(rand.NewPCG(1, 1)), []string{"the", "of", "apple", "pear", "plum", "fig"}, 3, 1)
+	store := fixtures.NormalStore(t, rand.New(rand.NewPCG(1, 1)), []string{"the", "of", "apple", "pear", "plum", "fig"}, 3, 1)
 	m, err := NewCusText(store, 0.1, CusTextOptions{Plus: true, K: 3, OOV: SampleOOVUniform}, nil)
 	if err != nil {
 		t.Fatal(err)

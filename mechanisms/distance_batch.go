@@ -1,39 +1,9 @@
 package mechanisms
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"sort"
 )
-
-// A BatchMechanism privatises many documents in one call, document i with generator rngs[i],
-// and returns exactly what Apply(rngs[i], docs[i]) returns for each — the same draws from the
-// same generators — only faster, because work that is a pure function of a word (a sampler's
-// row over the vocabulary) is done once for every document instead of once per document.
-type BatchMechanism interface {
-	ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string
-}
-
-// PrivatizeBatch privatises docs[i] with rngs[i] for every i: through ApplyBatch when m is a
-// BatchMechanism (the outputs are those of Privatize on each document in turn), else with
-// Privatize on each.
-func PrivatizeBatch(m Mechanism, rngs []*rand.Rand, docs [][]string) ([][]string, error) {
-	if len(rngs) != len(docs) {
-		return nil, fmt.Errorf("privatize: %d generators for %d documents", len(rngs), len(docs))
-	}
-	if b, ok := m.(BatchMechanism); ok {
-		return b.ApplyBatch(rngs, docs), nil
-	}
-	out := make([][]string, len(docs))
-	for i, d := range docs {
-		p, err := Privatize(m, rngs[i], d)
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", i, err)
-		}
-		out[i] = p
-	}
-	return out, nil
-}
 
 // deferredDraw is a sample of the distance exponential mechanism whose uniform has been drawn
 // but whose row is not computed yet: position pos of document doc draws from input row x.

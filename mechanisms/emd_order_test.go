@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
-	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/rngs"
 )
 
@@ -18,7 +18,7 @@ import (
 // false-failure rate below 1e-6 per input); under "keep" it always is the first input word.
 // The published (in-place) release fails the first check: it is what made order leak.
 func TestEMDBagOrderDependsOnlyOnTheMultiset(t *testing.T) {
-	store := embtest.Grid(t, 4)
+	store := fixtures.Grid(t, 4)
 	const runs = 4000
 	for _, order := range []string{OrderBag, OrderKeep} {
 		m, err := NewEMD(store, 1e9, EMDOptions{OOV: OOVKeep, Workers: 1, Order: order})
@@ -58,7 +58,7 @@ func TestEMDBagOrderDependsOnlyOnTheMultiset(t *testing.T) {
 // cost nothing as a bag and twice their distance in place; out-of-vocabulary words pair off only
 // with themselves.
 func TestEMDPairDistance(t *testing.T) {
-	store := embtest.Grid(t, 4)
+	store := fixtures.Grid(t, 4)
 	build := func(order, oov string) *EMD {
 		m, err := NewEMD(store, 2, EMDOptions{OOV: oov, Workers: 1, Order: order})
 		if err != nil {
@@ -105,7 +105,7 @@ func TestEMDPairDistance(t *testing.T) {
 // TestEMDBagDiagnose: with nothing moving, the bag's pairing finds every word unchanged at
 // cosine 1 although the output order is shuffled.
 func TestEMDBagDiagnose(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
 	m, err := NewEMD(store, 1e9, EMDOptions{OOV: OOVKeep, Workers: 1, Order: OrderBag})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestNoneBag(t *testing.T) {
 // used to index out of range near 1e-38 and to decode every word to row 0 below 1e-16), and the
 // noise path refuses a non-finite vector instead of decoding it.
 func TestTinyEpsilonIsRejected(t *testing.T) {
-	store := embtest.Grid(t, 3)
+	store := fixtures.Grid(t, 3)
 	for _, eps := range []float64{1e-40, 1e-16, 1e-4, 1e13, math.NaN(), math.Inf(1), 0, -1} {
 		if _, err := NewEMD(store, eps, DefaultEMDOptions()); err == nil || !strings.Contains(err.Error(), "[0.001, 1e+12]") {
 			t.Errorf("emd ε = %v: error %v, want the range [0.001, 1e+12]", eps, err)

@@ -3,27 +3,10 @@ package mechanisms
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"dptext/embeddings"
 	"dptext/transport"
 )
-
-// A PairBounder states the bound of its guarantee between two given documents exactly, where
-// Guarantee can only give the per-document budget of a metric guarantee.
-type PairBounder interface {
-	// Epsilon is the mechanism's per-unit ε.
-	Epsilon() float64
-	// PairDistance returns D(x, y) ≥ 0 such that, for every output o,
-	// |ln P(o | x) − ln P(o | y)| ≤ Epsilon()·D(x, y); +Inf when no finite bound holds (for
-	// example two documents whose out-of-vocabulary words, passed through unchanged, differ).
-	// D does not depend on ε.
-	PairDistance(x, y []string) float64
-	// PairDistanceKey identifies the function PairDistance computes (the same for every ε of
-	// one configuration), so callers may cache distances across an ε grid. It is meaningful
-	// only within one process.
-	PairDistanceKey() string
-}
 
 // PairDistance is the distance of the EMD guarantee between documents x and y (see
 // PairBounder): under order "bag" N·E_d(x, y), the minimum over perfect matchings of the summed
@@ -135,28 +118,6 @@ func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged i
 		cosSum += cosines[i*n+assign[i]]
 	}
 	return oov, inVocab, unchanged, cosSum
-}
-
-// A FallibleMechanism can report that it could not privatise a document (for example because
-// its noise is not representable) instead of releasing a wrong output.
-type FallibleMechanism interface {
-	Mechanism
-	// TryApply is Apply with an error instead of an output when privatising fails.
-	TryApply(rng *rand.Rand, doc []string) ([]string, error)
-}
-
-// Privatize applies m to doc with rng, through TryApply when m is a FallibleMechanism.
-func Privatize(m Mechanism, rng *rand.Rand, doc []string) ([]string, error) {
-	if f, ok := m.(FallibleMechanism); ok {
-		return f.TryApply(rng, doc)
-	}
-	return m.Apply(rng, doc), nil
-}
-
-// A PassThrougher names the words of a document that its mechanism releases unchanged and
-// outside its guarantee (out-of-vocabulary words under oov = "keep").
-type PassThrougher interface {
-	PassedThrough(doc []string) []string
 }
 
 // PassedThrough lists the out-of-vocabulary words of doc the "keep" policy releases unchanged,

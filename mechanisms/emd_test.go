@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/rngs"
 )
 
@@ -132,7 +132,7 @@ func ratioViolations(ca, cb map[string]int, samples int, bound float64) []string
 // with three times the ε (whose ratios reach exp(3ε)).
 func TestEMDRespectsMetricBound(t *testing.T) {
 	const samples, eps = 40000, 1.5
-	store := embtest.Grid(t, 7)
+	store := fixtures.Grid(t, 7)
 	rng := rngs.New(3, "metric-bound")
 	m, err := NewEMD(store, eps, DefaultEMDOptions())
 	if err != nil {
@@ -155,7 +155,7 @@ func TestEMDRespectsMetricBound(t *testing.T) {
 }
 
 func TestNewEMDValidatesOptions(t *testing.T) {
-	store := embtest.Grid(t, 3)
+	store := fixtures.Grid(t, 3)
 	cases := []struct {
 		eps  float64
 		opts EMDOptions
@@ -186,7 +186,7 @@ func TestNewEMDValidatesOptions(t *testing.T) {
 }
 
 func TestEMDOOVPoliciesAndDiagnose(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(4, 4)), 200, 5, 1)
 	doc := []string{"w1", "snape", "w2", "w12x", "w3"}
 	for _, c := range []struct {
 		oov  string
@@ -250,7 +250,7 @@ func sameAtAnyWorkers(t *testing.T, label string, workers []int, newRNG func() *
 // testdata/emd_golden.txt (and a change must bump the mechanism's registry version). The outputs
 // do not depend on the number of workers.
 func TestEMDGolden(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(6, 6)), 500, 10, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(6, 6)), 500, 10, 1)
 	doc := strings.Fields("w0 w1 w2 w3 w5 w8 w13 w21 w34 w55 w89 w144 w233 w377 oov w1 w1 w1")
 	var lines []string
 	for _, eps := range []float64{1, 3, 10} {
@@ -277,7 +277,7 @@ func TestEMDGolden(t *testing.T) {
 }
 
 func TestBagDistance(t *testing.T) {
-	store := embtest.Grid(t, 4)
+	store := fixtures.Grid(t, 4)
 	// Matching g0_0→g0_1 (1) and g3_0→g3_3 (3) beats the crossing pairs (√10 + √18).
 	d, err := BagDistance(store, []string{"g0_0", "g3_0"}, []string{"g3_3", "g0_1"})
 	if err != nil || math.Abs(d-2) > 1e-12 {
@@ -301,7 +301,7 @@ func TestBagDistance(t *testing.T) {
 }
 
 func TestCalibrateEMD(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
 	cal, err := CalibrateEMD(store, []float64{1e9, 0.01}, 300, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +333,7 @@ func TestCalibrateEMD(t *testing.T) {
 }
 
 func TestNearestNeighboursAgainstFullSort(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(10, 10)), 300, 4, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(10, 10)), 300, 4, 1)
 	sample := []int{0, 17, 299}
 	got := nearestNeighbours(store, sample, 2)
 	for i, row := range sample {
@@ -352,7 +352,7 @@ func TestNearestNeighboursAgainstFullSort(t *testing.T) {
 }
 
 func BenchmarkEMDApply400Words(b *testing.B) {
-	store := randomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
+	store := fixtures.RandomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
 	m, err := NewEMD(store, 10, DefaultEMDOptions())
 	if err != nil {
 		b.Fatal(err)
@@ -371,7 +371,7 @@ func BenchmarkEMDApply400Words(b *testing.B) {
 // (N_w = K, S_w = 1); at a tiny ε almost none does and the outputs spread over many words. An
 // intermediate ε lies in between, and N_w/K agrees with CalibrateEMD's unchanged share.
 func TestCalibrateCMP(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
 	const words, draws = 60, 40
 	cal, err := CalibrateCMP(store, []float64{1e9, 0.01, 3}, words, draws, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/internal/fixtures"
 	"dptext/ngram"
 	"dptext/rngs"
 )
@@ -325,7 +326,7 @@ func TestNewExpMechRejectsBadOptions(t *testing.T) {
 
 // expMechGoldenStore is a random 200-word store (seeded), with a language model on random text.
 func expMechGoldenStore(t testing.TB, n, dim int) *embeddings.Store {
-	return mustNormalStore(t, rand.New(rand.NewPCG(3, 5)), numberedWords("v%03d", n), dim, 1)
+	return fixtures.NormalStore(t, rand.New(rand.NewPCG(3, 5)), fixtures.NumberedWords("v%03d", n), dim, 1)
 }
 
 func expMechZipfDocs(store *embeddings.Store, seed uint64, docs, length int) [][]string {

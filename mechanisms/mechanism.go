@@ -24,6 +24,99 @@ type Diagnoser interface {
 	Diagnose(original, private []string) map[string]float64
 }
 
+// A PairBounder states the bound of its guarantee between two given documents exactly, where
+// Guarantee can only give the per-document budget of a metric guarantee.
+type PairBounder interface {
+	// Epsilon is the mechanism's per-unit ε.
+	Epsilon() float64
+	// PairDistance returns D(x, y) ≥ 0 such that, for every output o,
+	// |ln P(o | x) − ln P(o | y)| ≤ Epsilon()·D(x, y); +Inf when no finite bound holds (for
+	// example two documents whose out-of-vocabulary words, passed through unchanged, differ).
+	// D does not depend on ε.
+	PairDistance(x, y []string) float64
+	// PairDistanceKey identifies the function PairDistance computes (the same for every ε of
+	// one configuration), so callers may cache distances across an ε grid. It is meaningful
+	// only within one process.
+	PairDistanceKey() string
+}
+
+// A FallibleMechanism can report that it could not privatise a document (for example because
+// its noise is not representable) instead of releasing a wrong output.
+type FallibleMechanism interface {
+	Mechanism
+	// TryApply is Apply with an error instead of an output when privatising fails.
+	TryApply(rng *rand.Rand, doc []string) ([]string, error)
+}
+
+// Privatize applies m to doc with rng, through TryApply when m is a FallibleMechanism.
+func Privatize(m Mechanism, rng *rand.Rand, doc []string) ([]string, error) {
+	if f, ok := m.(FallibleMechanism); ok {
+		return f.TryApply(rng, doc)
+	}
+	return m.Apply(rng, doc), nil
+}
+
+// A PassThrougher names the words of a document that its mechanism releases unchanged and
+// outside its guarantee (out-of-vocabulary words under oov = "keep").
+type PassThrougher interface {
+	PassedThrough(doc []string) []string
+}
+
+// A Claimer states the ε per claim unit its guarantee is made of, where that differs from the
+// ε it was built with: the two-stage samplers claim ε₁ + ε per word (both stages compose).
+// The audit tests this value, so that the claim audited is the claim printed.
+type Claimer interface {
+	ClaimEpsilon() float64
+}
+
+// A BatchMechanism privatises many documents in one call, document i with generator rngs[i],
+// and returns exactly what Apply(rngs[i], docs[i]) returns for each — the same draws from the
+// same generators — only faster, because work that is a pure function of a word (a sampler's
+// row over the vocabulary) is done once for every document instead of once per document.
+type BatchMechanism interface {
+	ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string
+}
+
+// PrivatizeBatch privatises docs[i] with rngs[i] for every i: through ApplyBatch when m is a
+// BatchMechanism (the outputs are those of Privatize on each document in turn), else with
+// Privatize on each.
+func PrivatizeBatch(m Mechanism, rngs []*rand.Rand, docs [][]string) ([][]string, error) {
+	if len(rngs) != len(docs) {
+		return nil, fmt.Errorf("privatize: %d generators for %d documents", len(rngs), len(docs))
+	}
+	if b, ok := m.(BatchMechanism); ok {
+		return b.ApplyBatch(rngs, docs), nil
+	}
+	out := make([][]string, len(docs))
+	for i, d := range docs {
+		p, err := Privatize(m, rngs[i], d)
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// A NoiseStep is a mechanism that releases, for every privatised word w, a function of the noisy
+// vector z = φ(w) + noise alone (decoding, and any further choice made with randomness that does
+// not depend on w, is post-processing). It exposes the noise step so that an audit can test it
+// against the density its claim requires: with W the whitening of the claimed metric
+// (d(w, w′) = ‖W(φ(w) − φ(w′))‖ per word), a noise density ∝ exp(−ε‖W(z − φ(w))‖) makes every
+// release ε·d-private, so checking the drawn noise checks the claim (radius of W(z − φ(w))
+// Gamma(n, 1/ε), its direction uniform on the sphere). EMD, CMP, Mahalanobis and Vickrey
+// implement it.
+type NoiseStep interface {
+	// NoisyVectors draws the noisy vectors z of k copies of word (row-major, k × dimension) with
+	// the code Apply decodes from, from rng; an error when word is not privatised.
+	NoisyVectors(rng *rand.Rand, word string, k int) ([]float64, error)
+	// WordVector is φ(word), false when the mechanism does not privatise word by its own vector.
+	WordVector(word string) ([]float32, bool)
+	// Whiten writes W·v into dst (both of the vectors' dimension): the identity for Euclidean
+	// noise, Σ′^{−1/2} for Mahalanobis noise.
+	Whiten(dst, v []float64)
+}
+
 // Guarantee kinds.
 const (
 	// KindNone: no privacy (the identity mechanism, or a heuristic such as PII scrubbing).

@@ -5,25 +5,6 @@ import (
 	"math/rand/v2"
 )
 
-// A NoiseStep is a mechanism that releases, for every privatised word w, a function of the noisy
-// vector z = φ(w) + noise alone (decoding, and any further choice made with randomness that does
-// not depend on w, is post-processing). It exposes the noise step so that an audit can test it
-// against the density its claim requires: with W the whitening of the claimed metric
-// (d(w, w′) = ‖W(φ(w) − φ(w′))‖ per word), a noise density ∝ exp(−ε‖W(z − φ(w))‖) makes every
-// release ε·d-private, so checking the drawn noise checks the claim (radius of W(z − φ(w))
-// Gamma(n, 1/ε), its direction uniform on the sphere). EMD, CMP, Mahalanobis and Vickrey
-// implement it.
-type NoiseStep interface {
-	// NoisyVectors draws the noisy vectors z of k copies of word (row-major, k × dimension) with
-	// the code Apply decodes from, from rng; an error when word is not privatised.
-	NoisyVectors(rng *rand.Rand, word string, k int) ([]float64, error)
-	// WordVector is φ(word), false when the mechanism does not privatise word by its own vector.
-	WordVector(word string) ([]float32, bool)
-	// Whiten writes W·v into dst (both of the vectors' dimension): the identity for Euclidean
-	// noise, Σ′^{−1/2} for Mahalanobis noise.
-	Whiten(dst, v []float64)
-}
-
 // noiseSample draws the noisy vectors of k copies of an in-vocabulary word with perturb,
 // through noisyQueries, the code TryApply decodes from.
 func (w *wordDecoding) noiseSample(rng *rand.Rand, word string, k int, perturb perturbation) ([]float64, error) {

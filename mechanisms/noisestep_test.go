@@ -3,7 +3,7 @@ package mechanisms
 import (
 	"testing"
 
-	"dptext/embeddings/embtest"
+	"dptext/internal/fixtures"
 	"dptext/rngs"
 )
 
@@ -12,7 +12,7 @@ import (
 // (CMP, Mahalanobis, and Vickrey at t = 0, whose choice is then the nearest word) — so an audit
 // of the exposed noise is an audit of the released noise.
 func TestNoisyVectorsAreWhatApplyDecodes(t *testing.T) {
-	store := embtest.Grid(t, 8)
+	store := fixtures.Grid(t, 8)
 	cmp, err := NewCMP(store, 1, CMPOptions{OOV: OOVKeep, Workers: 1})
 	if err != nil {
 		t.Fatal(err)

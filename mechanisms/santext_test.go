@@ -10,11 +10,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"dptext/embeddings"
+	"dptext/internal/fixtures"
 )
 
 // samplingStore is a 40-word, 4-dimensional store with unit-scale normal vectors.
 func samplingStore(t testing.TB) *embeddings.Store {
-	return mustNormalStore(t, rand.New(rand.NewPCG(11, 13)), numberedWords("w%02d", 40), 4, 1)
+	return fixtures.NormalStore(t, rand.New(rand.NewPCG(11, 13)), fixtures.NumberedWords("w%02d", 40), 4, 1)
 }
 
 // exactSampler is a mechanism with an exact per-position distribution.
@@ -245,7 +246,7 @@ func TestSamplingGolden(t *testing.T) {
 // single-row ratings (all outputs, restricted outputs, truncation at γ), for batches that are and
 // are not multiples of four, with the assembly kernel and with the Go loop.
 func TestRatingsBatchIsBitIdentical(t *testing.T) {
-	store := mustNormalStore(t, rand.New(rand.NewPCG(5, 8)), numberedWords("v%03d", 300), 37, 1)
+	store := fixtures.NormalStore(t, rand.New(rand.NewPCG(5, 8)), fixtures.NumberedWords("v%03d", 300), 37, 1)
 	for _, e := range []*distanceEM{
 		{store: store, epsilon: 3, gamma: math.Inf(1), cache: newRowCache(0)},
 		{store: store, epsilon: 3, gamma: 8.5, cache: newRowCache(0)},

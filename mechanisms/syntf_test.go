@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/internal/fixtures"
 )
 
 // randomSynTFStore returns n distinct random lowercase words of 1–8 letters (from a small alphabet,
@@ -32,7 +33,7 @@ func randomSynTFStore(t testing.TB, seed uint64, n, dim int) *embeddings.Store {
 			words = append(words, w)
 		}
 	}
-	return mustNormalStore(t, rng, words, dim, 1)
+	return fixtures.NormalStore(t, rng, words, dim, 1)
 }
 
 func synTFTestOptions() SynTFOptions {

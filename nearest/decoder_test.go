@@ -8,33 +8,8 @@ import (
 	"time"
 
 	"dptext/embeddings"
+	"dptext/internal/fixtures"
 )
-
-// randomStore returns a store of n words w0, w1, … with standard normal vectors of dimension
-// dim, scaled.
-func randomStore(tb testing.TB, rng *rand.Rand, n, dim int, scale float64) *embeddings.Store {
-	tb.Helper()
-	vecs := make([]float32, n*dim)
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64() * scale)
-	}
-	return mustStore(tb, vecs, dim)
-}
-
-// mustStore returns the store of the row-major vectors vecs named w0, w1, …, failing tb on an
-// error.
-func mustStore(tb testing.TB, vecs []float32, dim int) *embeddings.Store {
-	tb.Helper()
-	words := make([]string, len(vecs)/dim)
-	for i := range words {
-		words[i] = fmt.Sprintf("w%d", i)
-	}
-	s, err := embeddings.New(words, dim, vecs)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
 
 // naiveDecode is the definition the Decoder must reproduce: the row minimising the float64
 // squared distance, ties by lowest row.
@@ -200,11 +175,11 @@ func checkAgainstNaive(t *testing.T, label string, store *embeddings.Store, quer
 func TestDecoderMatchesNaiveFloat64(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	stores := map[string]*embeddings.Store{
-		"random":       randomStore(t, rng, 1000, 50, 1),
-		"odd sizes":    randomStore(t, rng, 37, 7, 2),
-		"single":       randomStore(t, rng, 1, 3, 1),
+		"random":       fixtures.RandomStore(t, rng, 1000, 50, 1),
+		"odd sizes":    fixtures.RandomStore(t, rng, 37, 7, 2),
+		"single":       fixtures.RandomStore(t, rng, 1, 3, 1),
 		"near ties":    hardStore(t, rng, 40),
-		"large blocks": randomStore(t, rng, 3*blockPanels*panelRows+5, 16, 1),
+		"large blocks": fixtures.RandomStore(t, rng, 3*blockPanels*panelRows+5, 16, 1),
 	}
 	forEachKernel(t, func(t *testing.T, kernel string) {
 		for name, store := range stores {
@@ -218,26 +193,26 @@ func TestDecoderMatchesNaiveFloat64(t *testing.T) {
 
 func TestNewDecoderRejectsBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	if _, err := New(randomStore(t, rng, 3, 2, 1), Options{Workers: -1}); err == nil {
+	if _, err := New(fixtures.RandomStore(t, rng, 3, 2, 1), Options{Workers: -1}); err == nil {
 		t.Error("workers = -1 accepted")
 	}
 	if _, err := New(nil, Options{}); err == nil {
 		t.Error("nil store accepted")
 	}
-	if _, err := New(randomStore(t, rng, 3, MaxInt8Dim+1, 1), Options{Method: Int8}); err == nil {
+	if _, err := New(fixtures.RandomStore(t, rng, 3, MaxInt8Dim+1, 1), Options{Method: Int8}); err == nil {
 		t.Errorf("method int8 accepted dimension %d", MaxInt8Dim+1)
 	}
-	if d, err := New(randomStore(t, rng, 3, MaxInt8Dim+1, 1), Options{}); err != nil || d.Method() != Float32 {
+	if d, err := New(fixtures.RandomStore(t, rng, 3, MaxInt8Dim+1, 1), Options{}); err != nil || d.Method() != Float32 {
 		t.Errorf("auto at dimension %d: method %v, error %v; want float32", MaxInt8Dim+1, d.Method(), err)
 	}
-	if _, err := New(randomStore(t, rng, 3, 2, 1), Options{Method: Method(7)}); err == nil {
+	if _, err := New(fixtures.RandomStore(t, rng, 3, 2, 1), Options{Method: Method(7)}); err == nil {
 		t.Error("method 7 accepted")
 	}
 }
 
 func BenchmarkDecoder(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	store := randomStore(b, rng, 100000, 100, 0.4)
+	store := fixtures.RandomStore(b, rng, 100000, 100, 0.4)
 	queries := queriesNear(rng, store, 400, 0.4)
 	for _, method := range []Method{Float32, Int8} {
 		for _, workers := range []int{1, 2} {
@@ -260,7 +235,7 @@ func BenchmarkDecoder(b *testing.B) {
 // worker, so the two can be compared side by side.
 func BenchmarkDecoder2(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	store := randomStore(b, rng, 100000, 100, 0.4)
+	store := fixtures.RandomStore(b, rng, 100000, 100, 0.4)
 	queries := queriesNear(rng, store, 400, 0.4)
 	for _, method := range []Method{Float32, Int8} {
 		b.Run(fmt.Sprintf("method=%s/vocab=100000/queries=400/workers=1", method), func(b *testing.B) {
@@ -279,7 +254,7 @@ func BenchmarkDecoder2(b *testing.B) {
 
 func TestThroughputReportsRateRecheckAndRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	store := randomStore(t, rng, 300, 8, 1)
+	store := fixtures.RandomStore(t, rng, 300, 8, 1)
 	queries := queriesNear(rng, store, 45, 0.5)
 	for _, method := range []Method{Float32, Int8} {
 		dec, err := New(store, Options{Workers: 1, Method: method})
@@ -305,7 +280,7 @@ func TestThroughputReportsRateRecheckAndRows(t *testing.T) {
 }
 
 func TestSharedReturnsOneDecoderPerKey(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(3, 3)), 50, 4, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(3, 3)), 50, 4, 1)
 	a, err := Shared(store, 20, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +308,7 @@ func TestMeasureFMAPeakIsPlausible(t *testing.T) {
 
 // TestKernelNamesTheSelectedKernel checks that Decoder.Kernel reports each kernel switch.
 func TestKernelNamesTheSelectedKernel(t *testing.T) {
-	store := randomStore(t, rand.New(rand.NewPCG(4, 4)), 20, 8, 1)
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(4, 4)), 20, 8, 1)
 	want := map[string]string{"assembly-avx512": "avx512-vnni", "assembly-vnni": "avx-vnni", "assembly": "avx2", "portable": "portable"}
 	forEachKernel(t, func(t *testing.T, kernel string) {
 		for _, m := range []Method{Int8, Float32} {

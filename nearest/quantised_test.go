@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/internal/fixtures"
 )
 
 // int8Bounds runs the Int8 kernel for query z over the whole vocabulary of d and returns every
@@ -110,7 +111,7 @@ func adversarialStore(tb testing.TB, rng *rand.Rand, dim int) *embeddings.Store 
 		add(func(int) float64 { return rng.NormFloat64() * 1e-30 })
 		add(func(int) float64 { return rng.NormFloat64() * 0.4 })
 	}
-	return mustStore(tb, vecs, dim)
+	return fixtures.Store(tb, vecs, dim)
 }
 
 // adversarialQueries are queries with one huge coordinate, all-zero queries, copies of rows and
@@ -153,7 +154,7 @@ func TestInt8BoundHoldsAgainstExactScores(t *testing.T) {
 		queries []float64
 	}{}
 	for _, dim := range []int{1, 3, 50, 101} {
-		s := randomStore(t, rng, 40, dim, 0.4)
+		s := fixtures.RandomStore(t, rng, 40, dim, 0.4)
 		cases = append(cases, struct {
 			name    string
 			store   *embeddings.Store
@@ -202,7 +203,7 @@ func TestInt8BoundHoldsAgainstExactScores(t *testing.T) {
 func TestExactTiesGoToTheLowestRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const dim = 24
-	base := randomStore(t, rng, 3000, dim, 0.4)
+	base := fixtures.RandomStore(t, rng, 3000, dim, 0.4)
 	vecs := append([]float32(nil), base.Matrix()...)
 	var queries []float64
 	var want []int
@@ -229,7 +230,7 @@ func TestExactTiesGoToTheLowestRow(t *testing.T) {
 		queries = append(queries, z...)
 		want = append(want, lo)
 	}
-	store := mustStore(t, vecs, dim)
+	store := fixtures.Store(t, vecs, dim)
 	forEachKernel(t, func(t *testing.T, kernel string) {
 		checkAgainstNaive(t, kernel+" kernel, exact ties", store, queries)
 	})
@@ -265,7 +266,7 @@ func FuzzDecodersMatchNaive(f *testing.F) {
 		for i := range vecs {
 			vecs[i] = float32(value())
 		}
-		store := mustStore(t, vecs, dim)
+		store := fixtures.Store(t, vecs, dim)
 		queries := make([]float64, 25*dim) // 7 tiles: full AVX-512 passes at 1, 2 and 3 workers
 		for i := range queries {
 			queries[i] = value()

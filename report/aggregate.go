@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"dptext/stats"
 )
 
 // Key names one cell of a run: the values of one metric of one scorer for one (set, mechanism, ε),
@@ -94,8 +96,8 @@ func Aggregate(rows []Row, scorerOrder []string, level float64) (*Summary, error
 	for i := range s.Cells {
 		c := &s.Cells[i]
 		sortByRepeat(c)
-		c.Mean, c.SD = meanSD(c.Values)
-		c.HalfWidth = tHalfWidth(c.SD, c.N(), level)
+		c.Mean, c.SD = stats.MeanSD(c.Values)
+		c.HalfWidth = stats.THalfWidth(c.SD, c.N(), level)
 	}
 	slices.SortStableFunc(s.Cells, func(a, b Cell) int {
 		return cmp.Or(
@@ -180,7 +182,7 @@ func (s *Summary) Pooled(k Key) (Pooled, bool) {
 	if p.Total == 0 {
 		return Pooled{}, false
 	}
-	p.Low, p.High = wilson(p.Correct, p.Total, s.Level)
+	p.Low, p.High = stats.Wilson(p.Correct, p.Total, s.Level)
 	return p, true
 }
 

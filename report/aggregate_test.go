@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"dptext/stats"
 )
 
 func TestAggregateMeanSDInterval(t *testing.T) {
@@ -47,7 +49,7 @@ func TestPooledCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, ok := s.Pooled(Key{"s", "emd", 10, "a", "accuracy"})
-	low, high := wilson(31, 40, 0.95)
+	low, high := stats.Wilson(31, 40, 0.95)
 	if !ok || p.Correct != 31 || p.Total != 40 || p.Low != low || p.High != high {
 		t.Errorf("pooled = %+v, %v; want 31/40 in [%v, %v]", p, ok, low, high)
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"dptext/stats"
 )
 
 // ClusterWeights draws replicates of a cluster bootstrap (Davison and Hinkley 1997, Sect.
@@ -106,7 +108,7 @@ func BootstrapP(est float64, reps []float64, n int) float64 {
 	if len(xs) < 2 || n < 2 || math.IsNaN(est) {
 		return math.NaN()
 	}
-	_, sd := meanSD(xs)
+	_, sd := stats.MeanSD(xs)
 	se := sd * math.Sqrt(float64(n)/float64(n-1))
 	if se == 0 {
 		if est == 0 {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"dptext/stats"
 )
 
 // CompareOptions control the regression check of a run against a baseline.
@@ -200,14 +202,14 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 			continue
 		case r.Metric == MetricCorrect && pooled:
 			c.Method = MethodFisher
-			c.P = fisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),
+			c.P = stats.FisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),
 				int(math.Round(rp.Correct)), int(math.Round(rp.Total-rp.Correct)))
 		case opts.equal(b.Mean, r.Mean) && (b.N() < 2 || r.N() < 2 || b.SD == 0 && r.SD == 0):
 			c.Method, c.P = MethodExact, 1
 		case b.N() < 2 || r.N() < 2 || b.SD == 0 && r.SD == 0:
 			c.Method, c.P = MethodExact, 0
 		default:
-			c.Method, c.P = MethodWelch, welch(b.Mean, b.SD, b.N(), r.Mean, r.SD, r.N())
+			c.Method, c.P = MethodWelch, stats.Welch(b.Mean, b.SD, b.N(), r.Mean, r.SD, r.N())
 		}
 		v.Tested = append(v.Tested, c)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"dptext/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -70,7 +72,7 @@ func TestTableCells(t *testing.T) {
 	l.Interval = "wilson"
 	md = string(buildTables(s, l).markdown(Caption{}))
 	// SRauth at ε = 10 in set 20: 3 correct of 100 pooled; Wilson 95 % [0.0103, 0.0845] × 20.
-	lo, hi := wilson(3, 100, 0.95)
+	lo, hi := stats.Wilson(3, 100, 0.95)
 	if want := "0.6 [" + strconv.FormatFloat(20*lo, 'f', 1, 64) + ", " + strconv.FormatFloat(20*hi, 'f', 1, 64) + "] (0)"; !strings.Contains(md, want) {
 		t.Errorf("wilson table lacks %q:\n%s", want, md)
 	}

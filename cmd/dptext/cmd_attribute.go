@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 
 	"dptext/attribution"
 	"dptext/experiments"
@@ -12,21 +11,18 @@ import (
 )
 
 func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("attribute", stderr)
+	fs := newFlags(ctx, "attribute", stderr)
 	emb := addEmbeddingFlags(fs, 100000)
-	attacker := fs.String("attacker", "koppel11", "attacker name (see dptext list)")
-	input := fs.String("input", "", "PAN collection, problem folder, or older meta-file.json folder")
-	output := fs.String("output", "", "folder for the answers")
-	mech := fs.String("mechanism", "", "privatise the unknown texts with this mechanism first")
-	eps := fs.Float64("epsilon", math.NaN(), "ε of --mechanism")
+	attacker := fs.String("attacker", "koppel11", "attacker `NAME` (see dptext list)")
+	input := fs.String("input", "", "PAN collection, problem folder, or older meta-file.json folder: `DIR` (required)")
+	output := fs.String("output", "", "`DIR` for the answers (required)")
+	mech := addMechanismFlags(fs, "", "privatise the unknown texts with this mechanism `NAME` first", "mechanism-param")
 	seed := fs.Uint64("seed", 1, "random seed")
 	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
 	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | pan19 (the PAN 2019 baseline's rule: the two largest calibrated probabilities differ by less than the threshold; char-ngram-svm) | score-margin (the top two raw scores closer than the threshold) | score (top raw score below it)")
 	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject: on calibrated probabilities (pan19; the baseline's 0.1) or on the attacker's raw scores")
 	params := paramFlag{}
-	fs.Var(params, "param", "attacker parameter key=value (repeatable)")
-	mparams := paramFlag{}
-	fs.Var(mparams, "mechanism-param", "mechanism parameter key=value (repeatable)")
+	fs.Var(params, "param", "attacker parameter `key=value` (repeatable)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -46,8 +42,8 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	needs := ao.Needs()
 	var mo *experiments.MechanismOptions
-	if *mech != "" {
-		if mo, err = experiments.DecodeMechanism(*mech, *eps, mparams); err != nil {
+	if mech.name != "" {
+		if mo, err = mech.decode(); err != nil {
 			return err
 		}
 		needs = needs.Or(mo.Needs())
@@ -65,7 +61,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
 		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
 	if mo != nil {
-		if opts.Mechanism, err = mo.Build(&env, *eps); err != nil {
+		if opts.Mechanism, err = mo.Build(&env, mech.epsilon); err != nil {
 			return err
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -18,27 +16,24 @@ import (
 )
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("audit", stderr)
+	fs := newFlags(ctx, "audit", stderr)
 	// 30,000 words: an EMD audit at the defaults takes about 12 s of CPU (30 s wall on the
 	// shared 2-core machine) against 49 s of CPU over 100,000 words.
 	emb := addEmbeddingFlags(fs, 30000)
 	def := audit.DefaultOptions()
-	mech := fs.String("mechanism", "", "mechanism name (see dptext list)")
-	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
+	mech := addMechanismFlags(fs, "", "mechanism `NAME`, see dptext list (required)", "param")
 	claim := fs.Float64("claim", math.NaN(), "per-unit ε to test (default: the mechanism's own ε)")
 	samples := fs.Int("samples", def.Samples, "K: outputs per input (sampled word tests) and runs per document (games), for each half")
 	maxSamples := fs.Int("max-samples", def.MaxSamples, "adaptive K: a sampled word test whose claim is above its ceiling draws up to this many outputs per input (0: off)")
 	alpha := fs.Float64("alpha", def.Alpha, "family-wise error rate of all sampled lower bounds together")
 	pairs := fs.Int("pairs", def.Pairs, "word pairs of each kind (nearest, random, far)")
 	seed := fs.Uint64("seed", def.Seed, "random seed of the audit (it releases nothing)")
-	params := paramFlag{}
-	fs.Var(params, "param", "mechanism parameter key=value (repeatable)")
 	inline := fs.String("params", "", `mechanism parameters as a TOML inline table body, e.g. 'order = "keep", oov = "drop"'`)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 || *mech == "" {
+	if len(pos) > 0 || mech.name == "" {
 		return usagef("--mechanism is required; no other arguments")
 	}
 	if *inline != "" {
@@ -47,7 +42,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--params %q: not a TOML inline table body (want key = value, …): %v", *inline, err)
 		}
 		for k, v := range doc["p"] {
-			params[k] = v
+			mech.params[k] = v
 		}
 	}
 	o := audit.DefaultOptions()
@@ -69,7 +64,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Pairs < 1 {
 		return usagef("--pairs %d: want at least 1", o.Pairs)
 	}
-	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	mo, err := mech.decode()
 	if err != nil {
 		return err
 	}
@@ -83,17 +78,17 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	m, err := mo.Build(env, *eps)
+	m, err := mo.Build(env, mech.epsilon)
 	if err != nil {
 		return err
 	}
-	target, err := audit.NewTarget(*mech, m, store)
+	target, err := audit.NewTarget(mech.name, m, store)
 	if err != nil {
 		return err
 	}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		o.Progress = func(done, total int) {
-			fmt.Fprintf(stderr, "\raudit %s: %d/%d tests", *mech, done, total)
+			fmt.Fprintf(stderr, "\raudit %s: %d/%d tests", mech.name, done, total)
 			if done == total {
 				fmt.Fprintln(stderr)
 			}
@@ -104,64 +99,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printAudit(stdout, rep, *mech, *eps, target.Store.Len(), time.Since(start))
+	rep.Write(stdout, mech.name, mech.epsilon, target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
 		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}
 	return nil
-}
-
-// printAudit writes the findings of an audit, one line each, and its summary.
-func printAudit(w io.Writer, rep *audit.Report, mech string, eps float64, vocab int, took time.Duration) {
-	epsText := "–"
-	if !math.IsNaN(eps) {
-		epsText = strconv.FormatFloat(eps, 'g', -1, 64)
-	}
-	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %.6g per unit; K = %d; %d one-sided tests at family-wise α = %g\n",
-		mech, epsText, vocab, rep.Claim, rep.Samples, rep.Tests, rep.Alpha)
-	for _, f := range rep.Findings {
-		mark := "ok  "
-		if f.Violates() {
-			mark = "FAIL"
-		}
-		if f.Level == "noise" || f.Level == "sampler" {
-			fmt.Fprintf(w, "%s %s\n", mark, f.Describe())
-			continue
-		}
-		fmt.Fprintf(w, "%s %s; per unit %.4g\n", mark, f.Describe(), f.PerUnit())
-	}
-	for _, f := range rep.Skipped {
-		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Reason)
-	}
-	if rep.Measured() {
-		fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
-			rep.AuditedEpsilon(), rep.AuditedCeiling(), rep.Samples, rep.Claim, len(rep.Violations()), len(rep.Findings))
-	} else {
-		fmt.Fprintf(w, "no audited ε: no test bounded the release's loss (every tested pair of different words is unprotected, so the nominal ε = %.6g bounds no pair); %d of %d tests exceed the claim",
-			rep.Claim, len(rep.Violations()), len(rep.Findings))
-	}
-	if n := rep.Unfailable(); n > 0 {
-		fmt.Fprintf(w, "; %d cannot fail at this K (ceiling below the claim)", n)
-	}
-	fmt.Fprintf(w, "; %.1f s\n", took.Seconds())
-	// The smallest claim the unfailable tests make: refuting it by counting needs K outputs.
-	least := math.Inf(1)
-	for _, f := range rep.Findings {
-		if f.CannotFail() {
-			least = math.Min(least, f.Claim)
-		}
-	}
-	if !math.IsInf(least, 1) {
-		k := rep.SamplesToRefute(least)
-		if math.IsInf(k, 1) {
-			fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) would need about e^%.0f outputs per input: beyond any audit\n", least, least)
-			return
-		}
-		fmt.Fprintf(w, "to refute a claim of %.4g by counting outputs (the smallest claim of a test that cannot fail) needs K ≥ %.3g per input, %.3g times this run's K",
-			least, k, k/float64(rep.Samples))
-		if k <= 1e9 {
-			fmt.Fprintf(w, " (about %s at this run's rate, if the tests' draws dominate)", (time.Duration(float64(took) * k / float64(rep.Samples))).Round(time.Second))
-		}
-		fmt.Fprintln(w)
-	}
 }

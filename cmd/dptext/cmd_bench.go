@@ -1,40 +1,26 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"os"
-	"os/exec"
-	"runtime"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"dptext/bench"
 	"dptext/embeddings"
 	"dptext/experiments"
-	"dptext/mechanisms"
-	"dptext/nearest"
 	"dptext/resources"
 	"dptext/rngs"
 )
-
-// flopsPerCycle is the float32 peak of one AVX2 core with two FMA units: 2 units × 8 lanes ×
-// 2 operations (used with --ghz).
-const flopsPerCycle = 32
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "decode" {
 		return usagef("want `bench decode`")
 	}
-	fs := newFlags("bench", stderr)
+	fs := newFlags(ctx, "bench", stderr)
 	topK := fs.Int("top-k", 100000, "keep the K most frequent words (0: all); with --synthetic only when given")
 	queries := fs.Int("queries", 2000, "noisy vectors to decode per round")
 	epsilon := fs.Float64("epsilon", 10, "ε of the EMD noise added to the query words")
@@ -64,6 +50,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers < 0 {
 		return usagef("--workers %d: want 0 (all cores) or more", *workers)
 	}
+	if *ghz < 0 {
+		return usagef("--ghz %g: want 0 (measure) or a clock in GHz", *ghz)
+	}
 	rng := rngs.New(1, "bench/decode")
 	var store *embeddings.Store
 	if *real {
@@ -87,98 +76,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := resources.Fits(fmt.Sprintf("--synthetic %s", *synthetic), need, "4 bytes × V × N + 80 bytes × V"); err != nil {
 			return usagef("%v", err)
 		}
-		if store, err = normalVocabulary(rng, v, n, 0.4); err != nil {
+		if store, err = bench.NormalVocabulary(rng, v, n, 0.4); err != nil {
 			return err
 		}
 	}
-	vocab, dim := store.Len(), store.Dim()
-	rows := nearest.ZipfRows(rng, vocab, *queries)
-	z := mechanisms.EMDQueries(rng, store, rows, *epsilon)
-
-	cores := *workers
-	if cores == 0 {
-		cores = runtime.GOMAXPROCS(0)
-	}
-	if *ghz < 0 {
-		return usagef("--ghz %g: want 0 (measure) or a clock in GHz", *ghz)
-	}
-	// roofline returns the words/s of a float32 scan at the cores' float32 peak (0 if unknown):
-	// measured just before each round, since the machine may be shared.
-	roofline := func() float64 {
-		peak := float64(cores) * flopsPerCycle * *ghz * 1e9
-		if *ghz == 0 {
-			peak = nearest.MeasureFMAPeak(cores, 200*time.Millisecond)
-		}
-		return peak / (2 * float64(vocab) * float64(dim))
-	}
-	fmt.Fprintf(stdout, "bench decode vocabulary=%dx%d (%s) queries=%d epsilon=%g workers=%d rounds=%d; queries are EMD-noisy vectors of words drawn by Zipf's law over frequency rank\n",
-		vocab, dim, vocabularyName(*real), *queries, *epsilon, cores, *rounds)
-	if *ghz > 0 {
-		fmt.Fprintf(stdout, "roofline: %d cores × %d flop/cycle × %g GHz / (2·%d·%d flop per word)\n", cores, flopsPerCycle, *ghz, vocab, dim)
-	} else {
-		fmt.Fprintf(stdout, "roofline: measured float32 FMA peak of %d cores (before each round) / (2·%d·%d flop per word)\n", cores, vocab, dim)
-	}
-
-	methods := []nearest.Method{nearest.Float32, nearest.Int8}
-	decoders := make([]*nearest.Decoder, len(methods))
-	for i, m := range methods {
-		if decoders[i], err = nearest.New(store, nearest.Options{Workers: *workers, Method: m}); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stdout, "kernels: float32 %s, int8 %s (runtime CPU check)\n", decoders[0].Kernel(), decoders[1].Kernel())
-	var vectorsFile string
-	if *reference != "" {
-		if vectorsFile, err = writeRawVectors(store); err != nil {
-			return err
-		}
-		defer os.Remove(vectorsFile)
-	}
-	rates := make([][]float64, len(methods))
-	rechecked := make([][]float64, len(methods))
-	var theirs, roofs []float64
-	for round := range *rounds {
-		roof := roofline()
-		roofs = append(roofs, roof)
-		fmt.Fprintf(stdout, "round %d roofline words_per_second=%.0f\n", round, roof)
-		var first []int
-		for i, dec := range decoders {
-			wps, perQuery, got, err := nearest.Throughput(dec, z, 400)
-			if err != nil {
-				return err
-			}
-			if first == nil {
-				first = got
-			} else if !slices.Equal(first, got) {
-				return fmt.Errorf("bench decode: methods %s and %s decoded the same queries differently", methods[0], methods[i])
-			}
-			rates[i] = append(rates[i], wps)
-			rechecked[i] = append(rechecked[i], perQuery/float64(vocab))
-			fmt.Fprintf(stdout, "round %d %-8s words_per_second=%.0f rechecked_share=%.5f\n", round, methods[i], wps, perQuery/float64(vocab))
-		}
-		if *reference != "" {
-			ref, err := runReference(ctx, *python, *reference, vectorsFile, vocab, dim, *queries, *epsilon)
-			if err != nil {
-				return err
-			}
-			theirs = append(theirs, ref)
-			fmt.Fprintf(stdout, "round %d %-8s words_per_second=%.0f\n", round, "numpy", ref)
-		}
-	}
-	for i, m := range methods {
-		fmt.Fprintf(stdout, "median %-8s words_per_second=%.0f rechecked_share=%.5f", m, median(rates[i]), median(rechecked[i]))
-		if roofs[0] > 0 {
-			fmt.Fprintf(stdout, " roofline_fraction=%.2f", medianRatio(rates[i], roofs))
-		}
-		fmt.Fprintln(stdout)
-	}
-	fmt.Fprintf(stdout, "ratio int8/float32 (median of per-round ratios) = %.2f\n", medianRatio(rates[1], rates[0]))
-	if len(theirs) > 0 {
-		fmt.Fprintf(stdout, "median numpy    words_per_second=%.0f (%s, same vocabulary and ε, its own draws of words and noise)\n", median(theirs), *reference)
-		fmt.Fprintf(stdout, "ratio float32/numpy = %.2f, int8/numpy = %.2f (medians of per-round ratios, run back to back)\n",
-			medianRatio(rates[0], theirs), medianRatio(rates[1], theirs))
-	}
-	return nil
+	return bench.Decode(ctx, stdout, store, rng, bench.DecodeOptions{Queries: *queries, Rounds: *rounds, Epsilon: *epsilon, Workers: *workers,
+		GHz: *ghz, Reference: *reference, Python: *python, Vocabulary: vocabularyName(*real)})
 }
 
 func vocabularyName(real bool) string {
@@ -201,75 +104,4 @@ func parseSize(s string) (v, n int, err error) {
 		return 0, 0, fmt.Errorf("want VxN with positive integers, e.g. 1000000x300")
 	}
 	return v, n, nil
-}
-
-// normalVocabulary returns v words of dimension n with independent normal coordinates of
-// standard deviation sigma (GloVe-100d's coordinates have about 0.4).
-func normalVocabulary(rng *rand.Rand, v, n int, sigma float64) (*embeddings.Store, error) {
-	vecs := make([]float32, v*n)
-	for i := range vecs {
-		vecs[i] = float32(rng.NormFloat64() * sigma)
-	}
-	words := make([]string, v)
-	for i := range words {
-		words[i] = "w" + strconv.Itoa(i)
-	}
-	return embeddings.New(words, n, vecs)
-}
-
-// writeRawVectors writes store's vectors as raw little-endian float32 (the reference's
-// --vectors format) to a temporary file and returns its name.
-func writeRawVectors(store *embeddings.Store) (string, error) {
-	f, err := os.CreateTemp("", "dptext-bench-*.f32")
-	if err != nil {
-		return "", fmt.Errorf("bench decode: vectors for the reference: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	err = binary.Write(w, binary.LittleEndian, store.Matrix())
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("bench decode: writing %s: %w", f.Name(), err)
-	}
-	return f.Name(), nil
-}
-
-// runReference runs the numpy reference decoder and returns its median words per second.
-func runReference(ctx context.Context, python, script, vectors string, vocab, dim, queries int, epsilon float64) (float64, error) {
-	cmd := exec.CommandContext(ctx, python, script, "--top-k", strconv.Itoa(vocab), "--dim", strconv.Itoa(dim),
-		"--queries", strconv.Itoa(queries), "--epsilon", strconv.FormatFloat(epsilon, 'g', -1, 64), "--vectors", vectors)
-	out, err := cmd.Output()
-	if err != nil {
-		return 0, fmt.Errorf("reference %s %s: %v (Debian: apt-get install python3-numpy libopenblas0-pthread)", python, script, err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	last := lines[len(lines)-1]
-	i := strings.LastIndex(last, "words_per_second=")
-	if i < 0 {
-		return 0, fmt.Errorf("reference %s printed no words_per_second: %q", script, last)
-	}
-	return strconv.ParseFloat(strings.TrimSpace(last[i+len("words_per_second="):]), 64)
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// medianRatio is the median over rounds of a[i]/b[i].
-func medianRatio(a, b []float64) float64 {
-	r := make([]float64, len(a))
-	for i := range a {
-		r[i] = a[i] / b[i]
-	}
-	return median(r)
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("calibrate", stderr)
+	fs := newFlags(ctx, "calibrate", stderr)
 	emb := addEmbeddingFlags(fs, 100000)
 	epsList := fs.String("epsilons", "5,7.5,10,12.5,15,20,25,30", "comma-separated ε grid")
 	words := fs.Int("words", 2000, "vocabulary words sampled uniformly by rank")

@@ -9,8 +9,8 @@ import (
 	"dptext/experiments"
 )
 
-func cmdCheck(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", stderr)
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags(ctx, "check", stderr)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

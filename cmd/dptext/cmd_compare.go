@@ -8,8 +8,8 @@ import (
 	"dptext/experiments"
 )
 
-func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("compare", stderr)
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags(ctx, "compare", stderr)
 	alpha := fs.Float64("alpha", 0.01, "family-wise false-alarm rate over all cells")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("data", stderr)
-	dir := fs.String("dir", "", "data cache folder (default $"+datasets.EnvDataDir+", else the user cache dir + /dptext)")
+	fs := newFlags(ctx, "data", stderr)
+	dir := fs.String("dir", "", "data cache `DIR` (default $"+datasets.EnvDataDir+", else the user cache dir + /dptext)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

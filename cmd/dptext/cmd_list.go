@@ -11,8 +11,8 @@ import (
 	"dptext/experiments"
 )
 
-func cmdList(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("list", stderr)
+func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags(ctx, "list", stderr)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

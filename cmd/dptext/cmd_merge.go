@@ -39,7 +39,7 @@ func parseShardFlags(shard string, shards int) (experiments.Shard, error) {
 }
 
 func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("merge", stderr)
+	fs := newFlags(ctx, "merge", stderr)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -7,9 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
+	"math/rand/v2"
 	"os"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -20,13 +19,10 @@ import (
 )
 
 func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("obfuscate", stderr)
+	fs := newFlags(ctx, "obfuscate", stderr)
 	emb := addEmbeddingFlags(fs, 100000)
-	mech := fs.String("mechanism", "emd", "mechanism name (see dptext list)")
-	eps := fs.Float64("epsilon", math.NaN(), "ε of the mechanism")
+	mech := addMechanismFlags(fs, "emd", "mechanism `NAME` (see dptext list)", "param")
 	seed := fs.Uint64("seed", 0, "random seed, for previews and tests only: output made with a known seed is not private (default: a fresh seed from the operating system's random source)")
-	params := paramFlag{}
-	fs.Var(params, "param", "mechanism parameter key=value (repeatable), as in a config's params table")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -38,12 +34,14 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if *mech == "emd" {
-		if _, set := params["order"]; !set {
-			params["order"] = mechanisms.OrderKeep // the words are written back in place
+	if e, ok := experiments.Mechanisms[mech.name]; ok {
+		for k, v := range e.TextParams {
+			if _, set := mech.params[k]; !set {
+				mech.params[k] = v
+			}
 		}
 	}
-	mo, err := experiments.DecodeMechanism(*mech, *eps, params)
+	mo, err := mech.decode()
 	if err != nil {
 		return err
 	}
@@ -77,30 +75,16 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	m, err := mo.Build(env, *eps)
+	m, err := mo.Build(env, mech.epsilon)
 	if err != nil {
 		return err
 	}
-	rng := rngs.New(releaseSeed, "obfuscate")
-	var words []string
-	var applyErr error
-	out, err := text.RewriteWords(string(data), func(w []string) []string {
-		words = w
-		var p []string
-		p, applyErr = mechanisms.Privatize(m, rng, w)
-		return p
-	})
-	if applyErr != nil {
-		return applyErr
-	}
+	out, words, inPlace, err := mechanisms.PrivatizeText(m, func() *rand.Rand { return rngs.New(releaseSeed, "obfuscate") }, string(data))
 	if err != nil {
-		// Not order-preserving (e.g. SynTF's sampled bag, or dropped words): print the words.
-		p, err := mechanisms.Privatize(m, rngs.New(releaseSeed, "obfuscate"), words)
-		if err != nil {
-			return err
-		}
-		out = strings.Join(p, " ") + "\n"
-		fmt.Fprintf(stderr, "note: %s does not keep word positions; printing its output words only\n", *mech)
+		return err
+	}
+	if !inPlace {
+		fmt.Fprintf(stderr, "note: %s does not keep word positions; printing its output words only\n", mech.name)
 	}
 	fmt.Fprint(stdout, out)
 	if pt, ok := m.(mechanisms.PassThrougher); ok {
@@ -111,7 +95,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	g := m.Guarantee(words)
-	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), describeGuarantee(g, len(words)))
+	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), g.Describe(len(words)))
 	return nil
 }
 
@@ -130,37 +114,4 @@ func releaseSeed(fs *flag.FlagSet, flagSeed uint64, stderr io.Writer) (uint64, e
 		return 0, fmt.Errorf("drawing a release seed from the operating system: %w", err)
 	}
 	return binary.LittleEndian.Uint64(b[:]), nil
-}
-
-// describeGuarantee states g for a document of n words.
-func describeGuarantee(g mechanisms.Guarantee, n int) string {
-	perWord := g.Epsilon / float64(max(n, 1))
-	switch g.Kind {
-	case mechanisms.KindMetric:
-		switch {
-		case math.IsInf(g.Epsilon, 1):
-			return "no finite bound between documents that differ in a known word (the mechanism's candidates never include a word's farthest word, so its loss is infinite for some outputs)"
-		case g.Metric == mechanisms.MetricCustomisedSets:
-			return fmt.Sprintf("ε = %.4g per changed word within a customised set: multiplier at most e^{ε·D} = e^{%.4g·D} against any document of the same length differing in D positions, each within one set; "+
-				"documents differing in a word of another set (or, for custext+, in a stopword) get NO protection (∞)", perWord, perWord)
-		case g.Metric == mechanisms.MetricSensitivePositional:
-			return fmt.Sprintf("positional over sensitive words only: multiplier at most e^{ε·Σᵢ d(xᵢ, x′ᵢ)} = e^{%.4g·d} against any document of the same length whose mean per-position word distance is d, all changed words sensitive; "+
-				"non-sensitive words are released unchanged with probability 1 − p and are UNPROTECTED (∞)", g.Epsilon)
-		case g.Metric == mechanisms.MetricPositional:
-			return fmt.Sprintf("positional (words released in place): multiplier at most e^{ε·Σᵢ d(xᵢ, x′ᵢ)} = e^{%.4g·d} against any document of the same length whose mean per-position word distance is d", g.Epsilon)
-		}
-		return fmt.Sprintf("ε·N = %.4g per unit of %s (multiplier e^{%.4g·d} between two documents at %s distance d)", g.Epsilon, g.Metric, g.Epsilon, g.Metric)
-	case mechanisms.KindPure:
-		s := fmt.Sprintf("%.4g-differential privacy between any two documents of this length", g.Epsilon)
-		keys := make([]string, 0, len(g.Bounds))
-		for k := range g.Bounds {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			s += fmt.Sprintf("; %s = %.4g", k, g.Bounds[k])
-		}
-		return s
-	}
-	return "none (no formal privacy)"
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"dptext/experiments"
-	"dptext/mechanisms"
 )
 
 func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("privacy", stderr)
+	fs := newFlags(ctx, "privacy", stderr)
 	emb := addEmbeddingFlags(fs, 30000)
 	mech := fs.String("mechanism", "syntf", "mechanism (syntf)")
 	epsList := fs.String("epsilons", "47.5", "comma-separated ε grid")
@@ -24,8 +24,15 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) > 0 {
 		return usagef("takes no arguments, got %q", pos)
 	}
-	if *mech != "syntf" {
-		return usagef("--mechanism %q: only syntf has a vocabulary-wide bound to compute (emd: ε·N·EMD, expmech: ε·l)", *mech)
+	entry, ok := experiments.Mechanisms[*mech]
+	if !ok || entry.PrivacyTable == nil {
+		var have []string
+		for _, name := range experiments.MechanismNames() {
+			if experiments.Mechanisms[name].PrivacyTable != nil {
+				have = append(have, name)
+			}
+		}
+		return usagef("--mechanism %q: has no vocabulary-wide bound to compute (its bound is in dptext list); those that have: %s", *mech, strings.Join(have, ", "))
 	}
 	eps, err := parseFloats(*epsList)
 	if err != nil {
@@ -35,12 +42,7 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	opts := mechanisms.DefaultSynTFOptions()
-	p := experiments.Params{File: "command line", Table: "params", Component: "syntf", Values: params}
-	if err := p.Decode(&opts); err != nil {
-		return err
-	}
-	opts.EllContext = ctx
+	p := experiments.Params{File: "command line", Table: "params", Component: *mech, Values: params}
 	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
-	return mechanisms.PrintSynTFPrivacy(stdout, store, eps, *n, opts, 0)
+	return entry.PrivacyTable(ctx, stdout, store, eps, *n, p)
 }

@@ -13,10 +13,10 @@ import (
 	"dptext/report"
 )
 
-func cmdReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", stderr)
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags(ctx, "report", stderr)
 	bench := fs.Bool("benchfmt", false, "print the results in Go's benchmark format (for benchstat) instead of rewriting tables and plots")
-	metrics := fs.String("metrics", "accuracy,macro_f1,mean", "with --benchfmt: comma-separated metrics to print (empty: all)")
+	metrics := fs.String("metrics", "accuracy,macro_f1,mean", "with --benchfmt: comma-separated `LIST` of metrics to print (empty: all)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

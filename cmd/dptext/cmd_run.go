@@ -13,11 +13,11 @@ import (
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", stderr)
+	fs := newFlags(ctx, "run", stderr)
 	jobs := fs.Int("jobs", 2, "cells run at once (results do not depend on it)")
-	out := fs.String("out", "", "run directory (default results/NAME/CONFIG-HASH; a rerun resumes it)")
+	out := fs.String("out", "", "run `DIR` (default results/NAME/CONFIG-HASH; a rerun resumes it)")
 	force := fs.Bool("force", false, "discard finished cells in the run directory and recompute everything, without the cache of privatised documents")
-	shard := fs.String("shard", "", "run only shard K/N of the cells (K from 0), into a run folder the other shards share; auto: from the job array's environment (Slurm, Kubernetes Indexed Job, AWS Batch); then dptext merge RUN_DIR")
+	shard := fs.String("shard", "", "run only shard `K/N` of the cells (K from 0), into a run folder the other shards share; auto: from the job array's environment (Slurm, Kubernetes Indexed Job, AWS Batch); then dptext merge RUN_DIR")
 	shards := fs.Int("shards", 0, "with --shard auto: the number of shards where the environment does not say it (JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX; or DPTEXT_SHARDS)")
 	update := fs.Bool("update-baseline", false, "after the run, copy results.csv and tables to results/baselines/NAME/ (a deliberate, reviewed change)")
 	pos, err := parseInterleaved(fs, args)

@@ -18,7 +18,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) == 0 || args[0] != "erae" {
 		return usagef("want a model kind: erae")
 	}
-	flags := newFlags("train", stderr)
+	flags := newFlags(ctx, "train", stderr)
 	def := erae.DefaultTrainOptions()
 	cfgPath := flags.String("config", "", "experiment config whose corpus, split and embeddings to train on (required)")
 	out := flags.String("out", "", "model file to write (required); the checkpoint is OUT.partial")

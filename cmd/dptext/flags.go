@@ -24,12 +24,21 @@ type embeddingFlags struct {
 	topK                     int
 }
 
+// embeddingsFormatNames lists the names of embeddings.Formats ("a, b, c").
+func embeddingsFormatNames() string {
+	var names []string
+	for _, f := range embeddings.Formats {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func addEmbeddingFlags(fs *flag.FlagSet, defaultTopK int) *embeddingFlags {
 	e := &embeddingFlags{}
-	fs.StringVar(&e.path, "embeddings", "", "word vectors file (default: the GloVe-100d default data)")
-	fs.StringVar(&e.format, "format", "auto", "format of --embeddings: auto, word2vec-bin, text, wink or cache")
+	fs.StringVar(&e.path, "embeddings", "", "word vectors `FILE` (default: the GloVe-100d default data)")
+	fs.StringVar(&e.format, "format", "auto", "`FORMAT` of --embeddings: "+embeddingsFormatNames()+" or auto (by file extension)")
 	fs.StringVar(&e.vocabulary, "vocabulary", experiments.VocabularyWords, `"words" (single normalised words only) or "all"`)
-	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the K most frequent words (0: all)")
+	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the `K` most frequent words (0: all)")
 	return e
 }
 
@@ -47,6 +56,30 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 	cfg := experiments.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
 	store, _, err := experiments.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
 	return store, err
+}
+
+// mechanismFlags are the flags that choose a mechanism outside a config: --mechanism, --epsilon
+// and its repeatable parameter flag, key=value as in a config's params table.
+type mechanismFlags struct {
+	name    string
+	epsilon float64
+	params  paramFlag
+}
+
+// addMechanismFlags adds the mechanism flags to fs: --mechanism (default defaultName, help
+// nameHelp), --epsilon, and the parameter flag paramName (--param, or --mechanism-param where
+// --param is another component's).
+func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string) *mechanismFlags {
+	m := &mechanismFlags{params: paramFlag{}}
+	fs.StringVar(&m.name, "mechanism", defaultName, nameHelp)
+	fs.Float64Var(&m.epsilon, "epsilon", math.NaN(), "ε of the mechanism")
+	fs.Var(m.params, paramName, "mechanism parameter `key=value` (repeatable), as in a config's params table")
+	return m
+}
+
+// decode decodes the mechanism's parameters, checking its name and ε.
+func (m *mechanismFlags) decode() (*experiments.MechanismOptions, error) {
+	return experiments.DecodeMechanism(m.name, m.epsilon, m.params)
 }
 
 // paramFlag collects repeated --param key=value flags; values are TOML values (strings may

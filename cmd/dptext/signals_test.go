@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"dptext/internal/fixtures"
 )
 
 // syncBuffer is a bytes.Buffer safe for the signal goroutine and the test.
@@ -101,15 +103,23 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 
 // An interrupted run exits 130 and says what it kept and the command that resumes it.
 func TestInterruptedRunSaysHowToResume(t *testing.T) {
+	// A config on the generated fixture corpus: the test reads nothing from the network.
+	corpusPath, vecPath := fixtures.Corpus(t, 3, 2, 300)
+	config := filepath.Join(t.TempDir(), "c.toml")
+	src := "name = \"interrupted\"\n" + fixtures.Inputs(corpusPath, vecPath) +
+		"[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
+	if err := os.WriteFile(config, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := t.TempDir()
 	var o, e bytes.Buffer
-	code := runMain(ctx, []string{"run", "../../configs/ci.toml", "--out", out}, &o, &e)
+	code := runMain(ctx, []string{"run", config, "--out", out}, &o, &e)
 	// Cancelled before it starts, the run stops while reading the corpus (keptCells' test
 	// covers the message of a run stopped among its cells).
 	if code != 130 || !strings.Contains(e.String(), "interrupted: nothing was computed yet") ||
-		!strings.Contains(e.String(), "To resume, run the same command again: dptext run ../../configs/ci.toml --out "+out) {
+		!strings.Contains(e.String(), "To resume, run the same command again: dptext run "+config+" --out "+out) {
 		t.Fatalf("exit %d:\n%s", code, e.String())
 	}
 }
