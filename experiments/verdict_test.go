@@ -95,7 +95,9 @@ func TestVerdictConfigErrors(t *testing.T) {
 
 // Mechanisms are compared at claimed ε only with mechanisms whose guarantee has the same unit:
 // expmech (pure, ε per document) never meets the metric mechanisms, a level beyond the grid is
-// reported as not reached, and a unit no mechanism has is said to be absent.
+// reported as not reached, and a unit no mechanism has is said to be absent. Deterministic (no
+// significance threshold is asserted). Mutant checked by hand: guaranteeUnit returning one unit
+// for every metric makes this test fail (emd and mahalanobis compared with cmp).
 func TestVerdictAtClaimedEpsilonByUnit(t *testing.T) {
 	corpusPath, vecPath := fixture(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
