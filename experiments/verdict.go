@@ -465,7 +465,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 			spec.LevelNames = append(spec.LevelNames, axis+" ε "+strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		var ps []report.CurvePoint
-		var skipped, mechs []string
+		var skipped, unaudited, mechs []string
 		for _, p := range points {
 			if units[p.Mechanism] != unit || math.IsNaN(p.Epsilon) {
 				continue
@@ -490,7 +490,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 				ceil, _ := mean(k, "audited_eps_ceiling")
 				switch {
 				case !ok:
-					skipped = append(skipped, fmt.Sprintf("%s at ε %v (no audited ε: nothing bounded)", p.Mechanism, p.Epsilon))
+					unaudited = append(unaudited, fmt.Sprintf("%s at ε %v", p.Mechanism, p.Epsilon))
 					continue
 				case lcb >= v.CeilingShare*ceil:
 					skipped = append(skipped, fmt.Sprintf("%s at ε %v (audited %.3g of ceiling %.3g)", p.Mechanism, p.Epsilon, lcb, ceil))
@@ -510,6 +510,9 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		}
 		if len(skipped) > 0 {
 			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out (an audited ε at or above %.3g of its ceiling measures the audit's sample size, not the mechanism): %s.", v.CeilingShare, strings.Join(skipped, "; ")))
+		}
+		if len(unaudited) > 0 {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, no audited ε (no audit test bounded anything): %s.", strings.Join(unaudited, "; ")))
 		}
 		res, err := report.MatchedVerdicts(spec, cluster, nAuthors, ps, rngs.New(r.cfg.Seed, fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
 		if err != nil {

@@ -407,9 +407,12 @@ func (v *VerdictResult) Markdown(set string) string {
 					}
 					b.WriteString(" |")
 				case StatusNeverReached:
-					if s.Axis != "" {
+					switch {
+					case s.Axis != "" && math.IsInf(c.MinAttack, 1):
+						b.WriteString(" never reaches (ε = ∞ at every point: no finite guarantee) |")
+					case s.Axis != "":
 						fmt.Fprintf(&b, " never reaches (lowest %.4g) |", c.MinAttack)
-					} else {
+					default:
 						fmt.Fprintf(&b, " never reaches (lowest %.3f) |", c.MinAttack)
 					}
 				case StatusAboveGrid:

@@ -313,6 +313,9 @@ func TestMatchedVerdictsAxisLevels(t *testing.T) {
 		return p
 	}
 	points := []CurvePoint{pt("a", 4, 0.8), pt("a", 2, 0.6), pt("a", 1, 0.5), pt("b", 4, 0.8), pt("b", 2, 0.6), pt("b", 1, 0.5)}
+	inf := pt("g", 4, 0.8)
+	inf.X = math.Inf(1) // a claim of ∞ (truncated Gumbel): never reaches a finite level
+	points = append(points, inf)
 	spec := VerdictSpec{Axis: "claimed ε per document (pure)", Levels: []float64{30, 40, 50, 5}, LevelNames: []string{"w", "x", "y", "z"},
 		Utilities: []string{"top"}, Replicates: 100, Confidence: 0.95, Alpha: 0.05}
 	res, err := MatchedVerdicts(spec, cluster, 3, points, rngs.New(1, "v"))
@@ -324,6 +327,12 @@ func TestMatchedVerdictsAxisLevels(t *testing.T) {
 		value  float64
 	}{{StatusReached, 0.7}, {StatusReached, 0.8}, {StatusAboveGrid, math.NaN()}, {StatusNeverReached, math.NaN()}}
 	for _, c := range res.Cells {
+		if c.Mechanism == "g" {
+			if c.Status != StatusNeverReached {
+				t.Errorf("g (ε = ∞) at level %v: %s, want %s", spec.Levels[c.Level], c.Status, StatusNeverReached)
+			}
+			continue
+		}
 		w := want[c.Level]
 		if c.Status != w.status || (w.status == StatusReached && (math.Abs(c.Value-w.value) > 1e-12 || math.Abs(c.High-w.value) > 1e-12)) {
 			t.Errorf("%s at level %v: %+v, want %s %v", c.Mechanism, spec.Levels[c.Level], c, w.status, w.value)
@@ -339,7 +348,7 @@ func TestMatchedVerdictsAxisLevels(t *testing.T) {
 	}
 	md := res.Markdown("s")
 	for _, w := range []string{"## Verdicts at matched claimed ε per document (pure), set s", "| a | not reached: above its grid (highest 40) |",
-		"| b | never reaches (lowest 10) |", "### claimed ε per document (pure) = 30 (w)"} {
+		"| b | never reaches (lowest 10) |", "| g | never reaches (ε = ∞ at every point: no finite guarantee) |", "### claimed ε per document (pure) = 30 (w)"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("markdown lacks %q:\n%s", w, md)
 		}
