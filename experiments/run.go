@@ -386,7 +386,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 		}
 	}
 	if cfg.Verdict != nil {
-		if err := r.writeVerdicts(dir, out.items); err != nil {
+		if err := r.writeVerdicts(dir, out.items, out.rows); err != nil {
 			return err
 		}
 	}

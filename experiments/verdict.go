@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"dptext/mechanisms"
 	"dptext/report"
 	"dptext/rngs"
 )
@@ -17,7 +20,9 @@ import (
 // attack success. For each set, every mechanism's utilities are interpolated along its ε curve
 // at the attack levels chance + each of AboveChance, with intervals from a cluster bootstrap
 // over the evaluation authors, and every pair of mechanisms is compared with Holm-corrected
-// p-values (report.MatchedVerdicts). Written as verdict.md and verdict.csv in the run folder.
+// p-values (report.MatchedVerdicts); with ClaimedEps or AuditedEps the mechanisms that share a
+// unit of guarantee are also compared at those levels of claimed or audited ε. Written as
+// verdict.md and verdict.csv in the run folder.
 type VerdictConfig struct {
 	// Attack is the id of the authorship attacker that sets the privacy level.
 	Attack string `toml:"attack"`
@@ -37,6 +42,20 @@ type VerdictConfig struct {
 	// split) and says, for every significant verdict on all of them, whether it holds on each
 	// half.
 	Halves bool `toml:"halves"`
+	// ClaimedEps are levels of claimed ε at which the mechanisms whose guarantees share a unit
+	// are compared, keyed by that unit: "pure" (ε per document: the privacy row epsilon_doc,
+	// e.g. expmech's ε·l, SynTF's ℓ·n) or "metric:<metric>" (ε per unit of that metric's word
+	// distance: epsilon_doc divided by the mean evaluation document length, as a metric
+	// guarantee's document ε is ε·N), e.g. { pure = [5000], "metric:positional" = [3, 5] }. The
+	// units of a run are derived from the mechanisms' guarantees (verdict.md lists them).
+	ClaimedEps map[string][]float64 `toml:"claimed_eps"`
+	// AuditedEps are levels of audited ε (the privacy row audited_eps_lcb, per claim unit; needs
+	// [audit]) keyed by unit as ClaimedEps.
+	AuditedEps map[string][]float64 `toml:"audited_eps"`
+	// CeilingShare (default 0.8): an audited ε at or above this share of its ceiling (the most
+	// the audit's tests could show at their sample size) is a sample-size artefact, and the
+	// point is left out of the audited comparison (verdict.md says which).
+	CeilingShare float64 `toml:"ceiling_share"`
 }
 
 // validateVerdict fills the defaults of [verdict] and checks that it names configured scorers
@@ -99,7 +118,33 @@ func (c *Config) validateVerdict() error {
 			return c.errAt("verdict", "baseline", "%q: want the id of a configured mechanism (normally \"none\") or \"\"", *v.Baseline)
 		}
 	}
+	for _, t := range []struct {
+		key    string
+		levels map[string][]float64
+	}{{"claimed_eps", v.ClaimedEps}, {"audited_eps", v.AuditedEps}} {
+		for _, unit := range sortedKeys(t.levels) {
+			if !validUnit(unit) {
+				return c.errAt("verdict", t.key, "unit %q: want \"pure\" (ε per document) or \"metric:<metric>\" (ε per unit of that word distance, e.g. \"metric:positional\")", unit)
+			}
+			if len(t.levels[unit]) == 0 {
+				return c.errAt("verdict", t.key, "unit %q: no levels: want ε values, e.g. [2, 5]", unit)
+			}
+			for _, x := range t.levels[unit] {
+				if !(x > 0 && x < math.Inf(1)) {
+					return c.errAt("verdict", t.key, "unit %q: level %v: want finite ε > 0", unit, x)
+				}
+			}
+		}
+	}
+	if len(v.AuditedEps) > 0 && c.Audit == nil {
+		return c.errAt("verdict", "audited_eps", "needs an [audit] table (the audited ε comes from it)")
+	}
+	if v.CeilingShare == 0 {
+		v.CeilingShare = 0.8
+	}
 	switch {
+	case !(v.CeilingShare > 0 && v.CeilingShare <= 1):
+		return c.errAt("verdict", "ceiling_share", "%v: want a value in (0, 1]", v.CeilingShare)
 	case v.Replicates < 100 || v.Replicates > 100_000:
 		return c.errAt("verdict", "replicates", "%d: want 100 to 100000", v.Replicates)
 	case !(v.Confidence > 0 && v.Confidence < 1):
@@ -118,20 +163,22 @@ type itemScore struct {
 
 // writeVerdicts writes verdict.md and verdict.csv for every set from the item scores of the
 // cells. The items of a set are its (repeat, item) pairs; the clusters are their authors.
-func (r *runner) writeVerdicts(dir string, items []itemScore) error {
+func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.Row) error {
 	var md bytes.Buffer
 	var rows [][]string
 	for si, set := range r.sets {
-		res, err := r.setVerdict(si, items)
+		res, err := r.setVerdict(si, items, results)
 		if err != nil {
 			return fmt.Errorf("verdict for set %s: %w", set.Name, err)
 		}
-		md.WriteString(res.Markdown(set.Name))
-		out := res.CSV(set.Name)
-		if len(rows) > 0 {
-			out = out[1:]
+		for _, v := range res {
+			md.WriteString(v.Markdown(set.Name))
+			out := v.CSV(set.Name)
+			if len(rows) > 0 {
+				out = out[1:]
+			}
+			rows = append(rows, out...)
 		}
-		rows = append(rows, out...)
 	}
 	var c bytes.Buffer
 	w := csv.NewWriter(&c)
@@ -145,8 +192,9 @@ func (r *runner) writeVerdicts(dir string, items []itemScore) error {
 	return writeFileAtomic(filepath.Join(dir, "verdict.md"), md.Bytes())
 }
 
-// setVerdict gathers the item scores of set si into curve points and runs the comparison.
-func (r *runner) setVerdict(si int, items []itemScore) (*report.VerdictResult, error) {
+// setVerdict gathers the item scores of set si into curve points and runs the comparisons:
+// at the attack levels, then at the claimed and audited ε levels of each unit.
+func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]*report.VerdictResult, error) {
 	v := r.cfg.Verdict
 	type itemKey struct{ rep, item int }
 	type pointKey struct {
@@ -244,8 +292,29 @@ func (r *runner) setVerdict(si int, items []itemScore) (*report.VerdictResult, e
 	}
 	name := r.sets[si].Name
 	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(r.cfg.Seed, "verdict/set="+name))
-	if err != nil || !v.Halves {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	out := []*report.VerdictResult{res}
+	for _, axis := range []struct {
+		name   string
+		levels map[string][]float64
+	}{{"claimed", v.ClaimedEps}, {"audited", v.AuditedEps}} {
+		if len(axis.levels) == 0 {
+			continue
+		}
+		units, err := r.mechanismUnits(si, items)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := r.unitVerdicts(si, axis.name, axis.levels, units, points, cluster, len(authors), results)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	if !v.Halves {
+		return out, nil
 	}
 	if len(authors) < 4 {
 		return nil, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
@@ -281,5 +350,175 @@ func (r *runner) setVerdict(si int, items []itemScore) (*report.VerdictResult, e
 		}
 	}
 	res.CheckHalves(halves[0], halves[1])
-	return res, nil
+	return out, nil
+}
+
+// guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",
+// or "" for no guarantee.
+func guaranteeUnit(g mechanisms.Guarantee) string {
+	switch g.Kind {
+	case mechanisms.KindPure:
+		return "pure"
+	case mechanisms.KindMetric:
+		return "metric:" + g.Metric
+	}
+	return ""
+}
+
+// validUnit reports whether a [verdict] unit key has the form guaranteeUnit gives.
+func validUnit(u string) bool {
+	return u == "pure" || (strings.HasPrefix(u, "metric:") && len(u) > len("metric:"))
+}
+
+// unitAxis describes the axis of a unit: claimed ε per document (pure) or per unit of word
+// distance (metric), or audited ε per claim unit.
+func unitAxis(axis, unit string) string {
+	switch {
+	case axis == "audited":
+		return fmt.Sprintf("audited ε per claim unit (%s)", unit)
+	case unit == "pure":
+		return "claimed ε per document (pure)"
+	}
+	return fmt.Sprintf("claimed ε per unit of %s word distance (%s)", strings.TrimPrefix(unit, "metric:"), unit)
+}
+
+// mechanismUnits derives the unit of each mechanism of set si that has item scores from its
+// guarantee on the set's first evaluation document (the kind and metric of a guarantee do not
+// depend on ε or on the document); mechanisms without a guarantee are left out.
+func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, error) {
+	units := map[string]string{}
+	done := map[int]bool{}
+	for _, it := range items {
+		c := it.cell
+		if c.set != si || done[c.mech] {
+			continue
+		}
+		done[c.mech] = true
+		m, err := r.mechanism(c)
+		if err != nil {
+			return nil, err
+		}
+		set := r.sets[si].draw(c.rep)
+		if len(set.Eval) == 0 {
+			continue
+		}
+		if u := guaranteeUnit(m.Guarantee(set.Eval[0])); u != "" {
+			units[r.cfg.Mechanisms[c.mech].ID()] = u
+		}
+	}
+	return units, nil
+}
+
+// unitVerdicts compares, for each configured unit, the mechanisms of that unit at its levels of
+// claimed or audited ε (axis). A point's position is the mean over repeats of its privacy row
+// (epsilon_doc, per document length for a metric unit, or audited_eps_lcb); an audited point at
+// or above ceiling_share of its ceiling, or without an audited value, is left out and named.
+func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, units map[string]string, points []report.CurvePoint,
+	cluster []int, nAuthors int, results []report.Row) ([]*report.VerdictResult, error) {
+	v := r.cfg.Verdict
+	set := r.sets[si]
+	type key struct {
+		mech string
+		eps  float64
+	}
+	sums := map[key]map[string]float64{}
+	counts := map[key]map[string]int{}
+	for _, row := range results {
+		if row.Set != set.Name || row.Scorer != "privacy" || math.IsNaN(row.Epsilon) {
+			continue
+		}
+		k := key{row.Mechanism, row.Epsilon}
+		if sums[k] == nil {
+			sums[k], counts[k] = map[string]float64{}, map[string]int{}
+		}
+		sums[k][row.Metric] += row.Value
+		counts[k][row.Metric]++
+	}
+	mean := func(k key, metric string) (float64, bool) {
+		n := counts[k][metric]
+		if n == 0 {
+			return math.NaN(), false
+		}
+		return sums[k][metric] / float64(n), true
+	}
+	// The mean evaluation document length over the repeats (a metric guarantee's document ε
+	// is ε·N).
+	words, docs := 0, 0
+	for rep := 0; rep < r.cfg.Repeats; rep++ {
+		for _, d := range set.draw(rep).Eval {
+			words += len(d)
+			docs++
+		}
+	}
+	var present []string
+	for _, u := range units {
+		if !slices.Contains(present, u) {
+			present = append(present, u)
+		}
+	}
+	sort.Strings(present)
+	var out []*report.VerdictResult
+	for _, unit := range sortedKeys(levels) {
+		spec := report.VerdictSpec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+		for _, x := range levels[unit] {
+			spec.Levels = append(spec.Levels, x)
+			spec.LevelNames = append(spec.LevelNames, axis+" ε "+strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		var ps []report.CurvePoint
+		var skipped, unaudited, mechs []string
+		for _, p := range points {
+			if units[p.Mechanism] != unit || math.IsNaN(p.Epsilon) {
+				continue
+			}
+			if !slices.Contains(mechs, p.Mechanism) {
+				mechs = append(mechs, p.Mechanism)
+			}
+			k := key{p.Mechanism, p.Epsilon}
+			var x float64
+			if axis == "claimed" {
+				doc, ok := mean(k, "epsilon_doc")
+				if !ok {
+					return nil, fmt.Errorf("%s at ε = %v: no epsilon_doc row", p.Mechanism, p.Epsilon)
+				}
+				x = doc
+				if unit != "pure" && docs > 0 {
+					x = doc / (float64(words) / float64(docs))
+				}
+				x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64) // rounding noise of the mean
+			} else {
+				lcb, ok := mean(k, "audited_eps_lcb")
+				ceil, _ := mean(k, "audited_eps_ceiling")
+				switch {
+				case !ok:
+					unaudited = append(unaudited, fmt.Sprintf("%s at ε %v", p.Mechanism, p.Epsilon))
+					continue
+				case lcb >= v.CeilingShare*ceil:
+					skipped = append(skipped, fmt.Sprintf("%s at ε %v (audited %.3g of ceiling %.3g)", p.Mechanism, p.Epsilon, lcb, ceil))
+					continue
+				}
+				x = lcb
+			}
+			q := p
+			q.X = x
+			ps = append(ps, q)
+		}
+		switch {
+		case len(mechs) == 0:
+			spec.Notes = append(spec.Notes, fmt.Sprintf("No mechanism of this run has unit %s (units present: %s).", unit, strings.Join(present, ", ")))
+		default:
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Mechanisms of unit %s: %s; mechanisms of other units are never compared with them.", unit, strings.Join(mechs, ", ")))
+		}
+		if len(skipped) > 0 {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out (an audited ε at or above %.3g of its ceiling measures the audit's sample size, not the mechanism): %s.", v.CeilingShare, strings.Join(skipped, "; ")))
+		}
+		if len(unaudited) > 0 {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, no audited ε (no audit test bounded anything): %s.", strings.Join(unaudited, "; ")))
+		}
+		res, err := report.MatchedVerdicts(spec, cluster, nAuthors, ps, rngs.New(r.cfg.Seed, fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }

@@ -82,10 +82,81 @@ func TestVerdictConfigErrors(t *testing.T) {
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nbaseline = \"nope\"\n", "verdict.baseline"},
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nreplicates = 5\n", "verdict.replicates"},
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nlevels = 5\n", "verdict.levels"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nclaimed_eps = { word = [1] }\n", "verdict.claimed_eps"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nclaimed_eps = { pure = [] }\n", "verdict.claimed_eps"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nclaimed_eps = { \"metric:EMD\" = [-1] }\n", "verdict.claimed_eps"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\naudited_eps = { pure = [1] }\n", "verdict.audited_eps"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nceiling_share = 2\n", "verdict.ceiling_share"},
 	} {
 		_, err := ParseConfig("x.toml", base+c.table)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one naming %s", c.table, err, c.want)
 		}
+	}
+}
+
+// Mechanisms are compared at claimed ε only with mechanisms whose guarantee has the same unit:
+// expmech (pure, ε per document) never meets the metric mechanisms, a level beyond the grid is
+// reported as not reached, and a unit no mechanism has is said to be absent. Deterministic (no
+// significance threshold is asserted). Mutant checked by hand: guaranteeUnit returning one unit
+// for every metric makes this test fail (emd and mahalanobis compared with cmp).
+func TestVerdictAtClaimedEpsilonByUnit(t *testing.T) {
+	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", `[[mechanisms]]
+name = "emd"
+epsilons = [8, 2]
+[[mechanisms]]
+name = "cmp"
+epsilons = [8, 2]
+[[mechanisms]]
+name = "vickrey"
+epsilons = [8, 2]
+[[mechanisms]]
+name = "mahalanobis"
+epsilons = [8, 2]
+[[scorers]]
+name = "sr-nn"`, 1) + `[verdict]
+attack = "sr-nn"
+above_chance = [0.05]
+utilities = ["fasttext", "cosine"]
+replicates = 200
+claimed_eps = { pure = [1e9], "metric:EMD" = [5], "metric:positional" = [5], "metric:mahalanobis" = [5], "metric:nope" = [1] }
+`
+	cfg, err := ParseConfig(cfg.Path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	for _, want := range []string{"## Verdicts at matched claimed ε per document (pure), set 6", "Mechanisms of unit pure: expmech;",
+		"| expmech | not reached: above its grid", "Mechanisms of unit metric:positional: cmp, vickrey;", "No mechanism of this run has unit metric:nope",
+		"### claimed ε per unit of positional word distance (metric:positional) = 5"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("verdict.md lacks %q:\n%s", want, md)
+		}
+	}
+	recs, err := csv.NewReader(strings.NewReader(readFile(t, filepath.Join(dir, "verdict.csv")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cmp and vickrey share the positional metric; emd (a bag: EMD), mahalanobis and expmech
+	// (pure) are alone in theirs.
+	unitOf := map[string]string{"expmech": "pure", "emd": "EMD", "cmp": "positional", "vickrey": "positional", "mahalanobis": "mahalanobis"}
+	claimed := 0
+	for _, r := range recs[1:] {
+		if !strings.HasPrefix(r[1], "claimed") {
+			continue
+		}
+		claimed++
+		if unitOf[r[5]] != "positional" || unitOf[r[6]] != "positional" || !strings.Contains(r[1], "(metric:positional)") {
+			t.Errorf("compared across units or with a single-mechanism unit: %v", r)
+		}
+	}
+	if claimed == 0 {
+		t.Errorf("no claimed-ε comparison between the metric mechanisms of one unit:\n%s", md)
 	}
 }

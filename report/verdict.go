@@ -28,6 +28,14 @@ type VerdictSpec struct {
 	Replicates int
 	Confidence float64
 	Alpha      float64
+	// Axis, when not empty, names a fixed privacy axis that replaces the attack's accuracy
+	// (e.g. "claimed ε per document (pure)"): each point's position is its CurvePoint.X, the
+	// same in every bootstrap replicate (only the utilities are resampled), the levels are
+	// values of that axis, and a level above the curve's first point is not reached (there is
+	// nothing beyond the grid's largest ε to interpolate from). Use it without a Baseline.
+	Axis string
+	// Notes are sentences printed under the table's heading (e.g. points left out).
+	Notes []string
 }
 
 // CurvePoint is one mechanism at one ε: every scorer's score of every item (1 or 0 for a
@@ -37,7 +45,9 @@ type CurvePoint struct {
 	Mechanism string
 	// Epsilon is NaN for a mechanism without ε.
 	Epsilon float64
-	Scores  map[string][]float64
+	// X is the point's position on VerdictSpec.Axis (unused without one).
+	X      float64
+	Scores map[string][]float64
 }
 
 // Statuses of a VerdictCell.
@@ -52,6 +62,9 @@ const (
 	// value is the baseline's utility (no privatising needed to meet the level; a bootstrap
 	// replicate in this state contributes that value), without one it is NaN.
 	StatusBelowAtStart = "at or below the level at its first point"
+	// StatusAboveGrid: on a fixed axis (VerdictSpec.Axis), the level lies above the curve's
+	// first point (the largest ε of its grid): not reached, nothing is extrapolated.
+	StatusAboveGrid = "above its grid (not reached)"
 )
 
 // VerdictCell is the utility a mechanism keeps at one attack level: the utility interpolated
@@ -61,8 +74,10 @@ type VerdictCell struct {
 	Mechanism, Utility string
 	Level              int // index into VerdictSpec.Levels
 	Status             string
-	// MinAttack is the lowest attack accuracy of the curve (for StatusNeverReached).
-	MinAttack float64
+	// MinAttack is the lowest attack accuracy of the curve, or on a fixed axis its lowest
+	// position (for StatusNeverReached); MaxAxis the highest position on a fixed axis (for
+	// StatusAboveGrid).
+	MinAttack, MaxAxis float64
 	// Value and its interval; NaN unless reached (or met by the baseline). Reached is the
 	// share of bootstrap replicates with a value (the curve reaches the level, or the baseline
 	// already meets it); the interval is over those.
@@ -105,8 +120,12 @@ type curve struct {
 // nClusters): each replicate resamples authors once and recomputes every point's means with
 // the same weights, so the curves and their differences are resampled together (paired).
 func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []CurvePoint, rng *rand.Rand) (*VerdictResult, error) {
+	scorers := spec.Utilities
+	if spec.Axis == "" {
+		scorers = append([]string{spec.Attack}, scorers...)
+	}
 	for _, p := range points {
-		for _, name := range append([]string{spec.Attack}, spec.Utilities...) {
+		for _, name := range scorers {
 			x, ok := p.Scores[name]
 			if !ok {
 				return nil, fmt.Errorf("verdict: scorer %q has no item scores for mechanism %s", name, p.Mechanism)
@@ -133,7 +152,8 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 	for c, cv := range curves {
 		for l := range spec.Levels {
 			for u, name := range spec.Utilities {
-				cell := VerdictCell{Mechanism: cv.name, Utility: name, Level: l, Status: status[c][l], MinAttack: minAttack(spec, cv, cluster, ones),
+				lo, hi := axisRange(spec, cv, cluster, ones)
+				cell := VerdictCell{Mechanism: cv.name, Utility: name, Level: l, Status: status[c][l], MinAttack: lo, MaxAxis: hi,
 					Value: est[c][l][u], Low: math.NaN(), High: math.NaN(), Reached: math.NaN()}
 				if cell.Status == StatusReached || !math.IsNaN(cell.Value) {
 					xs := column(reps, c, l, u)
@@ -176,7 +196,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 			if p.Diff < 0 {
 				more, less = p.B, p.A
 			}
-			p.Verdict = fmt.Sprintf("%s keeps more %s than %s at %s ≤ %.3g", more, p.Utility, less, spec.Attack, spec.Levels[p.Level])
+			p.Verdict = fmt.Sprintf("%s keeps more %s than %s at %s", more, p.Utility, less, spec.levelText(p.Level))
 		}
 	}
 	return res, nil
@@ -221,11 +241,8 @@ func buildCurves(baseline string, points []CurvePoint, res *VerdictResult) []cur
 func evaluate(spec VerdictSpec, curves []curve, cluster []int, w []float64, status [][]string) [][][]float64 {
 	out := make([][][]float64, len(curves))
 	for c, cv := range curves {
-		att := make([]float64, len(cv.points))
+		att := positions(spec, cv, cluster, w)
 		util := make([][]float64, len(spec.Utilities))
-		for k, p := range cv.points {
-			att[k] = WeightedMean(p.Scores[spec.Attack], cluster, w)
-		}
 		for u, name := range spec.Utilities {
 			util[u] = make([]float64, len(cv.points))
 			for k, p := range cv.points {
@@ -239,12 +256,22 @@ func evaluate(spec VerdictSpec, curves []curve, cluster []int, w []float64, stat
 		for l, level := range spec.Levels {
 			out[c][l] = make([]float64, len(spec.Utilities))
 			k, st := crossing(att, level)
+			if spec.Axis != "" && st == StatusBelowAtStart {
+				// A fixed axis: a level at the grid's largest ε is that point itself; above
+				// it the curve does not reach the level.
+				st = StatusAboveGrid
+				if len(att) > 0 && att[0] == level {
+					st, k = StatusReached, 0
+				}
+			}
 			if status != nil {
 				status[c][l] = st
 			}
 			for u := range spec.Utilities {
 				out[c][l][u] = math.NaN()
 				switch {
+				case st == StatusReached && k == 0:
+					out[c][l][u] = util[u][0]
 				case st == StatusReached:
 					t := (att[k-1] - level) / (att[k-1] - att[k])
 					out[c][l][u] = util[u][k-1] + t*(util[u][k]-util[u][k-1])
@@ -273,13 +300,43 @@ func crossing(att []float64, level float64) (int, string) {
 	return 0, StatusNeverReached
 }
 
-// minAttack is the lowest attack accuracy along a curve.
-func minAttack(spec VerdictSpec, cv curve, cluster []int, w []float64) float64 {
-	m := math.Inf(1)
-	for _, p := range cv.points {
-		m = math.Min(m, WeightedMean(p.Scores[spec.Attack], cluster, w))
+// positions are the curve's points on the privacy axis: the attack's accuracy under the
+// cluster weights w, or each point's fixed X on spec.Axis.
+func positions(spec VerdictSpec, cv curve, cluster []int, w []float64) []float64 {
+	x := make([]float64, len(cv.points))
+	for k, p := range cv.points {
+		if spec.Axis != "" {
+			x[k] = p.X
+		} else {
+			x[k] = WeightedMean(p.Scores[spec.Attack], cluster, w)
+		}
 	}
-	return m
+	return x
+}
+
+// axisRange is the lowest and highest position of a curve on the privacy axis.
+func axisRange(spec VerdictSpec, cv curve, cluster []int, w []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range positions(spec, cv, cluster, w) {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// axisName names the privacy axis: the spec's Axis, or the attack.
+func (s VerdictSpec) axisName() string {
+	if s.Axis != "" {
+		return s.Axis
+	}
+	return s.Attack
+}
+
+// levelText states level l as a verdict reads it: "koppel11 ≤ 0.1", or "claimed ε … = 5".
+func (s VerdictSpec) levelText(l int) string {
+	if s.Axis != "" {
+		return fmt.Sprintf("%s = %.4g", s.Axis, s.Levels[l])
+	}
+	return fmt.Sprintf("%s ≤ %.3g", s.Attack, s.Levels[l])
 }
 
 func column(reps [][][][]float64, c, l, u int) []float64 {
@@ -305,11 +362,20 @@ func shareFinite(xs []float64) float64 {
 func (v *VerdictResult) Markdown(set string) string {
 	var b strings.Builder
 	s := v.Spec
-	fmt.Fprintf(&b, "## Verdicts at matched privacy, set %s\n\n", set)
-	fmt.Fprintf(&b, "Utility kept where %s's accuracy falls to each level (linear interpolation between the two ε of a mechanism's grid that bracket the level, the curve starting at %s; no extrapolation). %d items of %d authors; %.0f %% intervals from a cluster bootstrap over authors (%d replicates, expanded percentile); pairs: bootstrap-t p-values, Holm-corrected over all %d comparisons, α = %g.\n\n",
-		s.Attack, orDash(s.Baseline), v.Items, v.Clusters, 100*s.Confidence, s.Replicates, len(v.Pairs), s.Alpha)
-	for l, level := range s.Levels {
-		fmt.Fprintf(&b, "### %s ≤ %.3g (%s)\n\n", s.Attack, level, s.LevelNames[l])
+	if s.Axis != "" {
+		fmt.Fprintf(&b, "## Verdicts at matched %s, set %s\n\n", s.Axis, set)
+		fmt.Fprintf(&b, "Utility each mechanism of this unit keeps at each level of %s (a position fixed per grid point, the same for every item: linear interpolation between the two ε of a mechanism's grid that bracket the level; a level outside the grid is not reached, nothing is extrapolated). %d items of %d authors; %.0f %% intervals from a cluster bootstrap over authors (%d replicates, expanded percentile) of the utilities; pairs: bootstrap-t p-values, Holm-corrected over all %d comparisons of this table, α = %g.\n\n",
+			s.Axis, v.Items, v.Clusters, 100*s.Confidence, s.Replicates, len(v.Pairs), s.Alpha)
+	} else {
+		fmt.Fprintf(&b, "## Verdicts at matched privacy, set %s\n\n", set)
+		fmt.Fprintf(&b, "Utility kept where %s's accuracy falls to each level (linear interpolation between the two ε of a mechanism's grid that bracket the level, the curve starting at %s; no extrapolation). %d items of %d authors; %.0f %% intervals from a cluster bootstrap over authors (%d replicates, expanded percentile); pairs: bootstrap-t p-values, Holm-corrected over all %d comparisons, α = %g.\n\n",
+			s.Attack, orDash(s.Baseline), v.Items, v.Clusters, 100*s.Confidence, s.Replicates, len(v.Pairs), s.Alpha)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "%s\n\n", n)
+	}
+	for l := range s.Levels {
+		fmt.Fprintf(&b, "### %s (%s)\n\n", s.levelText(l), s.LevelNames[l])
 		b.WriteString("| mechanism |")
 		for _, u := range s.Utilities {
 			fmt.Fprintf(&b, " %s |", u)
@@ -341,7 +407,16 @@ func (v *VerdictResult) Markdown(set string) string {
 					}
 					b.WriteString(" |")
 				case StatusNeverReached:
-					fmt.Fprintf(&b, " never reaches (lowest %.3f) |", c.MinAttack)
+					switch {
+					case s.Axis != "" && math.IsInf(c.MinAttack, 1):
+						b.WriteString(" never reaches (ε = ∞ at every point: no finite guarantee) |")
+					case s.Axis != "":
+						fmt.Fprintf(&b, " never reaches (lowest %.4g) |", c.MinAttack)
+					default:
+						fmt.Fprintf(&b, " never reaches (lowest %.3f) |", c.MinAttack)
+					}
+				case StatusAboveGrid:
+					fmt.Fprintf(&b, " not reached: above its grid (highest %.4g) |", c.MaxAxis)
 				default:
 					if math.IsNaN(c.Value) {
 						fmt.Fprintf(&b, " %s |", c.Status)
@@ -405,10 +480,10 @@ func orDash(s string) string {
 
 // CSV renders every pair: level, utility, A, B, difference, interval, p, Holm p, verdict.
 func (v *VerdictResult) CSV(set string) [][]string {
-	rows := [][]string{{"set", "attack", "level", "level_name", "utility", "a", "b", "diff", "low", "high", "p", "p_holm", "verdict"}}
+	rows := [][]string{{"set", "axis", "level", "level_name", "utility", "a", "b", "diff", "low", "high", "p", "p_holm", "verdict"}}
 	f := func(x float64) string { return fmt.Sprintf("%g", x) }
 	for _, p := range v.Pairs {
-		rows = append(rows, []string{set, v.Spec.Attack, f(v.Spec.Levels[p.Level]), v.Spec.LevelNames[p.Level], p.Utility, p.A, p.B,
+		rows = append(rows, []string{set, v.Spec.axisName(), f(v.Spec.Levels[p.Level]), v.Spec.LevelNames[p.Level], p.Utility, p.A, p.B,
 			f(p.Diff), f(p.Low), f(p.High), f(p.P), f(p.Adj), p.Verdict})
 	}
 	return rows

@@ -210,3 +210,147 @@ func TestCheckHalves(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 }
+
+// axisStudy simulates 40 authors × 5 items scored by mechanisms a and b at claimed ε 4, 2, 1
+// (the point's fixed X): each item's utility is a Bernoulli draw whose logit is the value at
+// that ε plus the author's shift (shared by both mechanisms); b keeps gap less than a.
+func axisStudy(rng *rand.Rand, gap float64) ([]int, []CurvePoint) {
+	const authors, per = 40, 5
+	util := map[float64]float64{4: 0.85, 2: 0.75, 1: 0.6}
+	su := make([]float64, authors)
+	for a := range su {
+		su[a] = 0.8 * rng.NormFloat64()
+	}
+	var cluster []int
+	for a := range authors {
+		for range per {
+			cluster = append(cluster, a)
+		}
+	}
+	var points []CurvePoint
+	for _, m := range []string{"a", "b"} {
+		for _, e := range []float64{4, 2, 1} {
+			p := util[e]
+			if m == "b" {
+				p -= gap
+			}
+			u := make([]float64, len(cluster))
+			for i, c := range cluster {
+				if rng.Float64() < 1/(1+math.Exp(-(math.Log(p/(1-p))+su[c]))) {
+					u[i] = 1
+				}
+			}
+			points = append(points, CurvePoint{Mechanism: m, Epsilon: e, X: e, Scores: map[string][]float64{"top": u}})
+		}
+	}
+	return cluster, points
+}
+
+// axisSignificance runs studies at claimed ε 3 and 1.5 and returns the share finding a > b.
+// With mutant set, every point sits at the grid's largest ε (its own X ignored), so the levels
+// lie below every point and are never reached.
+func axisSignificance(t *testing.T, studies int, gap float64, mutant bool) float64 {
+	spec := VerdictSpec{Axis: "claimed ε per document (pure)", Levels: []float64{3, 1.5}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
+		Replicates: 200, Confidence: 0.95, Alpha: 0.05}
+	rng := rngs.New(29, "verdict-axis-study")
+	hits := 0
+	for range studies {
+		cluster, points := axisStudy(rng, gap)
+		if mutant {
+			for i := range points {
+				points[i].X = 4
+			}
+		}
+		res, err := MatchedVerdicts(spec, cluster, 40, points, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Pairs {
+			if p.Adj < spec.Alpha && p.Diff > 0 && p.Level == 0 {
+				hits++
+				if !strings.Contains(p.Verdict, "a keeps more top than b at claimed ε per document (pure) = 3") {
+					t.Errorf("verdict %q", p.Verdict)
+				}
+			}
+		}
+	}
+	return float64(hits) / float64(studies)
+}
+
+// On a fixed claimed-ε axis a known gap gives the verdict and equal mechanisms give "no
+// significant difference". 60 studies of 40 authors × 5 items: with a gap of 0.2 the verdict
+// at level 3 must appear in ≥ 70 % (measured: 1.00); with no gap (2 comparisons Holm-corrected
+// at α = 0.05, a nominal family-wise rate ≤ 0.05) in ≤ 15 % — Binomial(60, 0.05) exceeds 9 with
+// probability 0.3 % (measured: 0.05). The mutant that ignores each point's position on the
+// axis finds the gap in none of the studies, and the power bound fails it.
+func TestMatchedVerdictsOnClaimedAxis(t *testing.T) {
+	const studies = 60
+	power := axisSignificance(t, studies, 0.2, false)
+	null := axisSignificance(t, studies, 0, false)
+	if mut := axisSignificance(t, studies, 0.2, true); mut >= 0.7 {
+		t.Errorf("the mutant ignoring the axis found the gap in %.2f of studies: the power bound cannot tell it", mut)
+	}
+	t.Logf("claimed axis: gap 0.2 found in %.2f, a verdict without a gap in %.2f", power, null)
+	if power < 0.7 {
+		t.Errorf("gap 0.2 found in %.2f of studies, want ≥ 0.7", power)
+	}
+	if null > 0.15 {
+		t.Errorf("a verdict between equal mechanisms in %.2f of studies, want ≤ 0.15", null)
+	}
+}
+
+// Interpolation on a fixed axis is between the two grid ε that bracket the level, only the
+// utilities vary over replicates, a level at the grid's largest ε is that point, and levels
+// above or below the grid are reported as not reached (no extrapolation); equal constant
+// mechanisms are "no significant difference".
+func TestMatchedVerdictsAxisLevels(t *testing.T) {
+	const n = 6
+	cluster := []int{0, 0, 1, 1, 2, 2}
+	pt := func(m string, eps, util float64) CurvePoint {
+		p := constPoint(m, eps, 0, util, n)
+		delete(p.Scores, "att")
+		p.X = 10 * eps // e.g. ε per document = ε·l
+		return p
+	}
+	points := []CurvePoint{pt("a", 4, 0.8), pt("a", 2, 0.6), pt("a", 1, 0.5), pt("b", 4, 0.8), pt("b", 2, 0.6), pt("b", 1, 0.5)}
+	inf := pt("g", 4, 0.8)
+	inf.X = math.Inf(1) // a claim of ∞ (truncated Gumbel): never reaches a finite level
+	points = append(points, inf)
+	spec := VerdictSpec{Axis: "claimed ε per document (pure)", Levels: []float64{30, 40, 50, 5}, LevelNames: []string{"w", "x", "y", "z"},
+		Utilities: []string{"top"}, Replicates: 100, Confidence: 0.95, Alpha: 0.05}
+	res, err := MatchedVerdicts(spec, cluster, 3, points, rngs.New(1, "v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		status string
+		value  float64
+	}{{StatusReached, 0.7}, {StatusReached, 0.8}, {StatusAboveGrid, math.NaN()}, {StatusNeverReached, math.NaN()}}
+	for _, c := range res.Cells {
+		if c.Mechanism == "g" {
+			if c.Status != StatusNeverReached {
+				t.Errorf("g (ε = ∞) at level %v: %s, want %s", spec.Levels[c.Level], c.Status, StatusNeverReached)
+			}
+			continue
+		}
+		w := want[c.Level]
+		if c.Status != w.status || (w.status == StatusReached && (math.Abs(c.Value-w.value) > 1e-12 || math.Abs(c.High-w.value) > 1e-12)) {
+			t.Errorf("%s at level %v: %+v, want %s %v", c.Mechanism, spec.Levels[c.Level], c, w.status, w.value)
+		}
+	}
+	if len(res.Pairs) != 2 {
+		t.Fatalf("%d pairs, want 2 (the two reached levels)", len(res.Pairs))
+	}
+	for _, p := range res.Pairs {
+		if p.Verdict != "no significant difference" {
+			t.Errorf("equal mechanisms: %q", p.Verdict)
+		}
+	}
+	md := res.Markdown("s")
+	for _, w := range []string{"## Verdicts at matched claimed ε per document (pure), set s", "| a | not reached: above its grid (highest 40) |",
+		"| b | never reaches (lowest 10) |", "| g | never reaches (ε = ∞ at every point: no finite guarantee) |", "### claimed ε per document (pure) = 30 (w)"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md)
+		}
+	}
+}
