@@ -101,7 +101,7 @@ func TestVerdictConfigErrors(t *testing.T) {
 // significance threshold is asserted). Mutant checked by hand: guaranteeUnit returning one unit
 // for every metric makes this test fail (emd and mahalanobis compared with cmp).
 func TestVerdictAtClaimedEpsilonByUnit(t *testing.T) {
-	corpusPath, vecPath := fixture(t, 4, 2, 400)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", `[[mechanisms]]
 name = "emd"
