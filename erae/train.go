@@ -189,6 +189,11 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	if !opts.Reward {
+		// The centring only changes the reward's γ: without the reward the model file records
+		// false, whatever was asked, so that equal trainings write equal files.
+		opts.CenterVectors = false
+	}
 	words := Vocabulary(corpus, store, opts.Vocab)
 	if len(words) < 2 {
 		return nil, fmt.Errorf("erae: the training corpus has %d words with vectors: want at least 2", len(words))

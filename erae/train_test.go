@@ -235,3 +235,35 @@ func TestTrainStopsWhenDiverged(t *testing.T) {
 		t.Errorf("a checkpoint was written at the diverged step (stat: %v)", serr)
 	}
 }
+
+// TestNoRewardRecordsNoCentring checks that a training without the reward records
+// center_vectors = false whatever was asked (the option only changes the reward), so that
+// `dptext train erae --no-reward`, whose --center-vectors defaults to true, writes the same
+// file as one asking for plain vectors. It fails on the code before the fix (checked: the
+// headers differ in center_vectors).
+func TestNoRewardRecordsNoCentring(t *testing.T) {
+	store, corpus := toyData(t)
+	dir := t.TempDir()
+	var files [2][]byte
+	for i, center := range []bool{true, false} {
+		opts := toyOptions()
+		opts.Reward, opts.CenterVectors = false, center
+		m, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Options.CenterVectors {
+			t.Errorf("center_vectors = %v asked without the reward: the model records true", center)
+		}
+		path := filepath.Join(dir, fmt.Sprint(i))
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if files[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("without the reward, center_vectors = true and false wrote different files")
+	}
+}
