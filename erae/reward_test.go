@@ -314,7 +314,7 @@ func TestRewardSpreadsMassToSimilarWords(t *testing.T) {
 }
 
 // rewardLoop trains a model on the reward test's data the way Train does (same batches, losses
-// and updates), with the reward's γ from rw, and returns the smallest batch embedding loss of
+// and updates; no word dropout, embeddings fine-tuned), with γ floored at floor, and returns the smallest batch embedding loss of
 // the reward phase and the share of rated candidates whose cosine was below RewardFloor.
 func rewardLoop(t *testing.T, floor float64) (minEmbed, below float64) {
 	t.Helper()
@@ -331,7 +331,7 @@ func rewardLoop(t *testing.T, floor float64) (minEmbed, below float64) {
 		ids[i] = encode(index, len(words), d)
 	}
 	wins := windows(ids, opts.Length)
-	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent}
+	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent, StartState: opts.StartState}
 	tr := &trainer{opts: opts, words: words, p: NewParams[float32](sizes)}
 	initParams(tr.p, vectors, rngs.New(opts.Seed, "erae/init"))
 	tr.m, tr.v = make([]float32, len(tr.p.All)), make([]float32, len(tr.p.All))

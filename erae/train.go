@@ -50,6 +50,18 @@ type TrainOptions struct {
 	// snippets) and rates closer words in its top 5 (see the README). Model files written before
 	// this option (plain reward) read as false.
 	CenterVectors bool `json:"center_vectors,omitempty"`
+	// StartState starts the generator from ELU(dense(E(x))) rather than from zero (Sizes.StartState;
+	// the authors' code). WordDropout is the probability with which each previous original token
+	// fed to the generator during training (not the begin token) is replaced by the unknown row,
+	// drawn independently per position (the authors' code: 0.5), so that the generator must rely
+	// on the latent vector rather than copy its input; generation never drops. FreezeEmbeddings
+	// keeps the word rows of the embedding at the configured vectors (the authors' code trains
+	// only the encoder and generator; the unknown and begin rows, which have no vector, still
+	// train). Model files written before these options read as false, 0 and false: the zero start,
+	// no dropout, fine-tuned embeddings.
+	StartState       bool    `json:"start_state,omitempty"`
+	WordDropout      float64 `json:"word_dropout,omitempty"`
+	FreezeEmbeddings bool    `json:"freeze_embeddings,omitempty"`
 	// Seed fixes the initial weights, the windows of every step and the exploration draws.
 	Seed uint64 `json:"seed"`
 }
@@ -69,7 +81,8 @@ type TrainOptions struct {
 // and the learning rate is the one of those measurements.
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 12, Batch: 64, PretrainSteps: 5000, Steps: 7000,
-		LearningRate: 0.003, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, CenterVectors: true, Seed: 1}
+		LearningRate: 0.003, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, CenterVectors: true,
+		StartState: true, WordDropout: 0.5, FreezeEmbeddings: true, Seed: 1}
 }
 
 // Validate reports the first invalid option.
@@ -89,6 +102,8 @@ func (o TrainOptions) Validate() error {
 		return fmt.Errorf("k = %d, lambda_embed = %g: want k ≥ 1 and lambda_embed ≥ 0 with the reward", o.K, o.LambdaEmbed)
 	case !(o.LambdaRecon >= 0):
 		return fmt.Errorf("lambda_recon = %g: want ≥ 0", o.LambdaRecon)
+	case !(o.WordDropout >= 0 && o.WordDropout < 1):
+		return fmt.Errorf("word_dropout = %g: want 0 ≤ word_dropout < 1", o.WordDropout)
 	}
 	return nil
 }
@@ -211,7 +226,7 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 	if len(wins) == 0 {
 		return nil, fmt.Errorf("erae: no training document has %d tokens (length): lower length or use longer documents", opts.Length)
 	}
-	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent}
+	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent, StartState: opts.StartState}
 	fp := dataFingerprint(opts, words, vectors, ids)
 	tr := &trainer{opts: opts, words: words}
 	if checkpoint != "" {
@@ -251,6 +266,9 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 			seqs[b] = wins[rng.IntN(len(wins))]
 		}
 		w.load(sizes, seqs)
+		if opts.WordDropout > 0 {
+			w.dropWords(sizes, opts.WordDropout, rngs.New(opts.Seed, fmt.Sprintf("erae/dropout/step=%d", tr.step)))
+		}
 		w.forward(tr.p)
 		reward := opts.Reward && tr.step >= opts.PretrainSteps
 		var cands []candidate
@@ -269,6 +287,9 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 		}
 		clear(g.All)
 		w.backward(tr.p, g)
+		if opts.FreezeEmbeddings {
+			clear(g.Emb[:sizes.Vocab*sizes.Embed])
+		}
 		if !tr.adam(g.All) {
 			return nil, tr.diverged("the gradient is not finite", checkpoint)
 		}
