@@ -67,8 +67,11 @@ type TrainOptions struct {
 }
 
 // DefaultTrainOptions returns the defaults: 5,000 words, H = Z = 128, windows of 12 tokens,
-// batch 64, learning rate 0.003, k = 5, λ_recon = 1, λ_embed = 0.5, 7,000 steps (5.4 million
-// tokens) of which the first 5,000 are pre-training on the reconstruction loss: the AE-DP
+// batch 64, learning rate 0.003, k = 5, λ_recon = 1, λ_embed = 0.5, and as in the authors' code
+// the generator's start state ELU(dense(E(x))), word dropout 0.5 on the generator's inputs and
+// frozen word vectors; 7,000 steps (5.4 million tokens) of which the first 5,000 are
+// pre-training on the reconstruction loss (the committed models, trained under a tighter time
+// budget, pass --steps 4000 --pretrain-steps 3000; models/README.md): the AE-DP
 // ablation (Reward false) trains the same 7,000 steps on the reconstruction loss alone, so the
 // two differ only by the reward. About 26 minutes for one model at the ≈ 3,400 tokens/s of
 // BenchmarkTrainStep on two idle cores; two side by side took 33 minutes. Pre-training 5,000
@@ -78,7 +81,13 @@ type TrainOptions struct {
 // the paper's sentences of up to 50: at equal tokens seen, the reconstruction loss fell faster
 // with them (6.22 nats after 537,000 tokens, still falling by 0.28 per 64,000, against 6.26 and
 // 0.1 per 96,000 for windows of 20; 50-token windows had only reached 6.1 after 5.8 million),
-// and the learning rate is the one of those measurements.
+// and the learning rate is the one of those measurements. 5,000 words and one GRU layer of 128
+// rather than the paper's 20,000 and two of 512: the output layer alone (V·H products per token)
+// and the recurrent products (H² per layer) would each cost 16 times as much per token, about
+// seven hours per model on these cores; with 10,000 words the loss stayed at the unigram level
+// (models/README.md). Unlike the paper, the training windows have no function words: they are
+// the normalised words (stopwords removed) that every mechanism reads in the protocol (SPEC §3),
+// and the configured vectors have no rows for stopwords, so the model never generates them.
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 12, Batch: 64, PretrainSteps: 5000, Steps: 7000,
 		LearningRate: 0.003, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, CenterVectors: true,
