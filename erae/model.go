@@ -2,8 +2,9 @@
 // "ER-AE: Differentially-private Text Generation for Authorship Anonymization"), trained and run
 // on the CPU in pure Go: an embedding layer initialised from word vectors, a bidirectional GRU
 // encoder whose final states are concatenated and projected to a latent vector (Eq. 1), a GRU
-// generator conditioned on the latent vector and the previous original token (Eq. 2), and a
-// softmax over the vocabulary (Eq. 3). Training minimises the reconstruction loss (Eq. 8), then
+// generator conditioned on the latent vector and the previous original token (Eq. 2) and, as in
+// the authors' code, started from ELU(dense(latent)) (Sizes.StartState), and a softmax over the
+// vocabulary (Eq. 3). Training minimises the reconstruction loss (Eq. 8), then
 // the combined loss with the REINFORCE embedding reward (Eq. 9–10). Generation samples every
 // position by the exponential mechanism over the generator's probabilities (Eq. 5–7); see
 // Mechanism.
