@@ -1,5 +1,10 @@
 package erae
 
+import (
+	"math"
+	"math/rand/v2"
+)
+
 // batch is the workspace of one forward and backward pass over B sequences of the same length
 // T. Token rows are step-major: row t·B + b is position t of sequence b.
 type batch[T Float] struct {
@@ -47,6 +52,16 @@ func (w *batch[T]) load(s Sizes, seqs [][]int32) {
 	}
 }
 
+// dropWords replaces each previous token fed to the generator (not the begin token) by the
+// unknown row with probability rate, drawn from rng position by position (word dropout).
+func (w *batch[T]) dropWords(s Sizes, rate float64, rng *rand.Rand) {
+	for i := w.B; i < len(w.prev); i++ {
+		if rng.Float64() < rate {
+			w.prev[i] = s.unk()
+		}
+	}
+}
+
 // forward computes the generator's probabilities Pr[x̃_i = v] (Eq. 3) for every position into
 // w.probs.
 func (w *batch[T]) forward(p *Params[T]) {
@@ -72,6 +87,7 @@ func (w *batch[T]) forward(p *Params[T]) {
 			copy(d.tr.gx[i*3*H:(i+1)*3*H], d.g.Bx)
 		}
 		mulABt(d.tr.gx, d.x, d.g.Wx, n, 3*H, E, 1)
+		clear(d.tr.h[:B*H])
 		d.g.forward(d.tr, steps, B, H)
 	}
 	last := steps * B * H
@@ -92,6 +108,20 @@ func (w *batch[T]) forward(p *Params[T]) {
 		}
 	}
 	mulABt(w.gen.gx, w.xg, p.Gen.Wx, n, 3*H, E, 1)
+	// The generator's start state: 0, or ELU(Init·E(x) + InitB).
+	h0 := w.gen.h[:B*H]
+	clear(h0)
+	if p.StartState {
+		for b := range B {
+			copy(h0[b*H:(b+1)*H], p.InitB)
+		}
+		mulABt(h0, w.z, p.Init, B, H, Z, 1)
+		for i, a := range h0 {
+			if a < 0 {
+				h0[i] = T(math.Expm1(float64(a)))
+			}
+		}
+	}
 	p.Gen.forward(w.gen, steps, B, H)
 	for i := range n {
 		copy(w.probs[i*V:(i+1)*V], p.OutB)
@@ -125,6 +155,18 @@ func (w *batch[T]) backward(p, g *Params[T]) {
 	}
 	mulAtB(g.GenZ, w.dzg, w.z, 3*H, Z, B, 1)
 	mulAB(w.dz, w.dzg, p.GenZ, B, Z, 3*H, 0)
+	if p.StartState {
+		// h0 = ELU(a): ∂h0/∂a = 1 for a > 0, else exp(a) = h0 + 1.
+		da, h0 := w.scrG.carry, w.gen.h[:B*H]
+		for i, h := range h0 {
+			if h <= 0 {
+				da[i] *= h + 1
+			}
+		}
+		mulAtB(g.Init, da, w.z, H, Z, B, 1)
+		addRows(g.InitB, da, H)
+		mulAB(w.dz, da, p.Init, B, Z, H, 1)
+	}
 	// Latent projection.
 	mulAtB(g.Lat, w.dz, w.cat, Z, 2*H, B, 1)
 	addRows(g.LatB, w.dz, Z)

@@ -6,8 +6,17 @@ import (
 	"math/rand/v2"
 )
 
-// RewardCap is the cap of the embedding reward γ(w, v) = min(cos(Em w, Em v), 0.85) (Eq. 9).
-const RewardCap = 0.85
+// RewardCap and RewardFloor bound the embedding reward γ(w, v) = min(max(cos(Em w, Em v),
+// RewardFloor), RewardCap): Eq. 9's cap at 0.85 and, as in the authors' code
+// (McGill-DMaS/Authorship-Anonymization, which clips the similarity to [1e-5, 0.85]), a floor
+// just above 0. Without the floor a negative cosine (about half of the exploration draws with
+// centred vectors) rewards pushing that word's probability to 0: L_embed then has no minimum and
+// the logits of dissimilar words run off to the softmax's underflow. With it every term
+// γ·(−ln p) is ≥ 0, so L_embed ≥ 0.
+const (
+	RewardCap   = 0.85
+	RewardFloor = 1e-5
+)
 
 // candidate is one rewarded word of the embedding reward at one position (row of the batch).
 type candidate struct {
@@ -20,6 +29,8 @@ type candidate struct {
 type rewarder struct {
 	unit []float32 // V×E
 	dim  int
+	// floor is γ's lower bound, RewardFloor (the tests lower it to show what it prevents).
+	floor float64
 }
 
 // newRewarder returns the rewarder of vectors (V×dim, row by row). When centered, the rows'
@@ -54,11 +65,13 @@ func newRewarder(vectors []float32, dim int, centered bool) *rewarder {
 			unit[off+j] = float32(x * inv)
 		}
 	}
-	return &rewarder{unit: unit, dim: dim}
+	return &rewarder{unit: unit, dim: dim, floor: RewardFloor}
 }
 
-// gamma is γ(w, v) = min(cos(Em w, Em v), RewardCap).
-func (r *rewarder) gamma(w, v int32) float64 { return min(r.cosine(w, v), RewardCap) }
+// gamma is γ(w, v) = min(max(cos(Em w, Em v), RewardFloor), RewardCap).
+func (r *rewarder) gamma(w, v int32) float64 {
+	return min(max(r.cosine(w, v), r.floor), RewardCap)
+}
 
 // cosine is cos(Em w, Em v) (0 when either vector is zero).
 func (r *rewarder) cosine(w, v int32) float64 {

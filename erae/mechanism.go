@@ -18,7 +18,8 @@ type MechanismOptions struct {
 	Stages
 }
 
-// Stages select the paper's two-stage candidate selection (as in expmech).
+// Stages select dptext's own two-stage candidate selection (as in expmech; neither the paper
+// nor the authors' code has it).
 type Stages struct {
 	// Candidates is k of the two-stage variant: first k distinct candidates with
 	// CandidateEpsilon, then one of them with ε. 0 (default) samples from the whole vocabulary
@@ -39,7 +40,8 @@ type Stages struct {
 // the exponential mechanism with the generator's probability as rating (Eq. 5–6), independently
 // at every position given the input.
 //
-// Two-stage variant (Stages.Candidates = k > 0, the paper's candidate selection): first k
+// Two-stage variant (Stages.Candidates = k > 0; dptext's own, not the paper's, which samples in
+// one stage, nor the authors' code's "two-set" sampler): first k
 // distinct candidates are drawn by k successive exponential mechanisms without replacement over
 // the same rating, each with ε₁/k (in one pass by the Gumbel top-k trick: the k largest of
 // ε₁·ρ_i(x, v)/(2k) + G_v, G_v independent standard Gumbel variates), which is ε₁-DP by

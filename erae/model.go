@@ -2,8 +2,9 @@
 // "ER-AE: Differentially-private Text Generation for Authorship Anonymization"), trained and run
 // on the CPU in pure Go: an embedding layer initialised from word vectors, a bidirectional GRU
 // encoder whose final states are concatenated and projected to a latent vector (Eq. 1), a GRU
-// generator conditioned on the latent vector and the previous original token (Eq. 2), and a
-// softmax over the vocabulary (Eq. 3). Training minimises the reconstruction loss (Eq. 8), then
+// generator conditioned on the latent vector and the previous original token (Eq. 2) and, as in
+// the authors' code, started from ELU(dense(latent)) (Sizes.StartState), and a softmax over the
+// vocabulary (Eq. 3). Training minimises the reconstruction loss (Eq. 8), then
 // the combined loss with the REINFORCE embedding reward (Eq. 9–10). Generation samples every
 // position by the exponential mechanism over the generator's probabilities (Eq. 5–7); see
 // Mechanism.
@@ -32,6 +33,10 @@ type Sizes struct {
 	Hidden int `json:"hidden"`
 	// Latent is the size Z of the latent vector E(x).
 	Latent int `json:"latent"`
+	// StartState gives the generator the start state ELU(Init·E(x) + InitB) (the authors' code:
+	// a dense layer with ELU on the latent vector) rather than zero. Model files written before
+	// it read as false (zero start, no Init weights).
+	StartState bool `json:"start_state,omitempty"`
 }
 
 func (s Sizes) validate() error {
@@ -65,13 +70,20 @@ type Params[T Float] struct {
 	Gen        gru[T]
 	GenZ       []T // 3H×Z: the latent vector's part of the generator's input weights
 	Out, OutB  []T // V×H, V: z_v = Out_v·s + OutB_v (Eq. 2)
+	// Init, InitB (H×Z, H; empty without Sizes.StartState): the generator's start state
+	// ELU(Init·E(x) + InitB).
+	Init, InitB []T
 }
 
 // NewParams returns zero parameters of the given sizes.
 func NewParams[T Float](s Sizes) *Params[T] {
 	p := &Params[T]{Sizes: s}
 	E, H, Z, V := s.Embed, s.Hidden, s.Latent, s.Vocab
-	n := (V+2)*E + 2*(3*H*E+3*H*H+6*H) + Z*2*H + Z + (3*H*(E) + 3*H*H + 6*H) + 3*H*Z + V*H + V
+	start := 0
+	if s.StartState {
+		start = H*Z + H
+	}
+	n := (V+2)*E + 2*(3*H*E+3*H*H+6*H) + Z*2*H + Z + (3*H*(E) + 3*H*H + 6*H) + 3*H*Z + V*H + V + start
 	p.All = make([]T, n)
 	off := 0
 	take := func(k int) []T {
@@ -87,6 +99,9 @@ func NewParams[T Float](s Sizes) *Params[T] {
 	p.Gen.Wx, p.Gen.Wh, p.Gen.Bx, p.Gen.Bh = take(3*H*E), take(3*H*H), take(3*H), take(3*H)
 	p.GenZ = take(3 * H * Z)
 	p.Out, p.OutB = take(V*H), take(V)
+	if s.StartState {
+		p.Init, p.InitB = take(H*Z), take(H)
+	}
 	if off != n {
 		panic("erae: parameter layout does not add up")
 	}
@@ -114,6 +129,7 @@ func initParams[T Float](p *Params[T], vectors []float32, rng *rand.Rand) {
 	fill(p.Lat, 2*H)
 	fill(p.GenZ, Z)
 	fill(p.Out, H)
+	fill(p.Init, Z)
 }
 
 // gruTrace is what a GRU's forward pass over a batch keeps for the backward pass. Rows are
@@ -131,9 +147,9 @@ func newGRUTrace[T Float](steps, b, h int) *gruTrace[T] {
 		u: make([]T, steps*b*h), n: make([]T, steps*b*h), ghn: make([]T, steps*b*h), gh: make([]T, b*3*h)}
 }
 
-// forward runs the GRU over steps given tr.gx filled with the input projections.
+// forward runs the GRU over steps given tr.gx filled with the input projections and the start
+// states in tr.h[:B·H].
 func (g *gru[T]) forward(tr *gruTrace[T], steps, B, H int) {
-	clear(tr.h[:B*H])
 	for s := range steps {
 		hp := tr.h[s*B*H : (s+1)*B*H]
 		for b := range B {
@@ -158,7 +174,8 @@ func (g *gru[T]) forward(tr *gruTrace[T], steps, B, H int) {
 
 // backward takes the gradients dOut (T·B×H, on every step's output h[s+1]; nil for none) and
 // dLast (B×H, on the final state; nil for none), accumulates the gradients of Wh and Bh into
-// gr, and writes the gradient of every step's input projection gx into dgx (T·B×3H).
+// gr, and writes the gradient of every step's input projection gx into dgx (T·B×3H) and that of
+// the start states into scratch.carry (B×H).
 func (g *gru[T]) backward(tr *gruTrace[T], dOut, dLast []T, steps, B, H int, gr *gru[T], dgx []T, scratch *gruScratch[T]) {
 	dh, carry := scratch.dh, scratch.carry
 	clear(carry)
@@ -209,7 +226,7 @@ func newGRUScratch[T Float](steps, b, h int) *gruScratch[T] {
 // paramName names the tensor that flat index i of p.All belongs to (for error messages).
 func paramName[T Float](p *Params[T], i int) string {
 	names := []string{"emb", "encf.wx", "encf.wh", "encf.bx", "encf.bh", "encb.wx", "encb.wh", "encb.bx", "encb.bh",
-		"lat", "latb", "gen.wx", "gen.wh", "gen.bx", "gen.bh", "genz", "out", "outb"}
+		"lat", "latb", "gen.wx", "gen.wh", "gen.bx", "gen.bh", "genz", "out", "outb", "init", "initb"}
 	for k, t := range p.tensors() {
 		if i < len(t) {
 			return names[k]
@@ -222,5 +239,5 @@ func paramName[T Float](p *Params[T], i int) string {
 // tensors lists p's views in layout order.
 func (p *Params[T]) tensors() [][]T {
 	return [][]T{p.Emb, p.EncF.Wx, p.EncF.Wh, p.EncF.Bx, p.EncF.Bh, p.EncB.Wx, p.EncB.Wh, p.EncB.Bx, p.EncB.Bh,
-		p.Lat, p.LatB, p.Gen.Wx, p.Gen.Wh, p.Gen.Bx, p.Gen.Bh, p.GenZ, p.Out, p.OutB}
+		p.Lat, p.LatB, p.Gen.Wx, p.Gen.Wh, p.Gen.Bx, p.Gen.Bh, p.GenZ, p.Out, p.OutB, p.Init, p.InitB}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/rngs"
 )
 
 // toyData returns a store of 40 words in 8 dimensions (words of one group share a direction)
@@ -233,5 +234,114 @@ func TestTrainStopsWhenDiverged(t *testing.T) {
 	}
 	if _, serr := os.Stat(ckpt); !errors.Is(serr, fs.ErrNotExist) {
 		t.Errorf("a checkpoint was written at the diverged step (stat: %v)", serr)
+	}
+}
+
+// TestNoRewardRecordsNoCentring checks that a training without the reward records
+// center_vectors = false whatever was asked (the option only changes the reward), so that
+// `dptext train erae --no-reward`, whose --center-vectors defaults to true, writes the same
+// file as one asking for plain vectors. It fails on the code before the fix (checked: the
+// headers differ in center_vectors).
+func TestNoRewardRecordsNoCentring(t *testing.T) {
+	store, corpus := toyData(t)
+	dir := t.TempDir()
+	var files [2][]byte
+	for i, center := range []bool{true, false} {
+		opts := toyOptions()
+		opts.Reward, opts.CenterVectors = false, center
+		m, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Options.CenterVectors {
+			t.Errorf("center_vectors = %v asked without the reward: the model records true", center)
+		}
+		path := filepath.Join(dir, fmt.Sprint(i))
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if files[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("without the reward, center_vectors = true and false wrote different files")
+	}
+}
+
+// TestFreezeEmbeddings checks that with FreezeEmbeddings the word rows of the embedding end
+// exactly at the configured vectors while the unknown and begin rows (no vector) and the other
+// weights train; the mutant, the same training with the option off, moves the word rows (so the
+// check can fail). Deterministic: no false-failure rate.
+func TestFreezeEmbeddings(t *testing.T) {
+	store, corpus := toyData(t)
+	for _, freeze := range []bool{true, false} {
+		opts := toyOptions()
+		opts.FreezeEmbeddings = freeze
+		m, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs := wordRows(store, m.Words)
+		E := m.Sizes.Embed
+		moved := 0
+		for i, v := range vecs {
+			if m.p.Emb[i] != v {
+				moved++
+			}
+		}
+		special := 0
+		init := NewParams[float32](m.Sizes)
+		initParams(init, vecs, rngs.New(opts.Seed, "erae/init"))
+		for i := m.Sizes.Vocab * E; i < len(m.p.Emb); i++ {
+			if m.p.Emb[i] != init.Emb[i] {
+				special++
+			}
+		}
+		switch {
+		case freeze && moved > 0:
+			t.Errorf("frozen: %d of %d word-row weights moved", moved, len(vecs))
+		case !freeze && moved < len(vecs)/2:
+			t.Errorf("mutant (not frozen): only %d of %d word-row weights moved: the check cannot fail", moved, len(vecs))
+		case special < E:
+			t.Errorf("freeze = %v: only %d of the unknown and begin rows' %d weights moved", freeze, special, 2*E)
+		}
+	}
+}
+
+// TestWordDropout checks dropWords: the begin token is never dropped, and of the 704 other
+// positions of a 64 × 12 batch the share replaced by the unknown row is 0.5 within ± 0.085
+// (4.5 standard deviations: a false-failure rate below 1e-5 per seed; the seed is fixed). It
+// catches a rate off by 0.1 or more (the mutant, rate 0.35, fails) and dropping the begin token.
+func TestWordDropout(t *testing.T) {
+	s := Sizes{Vocab: 40, Embed: 2, Hidden: 2, Latent: 2}
+	const B, T = 64, 12
+	share := func(rate float64) float64 {
+		w := newBatch[float32](s, B, T)
+		seqs := make([][]int32, B)
+		for b := range seqs {
+			seqs[b] = make([]int32, T)
+			for i := range seqs[b] {
+				seqs[b][i] = int32((b + i) % 40)
+			}
+		}
+		w.load(s, seqs)
+		w.dropWords(s, rate, rngs.New(5, "test/dropout"))
+		dropped := 0
+		for i, id := range w.prev {
+			switch {
+			case i < B && id != s.bos():
+				t.Fatalf("rate %g: begin token of sequence %d replaced by %d", rate, i, id)
+			case i >= B && id == s.unk():
+				dropped++
+			}
+		}
+		return float64(dropped) / float64(B*(T-1))
+	}
+	if got := share(0.5); math.Abs(got-0.5) > 0.085 {
+		t.Errorf("rate 0.5: %.3f of the positions dropped", got)
+	}
+	if got := share(0.35); math.Abs(got-0.5) <= 0.085 {
+		t.Errorf("mutant rate 0.35: %.3f dropped passes the check", got)
 	}
 }

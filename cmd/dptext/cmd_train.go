@@ -33,6 +33,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pretrain := flags.Int("pretrain-steps", def.PretrainSteps, "first steps on the reconstruction loss alone")
 	lr := flags.Float64("learning-rate", def.LearningRate, "Adam's step size")
 	center := flags.Bool("center-vectors", def.CenterVectors, "subtract the vocabulary's mean vector from the word vectors before the reward's cosine; false: the paper's plain cosine (Eq. 9)")
+	startState := flags.Bool("start-state", def.StartState, "start the generator from ELU(dense(latent)) as the authors' code does; false: from zero")
+	dropout := flags.Float64("word-dropout", def.WordDropout, "probability of replacing each previous token fed to the generator by the unknown row during training (the authors' code: 0.5)")
+	freeze := flags.Bool("freeze-embeddings", def.FreezeEmbeddings, "keep the word rows of the embedding at the configured vectors (the authors' code); false: fine-tune them")
 	seed := flags.Uint64("seed", def.Seed, "seed of the initial weights, batches and exploration draws")
 	every := flags.Int("checkpoint-every", 50, "steps between checkpoints")
 	pos, err := parseInterleaved(flags, args[1:])
@@ -45,6 +48,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := def
 	opts.Reward = !*noReward
 	opts.CenterVectors = *center
+	opts.StartState, opts.WordDropout, opts.FreezeEmbeddings = *startState, *dropout, *freeze
 	opts.Vocab, opts.Hidden, opts.Latent, opts.Length, opts.Batch = *vocab, *hidden, *latent, *length, *batch
 	opts.Steps, opts.PretrainSteps, opts.LearningRate, opts.Seed = *steps, *pretrain, *lr, *seed
 	if err := opts.Validate(); err != nil {
