@@ -212,7 +212,11 @@ func readModelFile(path string) (Header, *Params[float32], []float32, []float32,
 // computed in float64 so that absurd sizes give a huge count rather than overflow.
 func WeightCount(s Sizes) float64 {
 	E, H, Z, V := float64(s.Embed), float64(s.Hidden), float64(s.Latent), float64(s.Vocab)
-	return (V+2)*E + 2*(3*H*E+3*H*H+6*H) + Z*2*H + Z + (3*H*E + 3*H*H + 6*H) + 3*H*Z + V*H + V
+	n := (V+2)*E + 2*(3*H*E+3*H*H+6*H) + Z*2*H + Z + (3*H*E + 3*H*H + 6*H) + 3*H*Z + V*H + V
+	if s.StartState {
+		n += H*Z + H // Init, InitB
+	}
+	return n
 }
 
 // Load reads a model written by Save (or Train's final model) from path.

@@ -79,11 +79,7 @@ type Params[T Float] struct {
 func NewParams[T Float](s Sizes) *Params[T] {
 	p := &Params[T]{Sizes: s}
 	E, H, Z, V := s.Embed, s.Hidden, s.Latent, s.Vocab
-	start := 0
-	if s.StartState {
-		start = H*Z + H
-	}
-	n := (V+2)*E + 2*(3*H*E+3*H*H+6*H) + Z*2*H + Z + (3*H*(E) + 3*H*H + 6*H) + 3*H*Z + V*H + V + start
+	n := int(WeightCount(s))
 	p.All = make([]T, n)
 	off := 0
 	take := func(k int) []T {

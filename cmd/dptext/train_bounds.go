@@ -14,7 +14,7 @@ import (
 // It is computed in float64, so sizes that would overflow an int stay estimates.
 func eraeTrainingBytes(opts erae.TrainOptions, embed int) (bytes float64, how string) {
 	E, H, V := float64(embed), float64(opts.Hidden), float64(opts.Vocab)
-	params := erae.WeightCount(erae.Sizes{Vocab: opts.Vocab, Embed: embed, Hidden: opts.Hidden, Latent: opts.Latent})
+	params := erae.WeightCount(erae.Sizes{Vocab: opts.Vocab, Embed: embed, Hidden: opts.Hidden, Latent: opts.Latent, StartState: opts.StartState})
 	positions := float64(opts.Batch) * float64(opts.Length)
 	act := positions * (V + 12*H + 2*E)
 	return 4 * (4*params + act), fmt.Sprintf("4 bytes × (4 × %.3g weights + %.3g batch × length positions × %.3g activations)",
