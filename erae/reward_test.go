@@ -323,16 +323,8 @@ func rewardLoop(t *testing.T, floor float64) (minEmbed, below float64) {
 	store, corpus := rewardData(t)
 	opts := rewardOptions(true, 0.5)
 	words := Vocabulary(corpus, store, opts.Vocab)
-	index := map[string]int32{}
-	for i, w := range words {
-		index[w] = int32(i)
-	}
 	vectors := wordRows(store, words)
-	ids := make([][]int32, len(corpus))
-	for i, d := range corpus {
-		ids[i] = encode(index, len(words), d)
-	}
-	wins := windows(ids, opts.Length)
+	wins := windows(encodeCorpus(words, corpus), opts.Length)
 	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent, StartState: opts.StartState}
 	tr := &trainer{opts: opts, words: words, p: NewParams[float32](sizes)}
 	initParams(tr.p, vectors, rngs.New(opts.Seed, "erae/init"))

@@ -163,6 +163,20 @@ func wordRows(store *embeddings.Store, words []string) []float32 {
 	return rows
 }
 
+// encodeCorpus maps every document's words to rows of the vocabulary words (unknown words to
+// the unk row).
+func encodeCorpus(words []string, corpus [][]string) [][]int32 {
+	index := make(map[string]int32, len(words))
+	for i, w := range words {
+		index[w] = int32(i)
+	}
+	ids := make([][]int32, len(corpus))
+	for i, d := range corpus {
+		ids[i] = encode(index, len(words), d)
+	}
+	return ids
+}
+
 // windows cuts every document of at least length tokens into consecutive windows of length
 // tokens (the last one ending at the document's end, overlapping its predecessor).
 func windows(corpus [][]int32, length int) [][]int32 {
@@ -222,15 +236,8 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 	if len(words) < 2 {
 		return nil, fmt.Errorf("erae: the training corpus has %d words with vectors: want at least 2", len(words))
 	}
-	index := make(map[string]int32, len(words))
-	for i, w := range words {
-		index[w] = int32(i)
-	}
 	vectors := wordRows(store, words)
-	ids := make([][]int32, len(corpus))
-	for i, d := range corpus {
-		ids[i] = encode(index, len(words), d)
-	}
+	ids := encodeCorpus(words, corpus)
 	wins := windows(ids, opts.Length)
 	if len(wins) == 0 {
 		return nil, fmt.Errorf("erae: no training document has %d tokens (length): lower length or use longer documents", opts.Length)
