@@ -3,6 +3,8 @@ package mechanisms
 import (
 	"math/rand/v2"
 	"sort"
+
+	"dptext/embeddings"
 )
 
 // deferredDraw is a sample of the distance exponential mechanism whose uniform has been drawn
@@ -42,53 +44,59 @@ func (e *distanceEM) resolve(draws []deferredDraw, set func(doc, pos, row int)) 
 	}
 }
 
-// ApplyBatch is Apply on every document with its own generator (BatchMechanism): the
-// generators are consumed position by position exactly as Apply consumes them, with the
-// exponential mechanism's uniform drawn and its row searched once every row is ready.
-func (s *SanText) ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string {
+// applyBatch is Apply of a distance mechanism on every document with its own generator: the
+// generators are consumed position by position exactly as Apply consumes them. direct(rng, w,
+// id, ok) is the mechanism's rule for one word (id, ok: its row in store); it returns the
+// released word and true where the rule settles the position at once, or false for a draw from
+// the exponential mechanism, whose uniform is drawn right after and whose row is searched once
+// every row is ready (resolve).
+func (e *distanceEM) applyBatch(store *embeddings.Store, rngs []*rand.Rand, docs [][]string, direct func(rng *rand.Rand, w string, id int, ok bool) (string, bool)) [][]string {
 	out := make([][]string, len(docs))
 	var draws []deferredDraw
 	for d, doc := range docs {
 		rng := rngs[d]
 		out[d] = make([]string, len(doc))
 		for i, w := range doc {
-			id, ok := s.store.Lookup(w)
-			switch {
-			case !ok && s.opts.OOV == SampleOOVKeep:
-				out[d][i] = w
-			case !ok:
-				out[d][i] = s.store.Word(s.em.row(rng.IntN(s.em.size())))
-			case id < s.sensitive && rng.Float64() >= s.opts.P:
-				out[d][i] = w
-			default:
-				draws = append(draws, deferredDraw{doc: d, pos: i, x: id, u: rng.Float64()})
+			id, ok := store.Lookup(w)
+			if released, settled := direct(rng, w, id, ok); settled {
+				out[d][i] = released
+				continue
 			}
+			draws = append(draws, deferredDraw{doc: d, pos: i, x: id, u: rng.Float64()})
 		}
 	}
-	s.em.resolve(draws, func(d, i, row int) { out[d][i] = s.store.Word(row) })
+	e.resolve(draws, func(d, i, row int) { out[d][i] = store.Word(row) })
 	return out
 }
 
-// ApplyBatch is Apply on every document with its own generator (BatchMechanism), as
-// SanText.ApplyBatch.
-func (m *TEM) ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string {
-	out := make([][]string, len(docs))
-	var draws []deferredDraw
-	for d, doc := range docs {
-		rng := rngs[d]
-		out[d] = make([]string, len(doc))
-		for i, w := range doc {
-			id, ok := m.store.Lookup(w)
-			switch {
-			case ok:
-				draws = append(draws, deferredDraw{doc: d, pos: i, x: id, u: rng.Float64()})
-			case m.opts.OOV == SampleOOVKeep:
-				out[d][i] = w
-			default:
-				out[d][i] = m.store.Word(rng.IntN(m.store.Len()))
-			}
+// ApplyBatch is Apply on every document with its own generator (BatchMechanism), through
+// distanceEM.applyBatch with SanText's rule: unknown words kept or replaced uniformly, a
+// non-sensitive word kept with probability 1 − p, every other word drawn.
+func (s *SanText) ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string {
+	return s.em.applyBatch(s.store, rngs, docs, func(rng *rand.Rand, w string, id int, ok bool) (string, bool) {
+		switch {
+		case !ok && s.opts.OOV == SampleOOVKeep:
+			return w, true
+		case !ok:
+			return s.store.Word(s.em.row(rng.IntN(s.em.size()))), true
+		case id < s.sensitive && rng.Float64() >= s.opts.P:
+			return w, true
 		}
-	}
-	m.em.resolve(draws, func(d, i, row int) { out[d][i] = m.store.Word(row) })
-	return out
+		return "", false
+	})
+}
+
+// ApplyBatch is Apply on every document with its own generator (BatchMechanism), through
+// distanceEM.applyBatch with TEM's rule: a known word drawn, an unknown one kept or replaced
+// uniformly.
+func (m *TEM) ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string {
+	return m.em.applyBatch(m.store, rngs, docs, func(rng *rand.Rand, w string, _ int, ok bool) (string, bool) {
+		switch {
+		case ok:
+			return "", false
+		case m.opts.OOV == SampleOOVKeep:
+			return w, true
+		}
+		return m.store.Word(rng.IntN(m.store.Len())), true
+	})
 }
