@@ -178,6 +178,12 @@ func (e *Mechanism) ClaimEpsilon() float64 {
 	return e.epsilon
 }
 
+// RewritesStopwords says whether the model was trained on text with its function words
+// (TrainOptions.FunctionWords): a released text then has its stopwords rewritten too
+// (mechanisms.StopwordRewriter). The evaluation protocol gives every mechanism the normalised
+// words, so there such a model reads windows without the function words it was trained with.
+func (e *Mechanism) RewritesStopwords() bool { return e.model.Options.FunctionWords }
+
 // Words returns the output vocabulary (the rows of LogProbabilities).
 func (e *Mechanism) Words() []string { return e.model.Words }
 

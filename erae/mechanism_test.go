@@ -3,11 +3,15 @@ package erae
 import (
 	"context"
 	"math"
+	"math/rand/v2"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"dptext/mechanisms"
 	"dptext/rngs"
 )
 
@@ -129,5 +133,56 @@ func TestDiagnose(t *testing.T) {
 	}
 	if math.Abs(d["original_mass"]-mass/10) > 1e-12 || !(mass > 0) {
 		t.Errorf("original_mass = %g, want %g", d["original_mass"], mass/10)
+	}
+}
+
+// TestFunctionWordsModelRewritesStopwords checks the release of a model trained on text with
+// its function words: PrivatizeText hands it every word of the text, stopwords included (the
+// guarantee counts them), and writes a vocabulary word at every stopword's place, while a model
+// trained without them gets the normalised words only and keeps the stopwords. The toy
+// vocabulary has no stopword, so a stopword left in place is a word the mechanism never saw. It
+// fails if the option is not recorded in the model, if the mechanism does not report it, or if
+// the release ignores it.
+func TestFunctionWordsModelRewritesStopwords(t *testing.T) {
+	store, corpus := toyData(t)
+	opts := toyOptions()
+	opts.Steps, opts.PretrainSteps = 3, 1
+	const raw = "The w01 of w02, and w03."
+	for _, fw := range []bool{false, true} {
+		opts.FunctionWords = fw
+		model, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "m")
+		if err := model.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if model, err = Load(path); err != nil {
+			t.Fatal(err)
+		}
+		mech, err := NewMechanism(model, 1, Stages{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, words, inPlace, err := mechanisms.PrivatizeText(mech, func() *rand.Rand { return rngs.New(1, "t") }, raw)
+		if err != nil || !inPlace {
+			t.Fatalf("function words %v: err %v, in place %v", fw, err, inPlace)
+		}
+		want := []string{"w01", "w02", "w03"}
+		if fw {
+			want = []string{"the", "w01", "of", "w02", "and", "w03"}
+		}
+		if !slices.Equal(words, want) {
+			t.Errorf("function words %v: the mechanism read %q, want %q", fw, words, want)
+		}
+		if g := mech.Guarantee(words); g.Epsilon != float64(len(want)) {
+			t.Errorf("function words %v: guarantee ε·l = %g, want %d", fw, g.Epsilon, len(want))
+		}
+		for _, stop := range []string{"The ", " of ", " and "} {
+			if kept := strings.Contains(out, stop); kept == fw {
+				t.Errorf("function words %v: output %q keeps %q: %v, want %v", fw, out, stop, kept, !fw)
+			}
+		}
 	}
 }

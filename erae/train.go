@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -62,6 +63,12 @@ type TrainOptions struct {
 	StartState       bool    `json:"start_state,omitempty"`
 	WordDropout      float64 `json:"word_dropout,omitempty"`
 	FreezeEmbeddings bool    `json:"freeze_embeddings,omitempty"`
+	// FunctionWords records that the training corpus kept its function words (stopwords), as
+	// the paper's sentences do, so that the model generates them: its mechanism then rewrites
+	// the stopwords of a released text too (Mechanism.RewritesStopwords). Train does not read
+	// it; the caller gives it such a corpus (`dptext train erae --function-words`). Model files
+	// written before this option read as false: trained on the normalised words.
+	FunctionWords bool `json:"function_words,omitempty"`
 	// Seed fixes the initial weights, the windows of every step and the exploration draws.
 	Seed uint64 `json:"seed"`
 }
@@ -127,6 +134,11 @@ type Progress struct {
 	TokensPerSecond float64
 	// Left estimates the remaining time.
 	Left time.Duration
+	// Snapshot returns the model as a training of Step steps with the same other options would
+	// have returned it (its header records Steps = Step, and PretrainSteps = Step when that is
+	// fewer): the computation of a step does not depend on the total, so its file has the same
+	// bytes as that shorter training's. Valid only during the progress call.
+	Snapshot func() (*Model, error)
 }
 
 // Vocabulary returns the n most frequent words of corpus that have a vector in store, by
@@ -319,7 +331,8 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 			if reward {
 				phase = "reward"
 			}
-			progress(Progress{Step: tr.step, Steps: opts.Steps, Phase: phase, Losses: l, TokensPerSecond: tps, Left: left})
+			progress(Progress{Step: tr.step, Steps: opts.Steps, Phase: phase, Losses: l, TokensPerSecond: tps, Left: left,
+				Snapshot: func() (*Model, error) { return tr.snapshot(vectors, ids) }})
 		}
 		if checkpointEvery > 0 && tr.step%checkpointEvery == 0 && tr.step < opts.Steps {
 			if err := save(); err != nil {
@@ -328,6 +341,18 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 		}
 	}
 	return tr.model(fp)
+}
+
+// snapshot returns a copy of the model at the current step with the options (and data
+// fingerprint) of a training that ends here.
+func (tr *trainer) snapshot(vectors []float32, ids [][]int32) (*Model, error) {
+	o := tr.opts
+	o.Steps, o.PretrainSteps = tr.step, min(o.PretrainSteps, tr.step)
+	h := tr.header(dataFingerprint(o, tr.words, vectors, ids), false)
+	h.Options, h.Curve = o, slices.Clone(tr.curve)
+	p := NewParams[float32](tr.p.Sizes)
+	copy(p.All, tr.p.All)
+	return newModel(h, p)
 }
 
 // diverged returns the error of a training run stopped at a non-finite loss or gradient

@@ -345,3 +345,46 @@ func TestWordDropout(t *testing.T) {
 		t.Errorf("mutant rate 0.35: %.3f dropped passes the check", got)
 	}
 }
+
+// TestSnapshotEqualsShorterTraining checks that the snapshot of a longer training at step s
+// writes the same bytes as a training of s steps, once in the reward phase (s = 75 of 100, 50
+// pre-training) and once during pre-training (s = 30: a training of 30 steps all pre-training).
+// It fails if the snapshot keeps the longer run's options or fingerprint, shares the weights
+// that the later steps go on changing, or if a step's computation depended on the total.
+func TestSnapshotEqualsShorterTraining(t *testing.T) {
+	store, corpus := toyData(t)
+	opts := toyOptions()
+	dir := t.TempDir()
+	snaps := map[int]*Model{}
+	if _, err := Train(context.Background(), corpus, store, opts, "", 0, func(p Progress) {
+		if p.Step == 30 || p.Step == 75 {
+			m, err := p.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			snaps[p.Step] = m
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []int{30, 75} {
+		short := opts
+		short.Steps, short.PretrainSteps = s, min(opts.PretrainSteps, s)
+		want, err := Train(context.Background(), corpus, store, short, "", 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := filepath.Join(dir, fmt.Sprintf("snap%d", s)), filepath.Join(dir, fmt.Sprintf("short%d", s))
+		if err := snaps[s].Save(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := want.Save(b); err != nil {
+			t.Fatal(err)
+		}
+		ab, _ := os.ReadFile(a)
+		bb, _ := os.ReadFile(b)
+		if !bytes.Equal(ab, bb) {
+			t.Errorf("snapshot at step %d: %d bytes differ from a %d-step training's %d", s, len(ab), s, len(bb))
+		}
+	}
+}

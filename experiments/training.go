@@ -15,6 +15,9 @@ type TrainingData struct {
 	// Docs are the normalised documents of every author who is in no set of any repeat: text
 	// no evaluation author wrote (with resample = "authors", the authors never drawn).
 	Docs [][]string
+	// Lowercased are the same documents with their stopwords kept (text.LowercaseText), for
+	// a model that learns to generate function words.
+	Lowercased [][]string
 	// Authors are those authors, sorted; Excluded counts the evaluation authors left out.
 	Authors  []string
 	Excluded int
@@ -49,6 +52,7 @@ func LoadTrainingData(ctx context.Context, cfg *Config, dataDir string, logf fun
 		}
 		if doc := text.NormalizeText(d.Text); len(doc) > 0 {
 			td.Docs = append(td.Docs, doc)
+			td.Lowercased = append(td.Lowercased, text.LowercaseText(d.Text))
 		}
 		if !seen[d.Author] {
 			seen[d.Author] = true

@@ -11,13 +11,18 @@ import (
 )
 
 // PrivatizeText privatises the words of a text with m, keeping stopwords, punctuation and
-// layout in place (text.RewriteWords), drawing from newRNG(). A mechanism that does not keep
+// layout in place (text.RewriteWords; with the stopwords among the words for a mechanism that
+// rewrites them, see StopwordRewriter), drawing from newRNG(). A mechanism that does not keep
 // word positions (SynTF's sampled bag, dropped words) gets its output words joined by spaces
 // instead, drawn from a fresh newRNG(), with inPlace false. words are the text's words.
 func PrivatizeText(m Mechanism, newRNG func() *rand.Rand, s string) (out string, words []string, inPlace bool, err error) {
 	rng := newRNG()
 	var applyErr error
-	out, err = text.RewriteWords(s, func(w []string) []string {
+	rewrite := text.RewriteWords
+	if RewritesStopwords(m) {
+		rewrite = text.RewriteEveryWord
+	}
+	out, err = rewrite(s, func(w []string) []string {
 		words = w
 		var p []string
 		p, applyErr = Privatize(m, rng, w)
@@ -34,6 +39,19 @@ func PrivatizeText(m Mechanism, newRNG func() *rand.Rand, s string) (out string,
 		return "", nil, false, err
 	}
 	return strings.Join(p, " ") + "\n", words, false, nil
+}
+
+// StopwordRewriter is implemented by a mechanism that can rewrite function words as well
+// (an ER-AE model trained on text with them): a released text then has its stopwords among
+// the privatised words rather than kept.
+type StopwordRewriter interface {
+	RewritesStopwords() bool
+}
+
+// RewritesStopwords says whether m rewrites stopwords (StopwordRewriter) rather than keeping them.
+func RewritesStopwords(m Mechanism) bool {
+	r, ok := m.(StopwordRewriter)
+	return ok && r.RewritesStopwords()
 }
 
 // Describe states g in words for a document of n words (what `dptext obfuscate` prints).

@@ -114,11 +114,25 @@ func leadingSpace(s string) int {
 // mechanism's readable output is RewriteWords(raw, func(w []string) []string { return
 // mech.Apply(rng, w) }).
 func RewriteWords(raw string, f func(words []string) []string) (string, error) {
+	return rewrite(raw, false, f)
+}
+
+// RewriteEveryWord is RewriteWords with the stopwords among the words f rewrites: f gets
+// LowercaseText(raw), every token lowercased, and only punctuation, spacing and casing are
+// raw's. It is the release of a mechanism whose model reads and writes function words.
+func RewriteEveryWord(raw string, f func(words []string) []string) (string, error) {
+	return rewrite(raw, true, f)
+}
+
+// rewrite is RewriteWords, with the stopwords among the rewritten words when every is true.
+func rewrite(raw string, every bool, f func(words []string) []string) (string, error) {
 	var toks []Token
 	var words []string
 	for _, t := range Tokenize(raw) {
 		w := strings.ToLower(t.Text)
-		if IsStopword(w) {
+		if every {
+			w = lower(t.Text)
+		} else if IsStopword(w) {
 			continue
 		}
 		toks = append(toks, t)

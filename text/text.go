@@ -65,7 +65,7 @@ func Words(s string) []string {
 func Normalize(words []string) []string {
 	out := make([]string, 0, len(words))
 	for _, w := range words {
-		lw := strings.ReplaceAll(strings.ToLower(w), "’", "'")
+		lw := lower(w)
 		if IsStopword(lw) {
 			continue
 		}
@@ -76,6 +76,20 @@ func Normalize(words []string) []string {
 
 // NormalizeText is Normalize(Words(s)).
 func NormalizeText(s string) []string { return Normalize(Words(s)) }
+
+// LowercaseText is NormalizeText with the stopwords kept: every word of s lowercased, with
+// typographic apostrophes written as ASCII ones (the text a model that generates function
+// words is trained on).
+func LowercaseText(s string) []string {
+	words := Words(s)
+	for i, w := range words {
+		words[i] = lower(w)
+	}
+	return words
+}
+
+// lower lowercases w and writes typographic apostrophes (’) as ASCII ones.
+func lower(w string) string { return strings.ReplaceAll(strings.ToLower(w), "’", "'") }
 
 // IsStopword reports whether the lowercase word w is in the stopword list.
 func IsStopword(w string) bool {

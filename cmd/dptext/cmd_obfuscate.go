@@ -95,7 +95,11 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	g := m.Guarantee(words)
-	fmt.Fprintf(stderr, "privatised %d words (stopwords and punctuation kept as in the input); guarantee: %s\n", len(words), g.Describe(len(words)))
+	kept := "stopwords and punctuation kept as in the input"
+	if mechanisms.RewritesStopwords(m) {
+		kept = "stopwords among them; punctuation kept as in the input"
+	}
+	fmt.Fprintf(stderr, "privatised %d words (%s); guarantee: %s\n", len(words), kept, g.Describe(len(words)))
 	return nil
 }
 

@@ -7,6 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"dptext/erae"
@@ -36,8 +39,10 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	startState := flags.Bool("start-state", def.StartState, "start the generator from ELU(dense(latent)) as the authors' code does; false: from zero")
 	dropout := flags.Float64("word-dropout", def.WordDropout, "probability of replacing each previous token fed to the generator by the unknown row during training (the authors' code: 0.5)")
 	freeze := flags.Bool("freeze-embeddings", def.FreezeEmbeddings, "keep the word rows of the embedding at the configured vectors (the authors' code); false: fine-tune them")
+	functionWords := flags.Bool("function-words", false, "train on the documents with their function words (stopwords) kept, as the paper does, so that the model generates them and `obfuscate` rewrites them too; false: on the normalised words every mechanism reads in a run")
 	seed := flags.Uint64("seed", def.Seed, "seed of the initial weights, batches and exploration draws")
 	every := flags.Int("checkpoint-every", 50, "steps between checkpoints")
+	snapAt := flags.String("snapshot-at", "", "comma-separated steps (each below --steps) at which to write the model as a training of that many steps would, to OUT with -stepN before its extension")
 	pos, err := parseInterleaved(flags, args[1:])
 	if err != nil {
 		return err
@@ -49,9 +54,14 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts.Reward = !*noReward
 	opts.CenterVectors = *center
 	opts.StartState, opts.WordDropout, opts.FreezeEmbeddings = *startState, *dropout, *freeze
+	opts.FunctionWords = *functionWords
 	opts.Vocab, opts.Hidden, opts.Latent, opts.Length, opts.Batch = *vocab, *hidden, *latent, *length, *batch
 	opts.Steps, opts.PretrainSteps, opts.LearningRate, opts.Seed = *steps, *pretrain, *lr, *seed
 	if err := opts.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	snapshots, err := parseSnapshotSteps(*snapAt, opts.Steps, *out)
+	if err != nil {
 		return usagef("%v", err)
 	}
 	// A first estimate with 100-dimensional vectors (the default data's) refuses absurd sizes
@@ -71,13 +81,29 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkEraeTraining(opts, td.Embeddings.Dim()); err != nil {
 		return err
 	}
+	docs := td.Docs
+	if opts.FunctionWords {
+		docs = td.Lowercased
+	}
 	tokens := 0
-	for _, d := range td.Docs {
+	for _, d := range docs {
 		tokens += len(d)
 	}
-	logf("training on %d documents (%d tokens) by %d authors outside every set; %d evaluation authors excluded", len(td.Docs), tokens, len(td.Authors), td.Excluded)
+	logf("training on %d documents (%d tokens) by %d authors outside every set; %d evaluation authors excluded", len(docs), tokens, len(td.Authors), td.Excluded)
 	last := time.Time{}
+	var snapErr error
 	progress := func(p erae.Progress) {
+		if path, ok := snapshots[p.Step]; ok && snapErr == nil {
+			m, err := p.Snapshot()
+			if err == nil {
+				err = m.Save(path)
+			}
+			if err != nil {
+				snapErr = err
+			} else {
+				fmt.Fprintf(stderr, "\nwrote %s (the model after %d steps)\n", path, p.Step)
+			}
+		}
 		if time.Since(last) < time.Second && p.Step < p.Steps {
 			return
 		}
@@ -89,13 +115,16 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "\rstep %d/%d %-8s recon %.3f embed %s  %.0f tokens/s  %s left   ",
 			p.Step, p.Steps, p.Phase, p.Recon, embed, p.TokensPerSecond, p.Left.Round(time.Second))
 	}
-	m, err := erae.Train(ctx, td.Docs, td.Embeddings, opts, *out+".partial", *every, progress)
+	m, err := erae.Train(ctx, docs, td.Embeddings, opts, *out+".partial", *every, progress)
 	fmt.Fprintln(stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return trainInterrupted(*out)
 		}
 		return err
+	}
+	if snapErr != nil {
+		return snapErr
 	}
 	if err := m.Save(*out); err != nil {
 		return err
@@ -113,6 +142,24 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logf("wrote %s (%d words, H = %d, %d steps, %s)", *out, m.Sizes.Vocab, m.Sizes.Hidden, m.Step, kind)
 	return nil
+}
+
+// parseSnapshotSteps parses --snapshot-at: comma-separated steps in [1, steps), each mapped to
+// the file OUT with "-stepN" before its extension (models/erae.model: models/erae-step1500.model).
+func parseSnapshotSteps(list string, steps int, out string) (map[int]string, error) {
+	snaps := map[int]string{}
+	if list == "" {
+		return snaps, nil
+	}
+	ext := filepath.Ext(out)
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n >= steps {
+			return nil, fmt.Errorf("--snapshot-at %q: %q is not a step between 1 and %d (--steps − 1)", list, f, steps-1)
+		}
+		snaps[n] = fmt.Sprintf("%s-step%d%s", strings.TrimSuffix(out, ext), n, ext)
+	}
+	return snaps, nil
 }
 
 // removeIfExists removes path; a missing file is not an error.
