@@ -78,7 +78,7 @@ type TrainOptions struct {
 // the generator's start state ELU(dense(E(x))), word dropout 0.5 on the generator's inputs and
 // frozen word vectors; 7,000 steps (5.4 million tokens) of which the first 5,000 are
 // pre-training on the reconstruction loss (the committed models, trained under a tighter time
-// budget, pass --steps 4000 --pretrain-steps 3000; models/README.md): the AE-DP
+// budget, pass --steps 1500 --pretrain-steps 1100; models/README.md): the AE-DP
 // ablation (Reward false) trains the same 7,000 steps on the reconstruction loss alone, so the
 // two differ only by the reward. About 26 minutes for one model at the ≈ 3,400 tokens/s of
 // BenchmarkTrainStep on two idle cores; two side by side took 33 minutes. Pre-training 5,000
@@ -92,9 +92,12 @@ type TrainOptions struct {
 // rather than the paper's 20,000 and two of 512: the output layer alone (V·H products per token)
 // and the recurrent products (H² per layer) would each cost 16 times as much per token, about
 // seven hours per model on these cores; with 10,000 words the loss stayed at the unigram level
-// (models/README.md). Unlike the paper, the training windows have no function words: they are
-// the normalised words (stopwords removed) that every mechanism reads in the protocol (SPEC §3),
-// and the configured vectors have no rows for stopwords, so the model never generates them.
+// (models/README.md). Unlike the paper, the training windows have no function words by default
+// (FunctionWords false): they are the normalised words (stopwords removed) that every mechanism
+// reads and every scorer measures in the protocol (SPEC §3), so a model trained on sentences
+// with them would be evaluated on windows unlike its training text, and its vocabulary, drawn
+// from the training corpus, would spend rows on stopwords the protocol never releases (the
+// default GloVe vectors have rows for 127 of the 179 stopwords, so it could learn them).
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 12, Batch: 64, PretrainSteps: 5000, Steps: 7000,
 		LearningRate: 0.003, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, CenterVectors: true,

@@ -2,6 +2,7 @@ package text
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -32,5 +33,19 @@ func TestNormalizeDropsStopwordsAndLowercases(t *testing.T) {
 func TestStopwordListSize(t *testing.T) {
 	if n := len(Stopwords()); n != 179 {
 		t.Fatalf("stopword list has %d words, NLTK's English list has 179", n)
+	}
+}
+
+// TestLowercaseTextKeepsStopwords: LowercaseText is NormalizeText with the stopwords kept —
+// the same lowercasing and apostrophes, and removing its stopwords gives NormalizeText.
+func TestLowercaseTextKeepsStopwords(t *testing.T) {
+	const s = "The People of THIS nation; we don’t Forget."
+	got := LowercaseText(s)
+	want := []string{"the", "people", "of", "this", "nation", "we", "don't", "forget"}
+	if !slices.Equal(got, want) {
+		t.Errorf("LowercaseText = %q, want %q", got, want)
+	}
+	if n := Normalize(got); !slices.Equal(n, NormalizeText(s)) {
+		t.Errorf("Normalize(LowercaseText) = %q, want NormalizeText's %q", n, NormalizeText(s))
 	}
 }
