@@ -96,8 +96,9 @@ type TrainOptions struct {
 // (FunctionWords false): they are the normalised words (stopwords removed) that every mechanism
 // reads and every scorer measures in the protocol (SPEC §3), so a model trained on sentences
 // with them would be evaluated on windows unlike its training text, and its vocabulary, drawn
-// from the training corpus, would spend rows on stopwords the protocol never releases (the
-// default GloVe vectors have rows for 127 of the 179 stopwords, so it could learn them).
+// from the training corpus, would spend rows on stopwords the protocol never releases. The
+// configured vectors have no stopword rows either unless the config sets vocabulary = "all"
+// (then the default GloVe vectors have rows for 127 of the 179 stopwords).
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{Vocab: 5000, Hidden: 128, Latent: 128, Length: 12, Batch: 64, PretrainSteps: 5000, Steps: 7000,
 		LearningRate: 0.003, Clip: 5, Reward: true, K: 5, LambdaRecon: 1, LambdaEmbed: 0.5, CenterVectors: true,
