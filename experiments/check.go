@@ -74,7 +74,7 @@ func wrapParamsError(p Params, id string, err error) error {
 			}
 		}
 	}
-	walk("", p.Values)
+	walk("", p.record)
 	msg := err.Error()
 	if !strings.HasPrefix(msg, id+": ") && !strings.HasPrefix(msg, p.Component+": ") {
 		msg = id + ": " + msg
@@ -124,11 +124,11 @@ func Describe(cfg *Config) string {
 		strings.Join(mechs, ", "), strings.Join(scorers, ", "), cfg.Repeats, cells)
 }
 
-// DecodeMechanism decodes params (as a config's params table would give them, "command line"
-// in errors) into the options of the registered mechanism name, and checks ε (ignored, and
-// may be NaN, for mechanisms without ε). The options say what they need (Needs) and build the
-// mechanism (Build).
-func DecodeMechanism(name string, eps float64, params map[string]any) (*MechanismOptions, error) {
+// DecodeMechanism decodes params (the body of a TOML inline table, as ParseParams reads it,
+// "command line" in errors) into the options of the registered mechanism name, and checks ε
+// (ignored, and may be NaN, for mechanisms without ε). The options say what they need (Needs)
+// and build the mechanism (Build).
+func DecodeMechanism(name string, eps float64, params string) (*MechanismOptions, error) {
 	entry, ok := Mechanisms[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
@@ -141,12 +141,16 @@ func DecodeMechanism(name string, eps float64, params map[string]any) (*Mechanis
 			return nil, fmt.Errorf("--epsilon %g for mechanism %q: %v", eps, name, err)
 		}
 	}
-	return entry.decode(Params{File: "command line", Table: "params", Component: name, Values: params})
+	p, err := ParseParams("command line", name, params)
+	if err != nil {
+		return nil, err
+	}
+	return entry.decode(p)
 }
 
-// DecodeClassifier decodes params (as a config's params table would give them) into the
+// DecodeClassifier decodes params (the body of a TOML inline table, see ParseParams) into the
 // options of the registered attacker or topic classifier name.
-func DecodeClassifier(name string, params map[string]any) (*ScorerOptions[learn.Classifier], error) {
+func DecodeClassifier(name string, params string) (*ScorerOptions[learn.Classifier], error) {
 	entry, ok := Scorers[name]
 	if !ok || entry.Classifier == nil {
 		var names []string
@@ -157,13 +161,20 @@ func DecodeClassifier(name string, params map[string]any) (*ScorerOptions[learn.
 		}
 		return nil, fmt.Errorf("unknown attacker or classifier %q; valid: %s", name, strings.Join(names, ", "))
 	}
-	return entry.Classifier.decode(Params{File: "command line", Table: "params", Component: name, Values: params}, entry.Needs)
+	p, err := ParseParams("command line", name, params)
+	if err != nil {
+		return nil, err
+	}
+	return entry.Classifier.decode(p, entry.Needs)
 }
 
 // ComponentNeeds is what the registered mechanism or scorer name reads from its Env with
-// params (nil: its default options).
-func ComponentNeeds(name string, params map[string]any) (Needs, error) {
-	p := Params{File: "command line", Table: "params", Component: name, Values: params}
+// params (the body of a TOML inline table, see ParseParams; "": its default options).
+func ComponentNeeds(name string, params string) (Needs, error) {
+	p, err := ParseParams("command line", name, params)
+	if err != nil {
+		return Needs{}, err
+	}
 	if e, ok := Mechanisms[name]; ok {
 		o, err := e.decode(p)
 		if err != nil {

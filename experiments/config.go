@@ -54,6 +54,8 @@ type Config struct {
 	// decoded once by validation.
 	mechOptions   []*MechanismOptions
 	scorerOptions []ScorerDecoded
+	// src is the decoding state of Text, from which the components' params are decoded.
+	src *paramSource
 }
 
 // CorpusConfig names the documents of the experiment.
@@ -165,8 +167,13 @@ type ComponentConfig struct {
 	Epsilons []float64 `toml:"epsilons"`
 	// Protocol of an authorship attacker: "static" (trained on original known texts) or
 	// "adaptive" (known texts privatised by the same mechanism first).
-	Protocol string         `toml:"protocol"`
-	Params   map[string]any `toml:"params"`
+	Protocol string `toml:"protocol"`
+	// Params is the component's params table, left undecoded by the config's decoding:
+	// validation decodes it once into the component's typed options (see Params).
+	Params toml.Primitive `toml:"params"`
+	// params is the table as written (nil: none), the record that keys cached private
+	// documents; options are never decoded from it.
+	params map[string]any
 }
 
 // GainConfig names a derived scorer: the analyst's advantage over the attacker (the "gain ΔF1"
@@ -244,6 +251,14 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 		return nil, &ConfigError{File: path, Msg: err.Error()}
 	}
 	cfg.Path, cfg.Text = path, src
+	cfg.src = &paramSource{md: md}
+	for _, comps := range [][]ComponentConfig{cfg.Mechanisms, cfg.Scorers} {
+		for i := range comps {
+			if err := cfg.src.md.PrimitiveDecode(comps[i].Params, &comps[i].params); err != nil {
+				return nil, &ConfigError{File: path, Msg: err.Error()}
+			}
+		}
+	}
 	sum := sha256.Sum256([]byte(src))
 	cfg.Hash = hex.EncodeToString(sum[:])
 	cfg.lines = locateKeys(src)
@@ -721,7 +736,8 @@ func (c *Config) scorerIDs() map[string]string {
 }
 
 func (c *Config) params(path string, comp ComponentConfig) Params {
-	return Params{File: c.Path, Table: path + ".params", Component: comp.Name, Values: comp.Params, lines: c.lines}
+	return Params{File: c.Path, Table: path + ".params", Component: comp.Name, context: stripIndices(path) + ".params",
+		table: comp.Params, src: c.src, record: comp.params, lines: c.lines}
 }
 
 // resolve interprets a relative path in the config relative to the config's folder.

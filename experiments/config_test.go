@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+
 	"dptext/internal/fixtures"
 )
 
@@ -143,5 +145,62 @@ func TestBadDataNamesTheFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Two components' params tables share one key path (mechanisms.params), so a key one
+// component decodes must still be refused in another whose options lack it: here none takes
+// order and expmech does not. The mutant is the decoder's own strictness check, which keys by
+// that shared path: decoding none's table marks "mechanisms.params.order" decoded for both.
+func TestParamsStrictnessIsPerComponent(t *testing.T) {
+	src := strings.Replace(validConfig, "[[mechanisms]]\nname = \"none\"\n", "[[mechanisms]]\nname = \"none\"\n[mechanisms.params]\norder = \"bag\"\n", 1)
+	src = strings.Replace(src, `rating = "embedding"`, "rating = \"embedding\"\norder = \"bag\"", 1)
+	_, err := ParseConfig("bad.toml", src)
+	if err == nil || !strings.Contains(err.Error(), `bad.toml:21: mechanisms[1].params.order: unknown parameter "order" of expmech`) {
+		t.Fatalf("got %v, want expmech's order refused at line 21", err)
+	}
+	// The mutant: BurntSushi/toml's Undecoded after decoding both tables finds nothing left.
+	var doc struct {
+		Mechanisms []struct {
+			Params toml.Primitive `toml:"params"`
+		} `toml:"mechanisms"`
+	}
+	md, err := toml.Decode(src, &doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var none noneOptions
+	exp := expMechOptions{}
+	if err := md.PrimitiveDecode(doc.Mechanisms[0].Params, &none); err != nil {
+		t.Fatal(err)
+	}
+	if err := md.PrimitiveDecode(doc.Mechanisms[1].Params, &exp); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range md.Undecoded() {
+		if k.String() == "mechanisms.params.order" {
+			t.Fatalf("the decoder's Undecoded reports %v: the shared key path no longer hides it, unknownKeys may be unneeded", k)
+		}
+	}
+}
+
+// Command-line params are the body of a TOML inline table: values are typed as in a config,
+// dotted keys reach nested tables, and bad text or an unknown key names what is valid.
+func TestParseParamsFromTheCommandLine(t *testing.T) {
+	o, err := DecodeMechanism("expmech", 5, `rating = "context", language_model.order = 2`)
+	if err != nil || !o.Needs().LanguageModel {
+		t.Fatalf("got %v, %v; want a context rating with a language model", o, err)
+	}
+	for body, want := range map[string]string{
+		`rating = `:                  `command line: params: "rating = ": `,
+		`ratting = "embedding"`:      `command line: params.ratting: unknown parameter "ratting" of expmech; valid: `,
+		`language_model.ordr = 2`:    `command line: params.language_model.ordr: unknown parameter`,
+		`candidates = "many"`:        `command line: params.candidates: `,
+		`candidates = 9999999999999`: `command line: params.candidates: 9999999999999: at most`,
+		`rating = "a", rating = "b"`: `command line: params: `,
+	} {
+		if _, err := DecodeMechanism("expmech", 5, body); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q…", body, err, want)
+		}
 	}
 }

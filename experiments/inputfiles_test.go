@@ -72,13 +72,13 @@ func checkFilesDeclared(t *testing.T, kind, name string, defaults any, files fun
 	for _, key := range paths {
 		declared := false
 		for _, withSwitches := range []bool{false, true} {
-			values := map[string]any{key: "some/file"}
+			values := []string{key + ` = "some/file"`}
 			if withSwitches {
 				for _, s := range switches {
-					values[s] = true
+					values = append(values, s+" = true")
 				}
 			}
-			fs, err := files(Params{File: "test.toml", Table: kind + "s", Component: name, Values: values})
+			fs, err := files(testParams(t, name, strings.Join(values, ", ")))
 			if err != nil {
 				continue
 			}

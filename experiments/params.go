@@ -1,23 +1,63 @@
 package experiments
 
 import (
-	"bytes"
+	"encoding"
 	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
 
-// Params is the `params` table of one component in a config. Decoding is strict: a key that the
-// component's options struct does not have is an error listing the valid keys.
+// Params is the `params` table of one component, as the config's single TOML decoding left it
+// (a toml.Primitive): Decode fills the component's typed options from it directly. Decoding is
+// strict: a key that the options struct does not have is an error listing the valid keys.
 type Params struct {
 	File, Table, Component string
-	Values                 map[string]any
-	lines                  keyLines
+	// context is the table's key in the decoded document ("mechanisms.params"; "" for a table
+	// that is the whole document, as ParseParams makes), stripped from the decoder's messages.
+	context string
+	table   toml.Primitive
+	src     *paramSource
+	// record is the table as written (nil: no table), for the strictness and range checks
+	// and the private-cache key; options are never decoded from it.
+	record map[string]any
+	lines  keyLines
+}
+
+// paramSource is the decoding state of the document a Params came from: the decoder's
+// metadata is not safe for concurrent use.
+type paramSource struct {
+	mu sync.Mutex
+	md toml.MetaData
+}
+
+// ParseParams reads a params table given as the body of a TOML inline table
+// (`order = "keep", oov = "drop"`: the parameter flags of a command); file names the source in
+// errors ("command line").
+func ParseParams(file, component, body string) (Params, error) {
+	p := Params{File: file, Table: "params", Component: component, context: "params"}
+	var doc struct {
+		Params toml.Primitive `toml:"params"`
+	}
+	md, err := toml.Decode("params = {"+body+"}", &doc)
+	if err != nil {
+		msg := err.Error()
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		}
+		return Params{}, &ConfigError{File: file, Key: "params", Msg: fmt.Sprintf("%q: %s (want key = value, …, values in TOML)", body, msg)}
+	}
+	p.table, p.src = doc.Params, &paramSource{md: md}
+	if err := p.src.md.PrimitiveDecode(p.table, &p.record); err != nil {
+		return Params{}, &ConfigError{File: file, Key: "params", Msg: err.Error()}
+	}
+	return p, nil
 }
 
 // Decode decodes the parameters into opts, a pointer to an options struct with toml tags whose
@@ -25,52 +65,140 @@ type Params struct {
 func (p Params) Decode(opts any) error { return p.decodeInto(opts) }
 
 func (p Params) decodeInto(opts any) error {
-	if len(p.Values) == 0 {
+	if len(p.record) == 0 {
 		return nil
 	}
-	if key, v, ok := hugeInteger("", p.Values); ok {
+	if key, v, ok := hugeInteger("", p.record); ok {
 		return p.err(key, "%d: at most %d in absolute value (a count this large cannot run)", v, MaxCount)
 	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(p.Values); err != nil {
-		return p.err("", "cannot re-encode parameters: %v", err)
-	}
-	md, err := toml.Decode(buf.String(), opts)
+	p.src.mu.Lock()
+	err := p.src.md.PrimitiveDecode(p.table, opts)
+	p.src.mu.Unlock()
 	if err != nil {
+		key, msg := "", err.Error()
 		var pe toml.ParseError
-		msg := err.Error()
 		if errors.As(err, &pe) {
-			msg = pe.Message
-		}
-		key := ""
-		// The message names a position in the re-encoded text ("toml: line 1 (last key
-		// "a.b"): …"), which means nothing to the user: keep the key, drop the rest.
-		if m := lastKeyRE.FindStringSubmatch(msg); m != nil {
+			key, msg = pe.LastKey, pe.Message
+		} else if m := lastKeyRE.FindStringSubmatch(msg); m != nil {
+			// "toml: line 3 (last key "mechanisms.params.k"): …": the line is the key's in
+			// some table of that name (array tables share one); keep the key, find the line.
 			key, msg = m[1], msg[len(m[0]):]
-		} else {
-			for k := range p.Values {
-				if strings.Contains(msg, "'"+k+"'") || strings.Contains(msg, `"`+k+`"`) {
-					key = k
-				}
-			}
+		}
+		if p.context != "" {
+			key = strings.TrimPrefix(strings.TrimPrefix(key, p.context), ".")
 		}
 		return p.err(key, "%s", strings.TrimPrefix(msg, "toml: "))
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return p.err(keys[0], "unknown parameter %q of %s; valid: %s", keys[0], p.Component, strings.Join(tomlKeys(opts), ", "))
+	if unknown := unknownKeys("", p.record, reflect.TypeOf(opts)); len(unknown) > 0 {
+		slices.Sort(unknown)
+		return p.err(unknown[0], "unknown parameter %q of %s; valid: %s", unknown[0], p.Component, strings.Join(tomlKeys(opts), ", "))
 	}
 	return nil
 }
 
-var lastKeyRE = regexp.MustCompile(`^(?:toml: )?line \d+ \(last key "([^"]+)"\): `)
+var lastKeyRE = regexp.MustCompile(`^(?:toml: )?(?:line \d+ )?\(last key "([^"]+)"\): `)
 
-// err places an error at key (dotted for nested tables, "" for the table itself): the line of
-// the key, else of its sub-table's header, else of the params table's header.
+var (
+	tomlUnmarshaler = reflect.TypeFor[toml.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// unknownKeys lists the dotted keys of v (a decoded TOML value, under prefix) that decoding
+// into a value of type t leaves unused: the decoder's own strictness check (Undecoded) cannot
+// tell apart the params tables of two components, which share one key path.
+// Keys match fields as the decoder matches them: the toml tag or the field name, exactly or
+// else ignoring case, through embedded structs.
+func unknownKeys(prefix string, v any, t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(tomlUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return nil
+	}
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		switch t.Kind() {
+		case reflect.Struct:
+			fields := tomlFields(t)
+			for k, sub := range x {
+				key := joinKey(prefix, k)
+				ft, ok := fields[k]
+				if !ok {
+					for name, f := range fields {
+						if strings.EqualFold(name, k) {
+							ft, ok = f, true
+						}
+					}
+				}
+				if !ok {
+					out = append(out, key)
+					continue
+				}
+				out = append(out, unknownKeys(key, sub, ft)...)
+			}
+		case reflect.Map:
+			for k, sub := range x {
+				out = append(out, unknownKeys(joinKey(prefix, k), sub, t.Elem())...)
+			}
+		}
+	case []map[string]any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for _, e := range x {
+				out = append(out, unknownKeys(prefix, e, t.Elem())...)
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for _, e := range x {
+				out = append(out, unknownKeys(prefix, e, t.Elem())...)
+			}
+		}
+	}
+	return out
+}
+
+// joinKey is the dotted key k under prefix ("" for the top level).
+func joinKey(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+// tomlFields maps the toml keys of struct type t (embedded structs without a tag flattened)
+// to their field types.
+func tomlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		ft := f.Type
+		if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && tag == "" && ft.Kind() == reflect.Struct {
+			for k, sub := range tomlFields(ft) {
+				if _, shadowed := out[k]; !shadowed {
+					out[k] = sub
+				}
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		out[tag] = ft
+	}
+	return out
+}
+
 // hugeInteger finds an integer parameter (nested tables and arrays included) beyond ±MaxCount,
 // returning its dotted key.
 func hugeInteger(prefix string, v any) (string, int64, bool) {
@@ -81,11 +209,7 @@ func hugeInteger(prefix string, v any) (string, int64, bool) {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			key := k
-			if prefix != "" {
-				key = prefix + "." + k
-			}
-			if kk, n, ok := hugeInteger(key, x[k]); ok {
+			if kk, n, ok := hugeInteger(joinKey(prefix, k), x[k]); ok {
 				return kk, n, true
 			}
 		}
@@ -105,6 +229,8 @@ func hugeInteger(prefix string, v any) (string, int64, bool) {
 	return "", 0, false
 }
 
+// err places an error at key (dotted for nested tables, "" for the table itself): the line of
+// the key, else of its sub-table's header, else of the params table's header.
 func (p Params) err(key, format string, args ...any) error {
 	name, line := p.Table, 0
 	if key != "" {

@@ -114,10 +114,11 @@ func TestAuditRow(t *testing.T) {
 // TestRelativeToOrderedNone: with a bag presentation of the original beside it, relative scores
 // are taken against the original in order (the first "none" whose order is not "bag").
 func TestRelativeToOrderedNone(t *testing.T) {
-	cfg := &Config{Mechanisms: []ComponentConfig{
-		{Name: "none", Label: "none-bag", Params: map[string]any{"order": "bag"}},
-		{Name: "none"},
-	}}
+	cfg, err := ParseConfig("x.toml", "name = \"x\"\n[[sets]]\nname = \"s\"\nauthors = 2\n[[scorers]]\nname = \"sr-nn\"\n"+
+		"[[mechanisms]]\nname = \"none\"\nlabel = \"none-bag\"\n[mechanisms.params]\norder = \"bag\"\n[[mechanisms]]\nname = \"none\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows := []report.Row{
 		{Set: "s", Mechanism: "none-bag", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.2},
 		{Set: "s", Mechanism: "none", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.4},

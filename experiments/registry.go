@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -159,9 +160,9 @@ type MechanismEntry struct {
 	// guess makes shards uneven, never results wrong; it must be positive.
 	Cost float64
 	// TextParams are the params `dptext obfuscate` sets when its command line does not, so
-	// that the output reads as a text (emd: order = "keep", the words written back in place);
-	// nil for none.
-	TextParams map[string]any
+	// that the output reads as a text (emd: order = "keep", the words written back in place):
+	// key → the value in TOML; nil for none.
+	TextParams map[string]string
 	// PrivacyTable, when not nil, writes the mechanism's document-level bounds computed over
 	// the whole vocabulary, for n output words at each ε (`dptext privacy`); nil: the bound
 	// needs no vocabulary-wide computation.
@@ -392,7 +393,7 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
 		Description: `EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; order = "bag": εN·EMD per document, "keep": ε·Σᵢd(xᵢ,x′ᵢ)`,
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 4,
-		TextParams: map[string]any{"order": mechanisms.OrderKeep}, // the words are written back in place
+		TextParams: map[string]string{"order": strconv.Quote(mechanisms.OrderKeep)}, // the words are written back in place
 		Spec: MechanismSpec[mechanisms.EMDOptions]{
 			Defaults: mechanisms.DefaultEMDOptions,
 			Build: func(env *Env, eps float64, o mechanisms.EMDOptions) (mechanisms.Mechanism, error) {

@@ -76,13 +76,31 @@ func goldenInputs(t *testing.T) (store *embeddings.Store, train, test [][]string
 }
 
 // goldenParams returns the parameters a mechanism needs beyond its defaults to build on
-// goldenInputs: erae and ae-dp need a model, trained here (seeded, a few steps) on the training
-// documents, with the embedding reward for erae and without it for ae-dp.
-func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]string) map[string]any {
+// goldenInputs, as a params table read from the command line: erae and ae-dp need a model (see
+// goldenModel).
+func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]string) Params {
 	t.Helper()
-	if name != "erae" && name != "ae-dp" {
-		return nil
+	body := ""
+	if name == "erae" || name == "ae-dp" {
+		body = "model = '" + goldenModel(t, name, store, train) + "'"
 	}
+	return testParams(t, name, body)
+}
+
+// testParams reads a params table of component from the body of a TOML inline table.
+func testParams(t *testing.T, component, body string) Params {
+	t.Helper()
+	p, err := ParseParams("test", component, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// goldenModel trains the model of erae or ae-dp (seeded, a few steps) on the training
+// documents, with the embedding reward for erae and without it for ae-dp, and returns its path.
+func goldenModel(t *testing.T, name string, store *embeddings.Store, train [][]string) string {
+	t.Helper()
 	o := erae.DefaultTrainOptions()
 	o.Reward = name == "erae"
 	o.Vocab, o.Hidden, o.Latent, o.Length, o.Batch, o.PretrainSteps, o.Steps = 40, 8, 4, 12, 4, 5, 10
@@ -94,7 +112,7 @@ func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]
 	if err := model.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	return map[string]any{"model": path}
+	return path
 }
 
 // registryOutputs hashes what every registered component outputs with its default options on
@@ -114,7 +132,7 @@ func registryOutputs(t *testing.T) map[string]string {
 	pool := test           // the documents and the random mechanism's outputs, for the classifiers (independent of which other mechanisms are registered)
 	for _, name := range MechanismNames() {
 		entry := Mechanisms[name]
-		o, err := entry.decode(Params{File: "golden", Table: "params", Component: name, Values: goldenParams(t, name, store, train)})
+		o, err := entry.decode(goldenParams(t, name, store, train))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +153,7 @@ func registryOutputs(t *testing.T) map[string]string {
 	}
 	for _, name := range ScorerNames() {
 		entry := Scorers[name]
-		o, err := entry.decode(Params{File: "golden", Table: "params", Component: name})
+		o, err := entry.decode(testParams(t, name, ""))
 		if err != nil {
 			t.Fatal(err)
 		}

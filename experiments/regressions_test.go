@@ -93,7 +93,7 @@ func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
 // stand-in vocabulary of `dptext check`: a config valid for any real vocabulary passes check.
 func TestCheckDoesNotHoldVocabularySizedParametersAgainstItsStandIn(t *testing.T) {
 	for _, name := range []string{"custext", "custext+"} {
-		o, err := DecodeMechanism(name, 5, map[string]any{"k": int64(20)})
+		o, err := DecodeMechanism(name, 5, "k = 20")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -109,7 +109,7 @@ func TestCheckDoesNotHoldVocabularySizedParametersAgainstItsStandIn(t *testing.T
 func TestEraeModelIsReadFromTheConfigsFolderAndFingerprinted(t *testing.T) {
 	store, train, _, _, _, _ := goldenInputs(t)
 	dir := t.TempDir()
-	model := goldenParams(t, "erae", store, train)["model"].(string)
+	model := goldenModel(t, "erae", store, train)
 	data, err := os.ReadFile(model)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
 	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | pan19 (the PAN 2019 baseline's rule: the two largest calibrated probabilities differ by less than the threshold; char-ngram-svm) | score-margin (the top two raw scores closer than the threshold) | score (top raw score below it)")
 	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject: on calibrated probabilities (pan19; the baseline's 0.1) or on the attacker's raw scores")
-	params := paramFlag{}
+	params := newParamFlag()
 	fs.Var(params, "param", "attacker parameter `key=value` (repeatable)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -36,7 +36,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	var env experiments.Env
 	env.Workers = 2
-	ao, err := experiments.DecodeClassifier(*attacker, params)
+	ao, err := experiments.DecodeClassifier(*attacker, params.String())
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"dptext/audit"
 	"dptext/experiments"
 )
@@ -36,15 +34,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 || mech.name == "" {
 		return usagef("--mechanism is required; no other arguments")
 	}
-	if *inline != "" {
-		var doc map[string]map[string]any
-		if _, err := toml.Decode("p = {"+*inline+"}", &doc); err != nil {
-			return usagef("--params %q: not a TOML inline table body (want key = value, …): %v", *inline, err)
-		}
-		for k, v := range doc["p"] {
-			mech.params[k] = v
-		}
-	}
+	mech.inline = *inline
 	o := audit.DefaultOptions()
 	o.Samples, o.Alpha, o.Pairs, o.Seed, o.MaxSamples = *samples, *alpha, *pairs, *seed, *maxSamples
 	claimSet := false // NaN is the default, so a --claim NaN given is told apart by Visit

@@ -29,7 +29,7 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				table = "mechanisms"
 			}
 			fmt.Fprintf(stdout, "# %s %s: keys of its [%s.params] table, with their defaults\n", name, versionOf(name), table)
-			needs, err := experiments.ComponentNeeds(name, nil)
+			needs, err := experiments.ComponentNeeds(name, "")
 			if err != nil {
 				return err
 			}

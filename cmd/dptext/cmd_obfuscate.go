@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -35,10 +37,8 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	if e, ok := experiments.Mechanisms[mech.name]; ok {
-		for k, v := range e.TextParams {
-			if _, set := mech.params[k]; !set {
-				mech.params[k] = v
-			}
+		for _, k := range slices.Sorted(maps.Keys(e.TextParams)) {
+			mech.params.setDefault(k, e.TextParams[k])
 		}
 	}
 	mo, err := mech.decode()

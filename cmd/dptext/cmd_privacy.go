@@ -15,7 +15,7 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	mech := fs.String("mechanism", "syntf", "mechanism (syntf)")
 	epsList := fs.String("epsilons", "47.5", "comma-separated ε grid")
 	n := fs.Int("n", 150, "output length n of SynTF")
-	params := paramFlag{}
+	params := newParamFlag()
 	fs.Var(params, "param", "mechanism parameter key=value (repeatable), e.g. s=0.3")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -42,7 +42,10 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	p := experiments.Params{File: "command line", Table: "params", Component: *mech, Values: params}
+	p, err := experiments.ParseParams("command line", *mech, params.String())
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
 	return entry.PrivacyTable(ctx, stdout, store, eps, *n, p)
 }
