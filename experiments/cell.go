@@ -68,7 +68,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		return err
 	}
 	row := func(scorer, metric string, v float64) report.Row {
-		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps.rowValue(), Repeat: c.rep,
+		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps, Repeat: c.rep,
 			Scorer: scorer, Metric: metric, Value: v}
 	}
 	var rows []report.Row

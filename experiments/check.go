@@ -32,7 +32,7 @@ func CheckComponents(cfg *Config) error {
 			return err
 		}
 		for _, e := range epsilonsOf(m) {
-			if _, err := o.Build(env, e.value); err != nil {
+			if _, err := o.Build(env, e.Value()); err != nil {
 				return wrapParamsError(cfg.params(fmt.Sprintf("mechanisms[%d]", i), m), m.ID(), err)
 			}
 		}

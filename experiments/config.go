@@ -164,7 +164,7 @@ type ComponentConfig struct {
 	Name string `toml:"name"`
 	// Label distinguishes two uses of the same component (defaults to Name).
 	Label    string    `toml:"label"`
-	Epsilons []float64 `toml:"epsilons"`
+	Epsilons []report.Epsilon `toml:"epsilons"`
 	// Protocol of an authorship attacker: "static" (trained on original known texts) or
 	// "adaptive" (known texts privatised by the same mechanism first).
 	Protocol string `toml:"protocol"`
@@ -631,9 +631,9 @@ func (c *Config) validateMechanisms() error {
 		if !entry.UsesEpsilon && len(m.Epsilons) > 0 {
 			return c.errAt(path, "epsilons", "mechanism %q takes no ε; remove the key", m.Name)
 		}
-		seenEps := map[float64]bool{}
+		seenEps := map[report.Epsilon]bool{}
 		for _, e := range m.Epsilons {
-			if err := entry.Epsilons.Check(e); err != nil {
+			if err := entry.Epsilons.Check(e.Value()); err != nil {
 				return c.errAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
 			}
 			if seenEps[e] {

@@ -31,18 +31,18 @@ func derivedRows(cfg *Config, rows []report.Row) []report.Row {
 	}
 	type cellKey struct {
 		set, mech string
-		eps       string
+		eps       report.Epsilon
 		rep       int
 	}
 	values := map[cellKey]map[string]float64{} // scorer/metric → value
-	epsOf := map[cellKey]float64{}             // the cell's ε as its rows hold it
+	epsOf := map[cellKey]report.Epsilon{}      // the cell's ε as its rows hold it
 	var order []cellKey
 	var out []report.Row
 	for _, r := range rows {
 		if r.Mechanism == "" {
 			continue
 		}
-		ck := cellKey{r.Set, r.Mechanism, report.FormatEpsilon(r.Epsilon), r.Repeat}
+		ck := cellKey{r.Set, r.Mechanism, r.Epsilon, r.Repeat}
 		if values[ck] == nil {
 			values[ck] = map[string]float64{}
 			epsOf[ck] = r.Epsilon

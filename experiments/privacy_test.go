@@ -79,7 +79,7 @@ func TestAuditRow(t *testing.T) {
 	}
 	set := &SetData{Name: "s", Eval: [][]string{{"w1", "w2"}, {"w3", "w4"}}}
 	row := func(scorer, metric string, v float64) report.Row {
-		return report.Row{Set: "s", Mechanism: "emd", Epsilon: 1, Scorer: scorer, Metric: metric, Value: v}
+		return report.Row{Set: "s", Mechanism: "emd", Epsilon: report.EpsilonOf(1), Scorer: scorer, Metric: metric, Value: v}
 	}
 	cfg := &Config{Seed: 3, Audit: &AuditConfig{Samples: 500, Alpha: 0.05, Pairs: 1}}
 	rows, err := privacyRows(m, set, set.Eval, row, &Env{Embeddings: store}, cfg)
@@ -120,8 +120,8 @@ func TestRelativeToOrderedNone(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := []report.Row{
-		{Set: "s", Mechanism: "none-bag", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.2},
-		{Set: "s", Mechanism: "none", Epsilon: math.NaN(), Scorer: "a", Metric: "accuracy", Value: 0.4},
+		{Set: "s", Mechanism: "none-bag", Scorer: "a", Metric: "accuracy", Value: 0.2},
+		{Set: "s", Mechanism: "none", Scorer: "a", Metric: "accuracy", Value: 0.4},
 	}
 	found := false
 	for _, r := range derivedRows(cfg, rows) {

@@ -51,43 +51,16 @@ type RunOptions struct {
 // cell is one (set, mechanism, ε, repeat) combination: the unit of work and of resumption.
 type cell struct {
 	set, mech int
-	eps       epsilon
+	eps       report.Epsilon
 	rep       int
 }
 
-// epsilon is a cell's privacy parameter: ε for mechanisms with one, absent (ok false) for the
-// others, which carry no placeholder value.
-type epsilon struct {
-	value float64
-	ok    bool
-}
-
-// String is ε in its shortest form, "" when absent: the form of results.csv and cell paths.
-func (e epsilon) String() string {
-	if !e.ok {
-		return ""
-	}
-	return strconv.FormatFloat(e.value, 'g', -1, 64)
-}
-
-// rowValue is ε as report.Row holds it, whose convention for "no ε" is NaN (shown as "–").
-func (e epsilon) rowValue() float64 {
-	if !e.ok {
-		return math.NaN()
-	}
-	return e.value
-}
-
 // epsilonsOf lists the ε of a configured mechanism: its epsilons, or one absent ε.
-func epsilonsOf(m ComponentConfig) []epsilon {
+func epsilonsOf(m ComponentConfig) []report.Epsilon {
 	if len(m.Epsilons) == 0 {
-		return []epsilon{{}}
+		return []report.Epsilon{report.NoEpsilon}
 	}
-	out := make([]epsilon, len(m.Epsilons))
-	for i, v := range m.Epsilons {
-		out[i] = epsilon{value: v, ok: true}
-	}
-	return out
+	return m.Epsilons
 }
 
 func (c cell) path(cfg *Config, sets []*SetData) string {
@@ -604,7 +577,7 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := o.Build(r.env(set), c.eps.value)
+		m, err := o.Build(r.env(set), c.eps.Value())
 		if err != nil {
 			return nil, fmt.Errorf("mechanism %s at ε = %s: %w", mc.ID(), c.eps, err)
 		}
@@ -637,7 +610,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 				return nil, err
 			}
 			s := learn.Score(set.TopicValidationLabels, pred)
-			rows := []report.Row{{Set: set.Name, Epsilon: math.NaN(), Repeat: c.rep, Scorer: sc.ID(),
+			rows := []report.Row{{Set: set.Name, Repeat: c.rep, Scorer: sc.ID(),
 				Metric: report.MetricValidationAccuracy, Value: s.Accuracy}}
 			if err := r.writeRows(filepath.Join(r.dir, "cells", fitFile(key)), fitPath(key), rows, nil, ""); err != nil {
 				return nil, err
@@ -733,7 +706,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 
 func splitRows(s *SetData) []report.Row {
 	row := func(metric string, v float64) report.Row {
-		return report.Row{Set: s.Name, Epsilon: math.NaN(), Repeat: s.Repeat, Scorer: "split", Metric: metric, Value: v}
+		return report.Row{Set: s.Name, Repeat: s.Repeat, Scorer: "split", Metric: metric, Value: v}
 	}
 	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
 		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval)))}

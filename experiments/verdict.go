@@ -199,7 +199,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 	type itemKey struct{ rep, item int }
 	type pointKey struct {
 		mech int
-		eps  epsilon
+		eps  report.Epsilon
 	}
 	index := map[itemKey]int{}
 	var keys []itemKey
@@ -266,7 +266,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 	}
 	var points []report.CurvePoint
 	for _, pk := range order {
-		p := report.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps.rowValue(), Scores: map[string][]float64{}}
+		p := report.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
 		for name := range wanted {
 			xs := make([]float64, len(keys))
 			for i, k := range keys {
@@ -419,12 +419,12 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 	set := r.sets[si]
 	type key struct {
 		mech string
-		eps  float64
+		eps  report.Epsilon
 	}
 	sums := map[key]map[string]float64{}
 	counts := map[key]map[string]int{}
 	for _, row := range results {
-		if row.Set != set.Name || row.Scorer != "privacy" || math.IsNaN(row.Epsilon) {
+		if row.Set != set.Name || row.Scorer != "privacy" || !row.Epsilon.Set() {
 			continue
 		}
 		k := key{row.Mechanism, row.Epsilon}
@@ -467,7 +467,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		var ps []report.CurvePoint
 		var skipped, unaudited, mechs []string
 		for _, p := range points {
-			if units[p.Mechanism] != unit || math.IsNaN(p.Epsilon) {
+			if units[p.Mechanism] != unit || !p.Epsilon.Set() {
 				continue
 			}
 			if !slices.Contains(mechs, p.Mechanism) {
