@@ -129,11 +129,8 @@ type ProtocolConfig struct {
 	// is held out to report validation accuracy.
 	ValidationShare float64 `toml:"validation_share"`
 	// Topics chooses the topics the evaluation authors are balanced over: a number N (the N
-	// topics with the most eligible authors; default 2) or a list of topic names. Decoded into
-	// TopicCount or TopicNames.
-	Topics     any      `toml:"topics"`
-	TopicCount int      `toml:"-"`
-	TopicNames []string `toml:"-"`
+	// topics with the most eligible authors; default 2) or a list of topic names.
+	Topics Topics `toml:"topics"`
 	// Resample is what each repeat draws anew: "none" (default), "snippets" (each author's
 	// stories) or "authors" (the evaluation authors and their stories).
 	Resample string `toml:"resample"`
@@ -197,7 +194,7 @@ func (c ComponentConfig) ID() string {
 // DefaultProtocol is the paper's protocol: known = first 2000 words, unknown = last 1000.
 func DefaultProtocol() ProtocolConfig {
 	return ProtocolConfig{Kind: ProtocolAuthorship, KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1,
-		TopicTrainWords: 2000, ValidationShare: 0.2, MinTopicsPerAuthor: 1, TestShare: 0.4, Topics: int64(2), Resample: ResampleNone}
+		TopicTrainWords: 2000, ValidationShare: 0.2, MinTopicsPerAuthor: 1, TestShare: 0.4, Topics: Topics{Count: 2}, Resample: ResampleNone}
 }
 
 // ConfigError is an error in a config file, naming the file, line (when known) and key.
@@ -246,7 +243,13 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &ConfigError{File: path, Line: pe.Position.Line, Msg: pe.Message}
+			// A value the decoder or a type's UnmarshalTOML refused names its key: the key
+			// written on that line, when it is the decoder's last key.
+			key := ""
+			if p, k := locateKeys(src).at(pe.Position.Line); pe.LastKey != "" && stripIndices(joinKey(p, k)) == pe.LastKey {
+				key = joinKey(p, k)
+			}
+			return nil, &ConfigError{File: path, Line: pe.Position.Line, Key: key, Msg: pe.Message}
 		}
 		return nil, &ConfigError{File: path, Msg: err.Error()}
 	}
@@ -550,36 +553,46 @@ func (c *Config) validate() error {
 	return c.validateReport()
 }
 
-// validateTopicsResample decodes [protocol] topics (a number ≥ 2 or a list of at least two
-// distinct names) and checks resample.
-func (c *Config) validateTopicsResample() error {
-	p := &c.Protocol
-	p.TopicCount, p.TopicNames = 0, nil
-	switch v := p.Topics.(type) {
+// Topics is [protocol] topics: a number (Count, the topics with the most eligible authors)
+// or a list of names (Names); exactly one is set.
+type Topics struct {
+	Count int
+	Names []string
+}
+
+// UnmarshalTOML decodes a number from 2 to 1000 or a list of at least two distinct names.
+func (t *Topics) UnmarshalTOML(v any) error {
+	*t = Topics{}
+	switch x := v.(type) {
 	case int64:
-		if v < 2 || v > 1000 {
-			return c.errAt("protocol", "topics", "%d: want a number of topics from 2 to 1000, or a list of topic names", v)
+		if x < 2 || x > 1000 {
+			return fmt.Errorf("%d: want a number of topics from 2 to 1000, or a list of topic names", x)
 		}
-		p.TopicCount = int(v)
+		t.Count = int(x)
 	case []any:
-		seen := map[string]bool{}
-		for i, e := range v {
+		for i, e := range x {
 			name, ok := e.(string)
 			if !ok || strings.TrimSpace(name) == "" {
-				return c.errAt("protocol", "topics", "entry %d is %v: want topic names (strings)", i+1, e)
+				return fmt.Errorf("entry %d is %#v: want topic names (strings)", i+1, e)
 			}
-			if seen[name] {
-				return c.errAt("protocol", "topics", "%q appears twice", name)
+			if slices.Contains(t.Names, name) {
+				return fmt.Errorf("%q appears twice", name)
 			}
-			seen[name] = true
-			p.TopicNames = append(p.TopicNames, name)
+			t.Names = append(t.Names, name)
 		}
-		if len(p.TopicNames) < 2 {
-			return c.errAt("protocol", "topics", "%d name(s): want at least 2 topics", len(p.TopicNames))
+		if len(t.Names) < 2 {
+			return fmt.Errorf("%d name(s): want at least 2 topics", len(t.Names))
 		}
 	default:
-		return c.errAt("protocol", "topics", "%v: want a number (the N topics with the most eligible authors) or a list of topic names", v)
+		return fmt.Errorf("%v: want a number (the N topics with the most eligible authors) or a list of topic names", v)
 	}
+	return nil
+}
+
+// validateTopicsResample checks resample against the protocol ([protocol] topics is checked
+// by its decoding, Topics.UnmarshalTOML).
+func (c *Config) validateTopicsResample() error {
+	p := &c.Protocol
 	switch p.Resample {
 	case ResampleNone:
 	case ResampleSnippets, ResampleAuthors:

@@ -30,11 +30,11 @@ func TestConfigCorporaKeys(t *testing.T) {
 		}
 	}
 	cfg, err := ParseConfig(filepath.Join(dir, "c.toml"), strings.Replace(base, "%PROTO%", "topics = [\"sea\", \"land\"]\nresample = \"authors\"", 1))
-	if err != nil || cfg.Protocol.TopicCount != 0 || len(cfg.Protocol.TopicNames) != 2 || cfg.Protocol.Resample != ResampleAuthors {
+	if err != nil || cfg.Protocol.Topics.Count != 0 || len(cfg.Protocol.Topics.Names) != 2 || cfg.Protocol.Resample != ResampleAuthors {
 		t.Errorf("valid topics list: %v %+v", err, cfg)
 	}
 	cfg, err = ParseConfig(filepath.Join(dir, "c.toml"), strings.Replace(base, "%PROTO%", "", 1))
-	if err != nil || cfg.Protocol.TopicCount != 2 || cfg.Protocol.Resample != ResampleNone {
+	if err != nil || cfg.Protocol.Topics.Count != 2 || cfg.Protocol.Resample != ResampleNone {
 		t.Errorf("defaults: %v %+v", err, cfg.Protocol)
 	}
 	_, err = ParseConfig(filepath.Join(dir, "c.toml"), strings.Replace(strings.Replace(base, "%PROTO%", "", 1), "path = \"c.jsonl\"", "path = \"c.jsonl\"\nlanguage = \"en\"", 1))

@@ -65,6 +65,7 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 		{"zero epsilon", "epsilons = [30, 10]", "epsilons = [30, 0]", []string{"bad.toml:16:", "epsilons", "finite number > 0"}},
 		{"nan epsilon", "epsilons = [30, 10]", "epsilons = [nan, 10]", []string{"bad.toml:16:", "NaN", "finite number > 0"}},
 		{"negative epsilon", "epsilons = [30, 10]", "epsilons = [-1]", []string{"bad.toml:16:", "finite number > 0"}},
+		{"string epsilon", "epsilons = [30, 10]", `epsilons = ["a", 10]`, []string{"bad.toml:16:", "mechanisms[1].epsilons", `"a" (a string): want a number`}},
 		{"epsilon for none", `name = "none"`, "name = \"none\"\nepsilons = [1]", []string{"bad.toml:13:", "takes no ε"}},
 		{"unknown parameter", `rating = "embedding"`, `ratting = "embedding"`, []string{"bad.toml:18:", "mechanisms[1].params.ratting", "unknown parameter", "rating"}},
 		{"unknown nested parameter", `rating = "embedding"`, "rating = \"embedding\"\n[mechanisms.params.language_model]\nordr = 3", []string{"mechanisms[1].params.language_model", `"language_model.ordr"`, "unknown parameter"}},

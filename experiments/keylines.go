@@ -108,6 +108,18 @@ var indexRE = regexp.MustCompile(`\[\d+\]`)
 
 func stripIndices(path string) string { return indexRE.ReplaceAllString(path, "") }
 
+// at returns the table path and key written on line, or "", "" when no key is.
+func (kl keyLines) at(line int) (path, key string) {
+	for p, keys := range kl {
+		for k, l := range keys {
+			if l == line && k != "" {
+				return p, k
+			}
+		}
+	}
+	return "", ""
+}
+
 // has reports whether a table with the unindexed path table appears in the source.
 func (kl keyLines) has(table string) bool {
 	for path := range kl {

@@ -80,9 +80,9 @@ func protocolNote(cfg *Config) string {
 		return fmt.Sprintf("Protocol: classification (SynTF): the suspects are each set's most prolific authors active in at least %s; %s, %.0f %% of each suspect's held out for testing; %s, seed %d.",
 			plural(p.MinTopicsPerAuthor, "topic"), chunks, 100*p.TestShare, repeatsPhrase(cfg.Repeats), cfg.Seed)
 	}
-	topics := fmt.Sprintf("the %d topics with the most eligible authors", p.TopicCount)
-	if len(p.TopicNames) > 0 {
-		topics = "the topics " + strings.Join(p.TopicNames, ", ")
+	topics := fmt.Sprintf("the %d topics with the most eligible authors", p.Topics.Count)
+	if len(p.Topics.Names) > 0 {
+		topics = "the topics " + strings.Join(p.Topics.Names, ", ")
 	}
 	if p.SnippetsPerAuthor > 0 {
 		return fmt.Sprintf("Protocol: authors balanced over %s, %s per author; known text = its first %d words; %d disjoint snippets of %d words per author (the last window of each of the author's stories first, then earlier windows, never overlapping a known text), normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %s, seed %d.",

@@ -218,19 +218,19 @@ func newPool(cfg *Config, docs []corpus.Document) (*pool, error) {
 	}
 	pl.rank = append([]string(nil), all...)
 	sort.SliceStable(pl.rank, func(i, j int) bool { return len(pl.eligible[pl.rank[i]]) > len(pl.eligible[pl.rank[j]]) })
-	if len(p.TopicNames) > 0 {
-		for i, t := range p.TopicNames {
+	if len(p.Topics.Names) > 0 {
+		for i, t := range p.Topics.Names {
 			if pl.writers[t] == nil {
 				return nil, cfg.errAt("protocol", "topics", "topic %q (entry %d) is not a topic of the corpus; topics with the most eligible authors: %s",
 					t, i+1, pl.describeRank(8))
 			}
 		}
-		pl.topics = append([]string(nil), p.TopicNames...)
+		pl.topics = append([]string(nil), p.Topics.Names...)
 	} else {
-		if p.TopicCount > len(all) {
-			return nil, cfg.errAt("protocol", "topics", "%d: the corpus has %d topics", p.TopicCount, len(all))
+		if p.Topics.Count > len(all) {
+			return nil, cfg.errAt("protocol", "topics", "%d: the corpus has %d topics", p.Topics.Count, len(all))
 		}
-		pl.topics = append([]string(nil), pl.rank[:p.TopicCount]...)
+		pl.topics = append([]string(nil), pl.rank[:p.Topics.Count]...)
 	}
 	sort.Strings(pl.topics)
 	return pl, nil

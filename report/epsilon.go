@@ -73,13 +73,13 @@ func (e *Epsilon) UnmarshalTOML(v any) error {
 	switch x := v.(type) {
 	case int64:
 		if x > 1<<53 || x < -(1<<53) {
-			return fmt.Errorf("epsilons: %d: beyond the integers a float64 holds exactly", x)
+			return fmt.Errorf("%d: beyond the integers a float64 holds exactly", x)
 		}
 		*e = EpsilonOf(float64(x))
 	case float64:
 		*e = EpsilonOf(x)
 	default:
-		return fmt.Errorf("epsilons: %#v (a %T): want a number", v, v)
+		return fmt.Errorf("%#v (a %T): want a number", v, v)
 	}
 	return nil
 }
