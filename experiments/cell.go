@@ -36,7 +36,7 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 	base := r.cellPath(c)
 	gens := make([]*rand.Rand, len(docs))
 	for i := range docs {
-		gens[i] = rngs.New(r.cfg.Seed, fmt.Sprintf("%s/%s=%d", base, what, i))
+		gens[i] = rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("%s/%s=%d", base, what, i))
 	}
 	// Every document with its own stream, all in one call: a BatchMechanism shares the work
 	// that depends on a word only across the documents, with the outputs of one call each.
@@ -121,7 +121,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			return err
 		}
 		start := time.Now()
-		pred := f.predict(r.cfg.Seed, "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		pred := f.predict(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
 		r.spent.add("predict", start)
 		truth := set.EvalAuthors
 		if entry.Task == TaskTopic {

@@ -25,7 +25,7 @@ import (
 type Config struct {
 	Name        string `toml:"name"`
 	Description string `toml:"description"`
-	Seed        uint64 `toml:"seed"`
+	Seed        Seed   `toml:"seed"`
 	Repeats     int    `toml:"repeats"`
 
 	Corpus     CorpusConfig      `toml:"corpus"`
@@ -160,7 +160,7 @@ type SetConfig struct {
 type ComponentConfig struct {
 	Name string `toml:"name"`
 	// Label distinguishes two uses of the same component (defaults to Name).
-	Label    string    `toml:"label"`
+	Label    string           `toml:"label"`
 	Epsilons []report.Epsilon `toml:"epsilons"`
 	// Protocol of an authorship attacker: "static" (trained on original known texts) or
 	// "adaptive" (known texts privatised by the same mechanism first).
@@ -348,17 +348,20 @@ func checkName(name string) error {
 	return nil
 }
 
-// checkSeed rejects a negative seed, which the TOML decoder would wrap around to a huge one.
-func (c *Config) checkSeed() error {
-	var raw struct {
-		Seed any `toml:"seed"`
+// Seed is a config's random seed. Its decoding refuses a negative number, which the TOML
+// decoder would wrap around to a huge unsigned one.
+type Seed uint64
+
+// UnmarshalTOML decodes an integer ≥ 0.
+func (s *Seed) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		return fmt.Errorf("%#v: want an integer from 0 to %d", v, math.MaxInt64)
+	case n < 0:
+		return fmt.Errorf("%d: want an integer from 0 to %d", n, math.MaxInt64)
 	}
-	if _, err := toml.Decode(c.Text, &raw); err != nil {
-		return nil // reported by the strict decode
-	}
-	if v, ok := raw.Seed.(int64); ok && v < 0 {
-		return c.errAt("", "seed", "%d: want an integer from 0 to %d", v, uint64(math.MaxUint64))
-	}
+	*s = Seed(n)
 	return nil
 }
 
@@ -414,9 +417,6 @@ func plotName(s string) string {
 func (c *Config) validate() error {
 	if err := checkName(c.Name); err != nil {
 		return c.errAt("", "name", "%v", err)
-	}
-	if err := c.checkSeed(); err != nil {
-		return err
 	}
 	if c.Repeats < 1 {
 		return c.errAt("", "repeats", "%d: want at least 1", c.Repeats)

@@ -22,7 +22,7 @@ type fingerprint struct {
 }
 
 func newFingerprint(cfg *Config, inputs []Input) *fingerprint {
-	fp := &fingerprint{ConfigHash: cfg.Hash, Seed: cfg.Seed, Components: componentVersions(cfg), Inputs: map[string]string{}}
+	fp := &fingerprint{ConfigHash: cfg.Hash, Seed: uint64(cfg.Seed), Components: componentVersions(cfg), Inputs: map[string]string{}}
 	for _, in := range inputs {
 		fp.Inputs[in.Role] = in.SHA256
 	}

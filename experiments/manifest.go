@@ -78,7 +78,7 @@ type Input struct {
 
 func newManifest(cfg *Config, jobs int) *Manifest {
 	m := &Manifest{Tool: "dptext", Status: StatusRunning, Name: cfg.Name, ConfigPath: filepath.ToSlash(cfg.Path),
-		ConfigHash: cfg.Hash, Config: cfg.Text, Seed: cfg.Seed, Repeats: cfg.Repeats, Jobs: jobs,
+		ConfigHash: cfg.Hash, Config: cfg.Text, Seed: uint64(cfg.Seed), Repeats: cfg.Repeats, Jobs: jobs,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Modules: map[string]string{}, Started: time.Now().UTC(), PID: os.Getpid(), Host: hostname()}
 	m.Heartbeat = &m.Started

@@ -155,7 +155,7 @@ func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.
 			return nil, err
 		}
 		o := audit.DefaultOptions()
-		o.Samples, o.Alpha, o.Pairs, o.Seed = cfg.Audit.Samples, cfg.Audit.Alpha, cfg.Audit.Pairs, cfg.Seed
+		o.Samples, o.Alpha, o.Pairs, o.Seed = cfg.Audit.Samples, cfg.Audit.Alpha, cfg.Audit.Pairs, uint64(cfg.Seed)
 		rep, err := audit.Run(t, o)
 		if err != nil {
 			return nil, err

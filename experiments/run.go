@@ -600,12 +600,12 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
 		defer r.spent.add("fit", time.Now())
-		if err := clf.Fit(rngs.New(r.cfg.Seed, "fit/"+key), docs, labels); err != nil {
+		if err := clf.Fit(rngs.New(uint64(r.cfg.Seed), "fit/"+key), docs, labels); err != nil {
 			return nil, fmt.Errorf("scorer %s on set %s: %w", sc.ID(), set.Name, err)
 		}
 		f := &fitted{c: clf}
 		if entry.Task == TaskTopic && len(set.TopicValidation) > 0 && r.writesFit(key) {
-			pred := f.predict(r.cfg.Seed, "validate/"+key, set.TopicValidation)
+			pred := f.predict(uint64(r.cfg.Seed), "validate/"+key, set.TopicValidation)
 			if err := r.ctx.Err(); err != nil { // a cancelled predict may have stopped short
 				return nil, err
 			}

@@ -384,7 +384,7 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 			return nil, pl.infeasible(cfg, sc.Name, 2)
 		}
 	}
-	placed := pl.assign(pl.topics, n, rngs.New(cfg.Seed, authorKey))
+	placed := pl.assign(pl.topics, n, rngs.New(uint64(cfg.Seed), authorKey))
 	if placed == nil {
 		return nil, pl.infeasible(cfg, sc.Name, n)
 	}
@@ -407,7 +407,7 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 			inSet[a] = true
 		}
 	}
-	rng := rngs.New(cfg.Seed, storyKey)
+	rng := rngs.New(uint64(cfg.Seed), storyKey)
 	for _, a := range s.Authors {
 		t := s.AuthorTopic[a]
 		stories := pl.stories[a][t]
@@ -425,7 +425,7 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 			}
 		}
 		if p.SnippetsPerAuthor > 0 {
-			for _, sn := range pickSnippets(stories, pick, p, rngs.New(cfg.Seed, storyKey+"/snippets/author="+a)) {
+			for _, sn := range pickSnippets(stories, pick, p, rngs.New(uint64(cfg.Seed), storyKey+"/snippets/author="+a)) {
 				s.Eval = append(s.Eval, text.Normalize(sn.words))
 				s.EvalAuthors = append(s.EvalAuthors, a)
 				s.EvalTopics = append(s.EvalTopics, t)
@@ -459,7 +459,7 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 // together, are held out for validation, so that no document has chunks on both sides.
 func topicTraining(cfg *Config, s *SetData, inSet map[string]bool, docs []corpus.Document) error {
 	p := cfg.Protocol
-	rng := rngs.New(cfg.Seed, "topic-train/set="+s.drawKey)
+	rng := rngs.New(uint64(cfg.Seed), "topic-train/set="+s.drawKey)
 	byTopic := map[string][][][]string{} // topic → documents → chunks
 	wanted := map[string]bool{}
 	for _, t := range s.Topics {

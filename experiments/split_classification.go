@@ -76,7 +76,7 @@ func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, 
 			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", si), "authors", "set %q: asks for the top %d authors but only %d have at least 2 documents in at least %d topic(s); lower [[sets]] authors or [protocol] min_topics_per_author",
 				sc.Name, sc.Authors, len(eligible), p.MinTopicsPerAuthor)
 		}
-		rng := rngs.New(cfg.Seed, "split/set="+sc.Name)
+		rng := rngs.New(uint64(cfg.Seed), "split/set="+sc.Name)
 		s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), drawKey: sc.Name}
 		topics := map[string]bool{}
 		for _, c := range eligible[:sc.Authors] {

@@ -291,7 +291,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		return nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
 	}
 	name := r.sets[si].Name
-	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(r.cfg.Seed, "verdict/set="+name))
+	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(uint64(r.cfg.Seed), "verdict/set="+name))
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 	if len(authors) < 4 {
 		return nil, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
 	}
-	perm := rngs.New(r.cfg.Seed, "verdict-halves/set="+name).Perm(len(authors))
+	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
 	var halves [2]*report.VerdictResult
 	for h := range halves {
 		in := map[int]int{} // author index → index within the half
@@ -345,7 +345,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 				hp[j].Scores[s] = ys
 			}
 		}
-		if halves[h], err = report.MatchedVerdicts(spec, subCluster, len(in), hp, rngs.New(r.cfg.Seed, fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
+		if halves[h], err = report.MatchedVerdicts(spec, subCluster, len(in), hp, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
 			return nil, err
 		}
 	}
@@ -514,7 +514,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		if len(unaudited) > 0 {
 			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, no audited ε (no audit test bounded anything): %s.", strings.Join(unaudited, "; ")))
 		}
-		res, err := report.MatchedVerdicts(spec, cluster, nAuthors, ps, rngs.New(r.cfg.Seed, fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
+		res, err := report.MatchedVerdicts(spec, cluster, nAuthors, ps, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
 		if err != nil {
 			return nil, err
 		}

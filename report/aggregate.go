@@ -123,7 +123,6 @@ func (r rank) add(name string) {
 	}
 }
 
-
 func sortByRepeat(c *Cell) {
 	order := make([]int, len(c.Repeats))
 	for i := range order {
