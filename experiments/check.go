@@ -1,15 +1,14 @@
 package experiments
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"dptext/configfile"
 	"dptext/embeddings"
 	"dptext/learn"
 )
@@ -33,7 +32,7 @@ func CheckComponents(cfg *Config) error {
 		}
 		for _, e := range epsilonsOf(m) {
 			if _, err := o.Build(env, e.Value()); err != nil {
-				return wrapParamsError(cfg.params(fmt.Sprintf("mechanisms[%d]", i), m), m.ID(), err)
+				return m.params.PlaceError(m.ID(), err)
 			}
 		}
 	}
@@ -47,48 +46,11 @@ func CheckComponents(cfg *Config) error {
 			}
 		}
 		if err != nil {
-			return wrapParamsError(cfg.params(fmt.Sprintf("scorers[%d]", i), s), s.ID(), err)
+			return s.params.PlaceError(s.ID(), err)
 		}
 	}
 	return nil
 }
-
-// wrapParamsError places a constructor's error in the component's params table p: at the
-// line of the key the message names (constructors say "KEY = VALUE: want …") when the table
-// sets that key, else at the table's header. Decoding errors already name their key and line.
-func wrapParamsError(p Params, id string, err error) error {
-	var ce *ConfigError
-	if errors.As(err, &ce) {
-		return err
-	}
-	set := map[string]string{} // leaf key → dotted key, for the keys the table sets
-	var walk func(prefix string, v map[string]any)
-	walk = func(prefix string, v map[string]any) {
-		for _, k := range sortedKeys(v) {
-			if sub, ok := v[k].(map[string]any); ok {
-				walk(prefix+k+".", sub)
-				continue
-			}
-			if _, dup := set[k]; !dup {
-				set[k] = prefix + k
-			}
-		}
-	}
-	walk("", p.record)
-	msg := err.Error()
-	if !strings.HasPrefix(msg, id+": ") && !strings.HasPrefix(msg, p.Component+": ") {
-		msg = id + ": " + msg
-	}
-	for _, m := range namedKeyRE.FindAllStringSubmatch(msg, -1) {
-		if key, ok := set[m[1]]; ok {
-			return p.err(key, "%s", msg)
-		}
-	}
-	return p.err("", "%s", msg)
-}
-
-// namedKeyRE finds the "KEY = " by which a constructor's error names an option.
-var namedKeyRE = regexp.MustCompile(`(?:^|[:,] )([a-z][a-z0-9_]*) = `)
 
 // tinyStore is a three-word vocabulary for CheckComponents.
 func tinyStore() *embeddings.Store {
@@ -141,7 +103,7 @@ func DecodeMechanism(name string, eps float64, params string) (*MechanismOptions
 			return nil, fmt.Errorf("--epsilon %g for mechanism %q: %v", eps, name, err)
 		}
 	}
-	p, err := ParseParams("command line", name, params)
+	p, err := configfile.ParseParams("command line", name, params)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +123,7 @@ func DecodeClassifier(name string, params string) (*ScorerOptions[learn.Classifi
 		}
 		return nil, fmt.Errorf("unknown attacker or classifier %q; valid: %s", name, strings.Join(names, ", "))
 	}
-	p, err := ParseParams("command line", name, params)
+	p, err := configfile.ParseParams("command line", name, params)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +133,7 @@ func DecodeClassifier(name string, params string) (*ScorerOptions[learn.Classifi
 // ComponentNeeds is what the registered mechanism or scorer name reads from its Env with
 // params (the body of a TOML inline table, see ParseParams; "": its default options).
 func ComponentNeeds(name string, params string) (Needs, error) {
-	p, err := ParseParams("command line", name, params)
+	p, err := configfile.ParseParams("command line", name, params)
 	if err != nil {
 		return Needs{}, err
 	}

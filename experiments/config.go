@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"dptext/configfile"
 	"dptext/embeddings"
 	"dptext/report"
 )
@@ -47,15 +48,13 @@ type Config struct {
 	Text string `toml:"-"`
 	Hash string `toml:"-"`
 
-	lines keyLines
+	lines configfile.Lines
 	// skipFileChecks: validation does not look the corpus and embeddings paths up.
 	skipFileChecks bool
 	// mechOptions[i] and scorerOptions[i] are the params of Mechanisms[i] and Scorers[i],
 	// decoded once by validation.
 	mechOptions   []*MechanismOptions
 	scorerOptions []ScorerDecoded
-	// src is the decoding state of Text, from which the components' params are decoded.
-	src *paramSource
 }
 
 // CorpusConfig names the documents of the experiment.
@@ -168,9 +167,8 @@ type ComponentConfig struct {
 	// Params is the component's params table, left undecoded by the config's decoding:
 	// validation decodes it once into the component's typed options (see Params).
 	Params toml.Primitive `toml:"params"`
-	// params is the table as written (nil: none), the record that keys cached private
-	// documents; options are never decoded from it.
-	params map[string]any
+	// params is the table, ready to decode (its Record keys cached private documents).
+	params configfile.Params
 }
 
 // GainConfig names a derived scorer: the analyst's advantage over the attacker (the "gain ΔF1"
@@ -195,26 +193,6 @@ func (c ComponentConfig) ID() string {
 func DefaultProtocol() ProtocolConfig {
 	return ProtocolConfig{Kind: ProtocolAuthorship, KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1,
 		TopicTrainWords: 2000, ValidationShare: 0.2, MinTopicsPerAuthor: 1, TestShare: 0.4, Topics: Topics{Count: 2}, Resample: ResampleNone}
-}
-
-// ConfigError is an error in a config file, naming the file, line (when known) and key.
-type ConfigError struct {
-	File string
-	Line int
-	Key  string
-	Msg  string
-}
-
-// Error formats the error as FILE:LINE: KEY: MESSAGE.
-func (e *ConfigError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += fmt.Sprintf(":%d", e.Line)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
 // LoadConfig reads and validates a config file. Component names and parameters are checked
@@ -246,29 +224,30 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 			// A value the decoder or a type's UnmarshalTOML refused names its key: the key
 			// written on that line, when it is the decoder's last key.
 			key := ""
-			if p, k := locateKeys(src).at(pe.Position.Line); pe.LastKey != "" && stripIndices(joinKey(p, k)) == pe.LastKey {
-				key = joinKey(p, k)
+			if p, k := configfile.Locate(src).At(pe.Position.Line); pe.LastKey != "" && configfile.StripIndices(configfile.JoinKey(p, k)) == pe.LastKey {
+				key = configfile.JoinKey(p, k)
 			}
-			return nil, &ConfigError{File: path, Line: pe.Position.Line, Key: key, Msg: pe.Message}
+			return nil, &configfile.Error{File: path, Line: pe.Position.Line, Key: key, Msg: pe.Message}
 		}
-		return nil, &ConfigError{File: path, Msg: err.Error()}
+		return nil, &configfile.Error{File: path, Msg: err.Error()}
 	}
 	cfg.Path, cfg.Text = path, src
-	cfg.src = &paramSource{md: md}
-	for _, comps := range [][]ComponentConfig{cfg.Mechanisms, cfg.Scorers} {
+	doc := configfile.NewDocument(path, src, md)
+	for k, comps := range [][]ComponentConfig{cfg.Mechanisms, cfg.Scorers} {
+		kind := []string{"mechanisms", "scorers"}[k]
 		for i := range comps {
-			if err := cfg.src.md.PrimitiveDecode(comps[i].Params, &comps[i].params); err != nil {
-				return nil, &ConfigError{File: path, Msg: err.Error()}
+			if comps[i].params, err = doc.Params(fmt.Sprintf("%s[%d]", kind, i), comps[i].Name, comps[i].Params); err != nil {
+				return nil, err
 			}
 		}
 	}
 	sum := sha256.Sum256([]byte(src))
 	cfg.Hash = hex.EncodeToString(sum[:])
-	cfg.lines = locateKeys(src)
+	cfg.lines = doc.Lines
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
 		// Keys inside a component's params table (nested tables included) are checked
-		// against the component's options when they are decoded (Params).
+		// against the component's options when they are decoded (configfile.Params).
 		if len(k) > 2 && (k[0] == "mechanisms" || k[0] == "scorers") && k[1] == "params" {
 			continue
 		}
@@ -277,7 +256,7 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	if len(und) > 0 {
 		k := und[0]
 		table := strings.Join(k[:len(k)-1], ".")
-		return nil, &ConfigError{File: path, Line: cfg.lines.find(table, k[len(k)-1]), Key: k.String(),
+		return nil, &configfile.Error{File: path, Line: cfg.lines.Find(table, k[len(k)-1]), Key: k.String(),
 			Msg: "unknown key; valid keys here: " + strings.Join(validKeys(cfg, table), ", ")}
 	}
 	if err := cfg.validate(); err != nil {
@@ -313,7 +292,7 @@ func validKeys(cfg *Config, table string) []string {
 		}
 		return nil
 	}
-	return tomlKeys(v)
+	return configfile.TOMLKeys(v)
 }
 
 func (c *Config) errAt(path, key, format string, args ...any) error {
@@ -321,17 +300,19 @@ func (c *Config) errAt(path, key, format string, args ...any) error {
 	if path != "" {
 		name = path + "." + key
 	}
-	return &ConfigError{File: c.Path, Line: c.lines.near(path, key), Key: name, Msg: fmt.Sprintf(format, args...)}
+	return &configfile.Error{File: c.Path, Line: c.lines.Near(path, key), Key: name, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Limits on the counts of a config: far above any real experiment, they turn a typo such as
 // repeats = 9999999999999 into an error instead of a run that exhausts memory.
 const (
-	MaxRepeats    = 10_000        // repeats
-	MaxComponents = 1_000         // sets, mechanisms, scorers, gains; ε per mechanism
-	MaxCells      = 1_000_000     // sets × Σ(ε per mechanism) × repeats
-	MaxCount      = 1_000_000_000 // authors, word counts, top_k and other caps
+	MaxRepeats    = 10_000    // repeats
+	MaxComponents = 1_000     // sets, mechanisms, scorers, gains; ε per mechanism
+	MaxCells      = 1_000_000 // sets × Σ(ε per mechanism) × repeats
 )
+
+// The limit on the other counts (authors, word counts, top_k and other caps) is
+// configfile.MaxCount, which params tables share.
 
 // checkName accepts a run name that is one plain path element (it names results/<name>/).
 func checkName(name string) error {
@@ -365,7 +346,7 @@ func (s *Seed) UnmarshalTOML(v any) error {
 	return nil
 }
 
-// checkCounts bounds every count of the config (see MaxCount and the other limits).
+// checkCounts bounds every count of the config (see configfile.MaxCount and the other limits).
 func (c *Config) checkCounts() error {
 	type count struct {
 		path, key string
@@ -375,15 +356,15 @@ func (c *Config) checkCounts() error {
 	counts := []count{
 		{"", "repeats", c.Repeats, MaxRepeats}, {"", "sets", len(c.Sets), MaxComponents},
 		{"", "mechanisms", len(c.Mechanisms), MaxComponents}, {"", "scorers", len(c.Scorers), MaxComponents},
-		{"", "gains", len(c.Gains), MaxComponents}, {"embeddings", "top_k", c.Embeddings.TopK, MaxCount},
-		{"protocol", "known_words", p.KnownWords, MaxCount}, {"protocol", "unknown_words", p.UnknownWords, MaxCount},
-		{"protocol", "stories_per_author", p.StoriesPerAuthor, MaxCount}, {"protocol", "snippets_per_author", p.SnippetsPerAuthor, MaxCount},
-		{"protocol", "topic_train_words", p.TopicTrainWords, MaxCount},
-		{"protocol", "topic_train_max", p.TopicTrainMax, MaxCount}, {"protocol", "chunk_words", p.ChunkWords, MaxCount},
-		{"protocol", "min_topics_per_author", p.MinTopicsPerAuthor, MaxCount}, {"protocol", "max_docs_per_author", p.MaxDocsPerAuthor, MaxCount},
+		{"", "gains", len(c.Gains), MaxComponents}, {"embeddings", "top_k", c.Embeddings.TopK, configfile.MaxCount},
+		{"protocol", "known_words", p.KnownWords, configfile.MaxCount}, {"protocol", "unknown_words", p.UnknownWords, configfile.MaxCount},
+		{"protocol", "stories_per_author", p.StoriesPerAuthor, configfile.MaxCount}, {"protocol", "snippets_per_author", p.SnippetsPerAuthor, configfile.MaxCount},
+		{"protocol", "topic_train_words", p.TopicTrainWords, configfile.MaxCount},
+		{"protocol", "topic_train_max", p.TopicTrainMax, configfile.MaxCount}, {"protocol", "chunk_words", p.ChunkWords, configfile.MaxCount},
+		{"protocol", "min_topics_per_author", p.MinTopicsPerAuthor, configfile.MaxCount}, {"protocol", "max_docs_per_author", p.MaxDocsPerAuthor, configfile.MaxCount},
 	}
 	for i, s := range c.Sets {
-		counts = append(counts, count{fmt.Sprintf("sets[%d]", i), "authors", s.Authors, MaxCount})
+		counts = append(counts, count{fmt.Sprintf("sets[%d]", i), "authors", s.Authors, configfile.MaxCount})
 	}
 	for i, m := range c.Mechanisms {
 		counts = append(counts, count{fmt.Sprintf("mechanisms[%d]", i), "epsilons", len(m.Epsilons), MaxComponents})
@@ -496,7 +477,7 @@ func (c *Config) validate() error {
 		return err
 	}
 	if len(c.Sets) == 0 {
-		return &ConfigError{File: c.Path, Key: "sets", Msg: "missing: add at least one [[sets]] table with name and authors"}
+		return &configfile.Error{File: c.Path, Key: "sets", Msg: "missing: add at least one [[sets]] table with name and authors"}
 	}
 	seen := map[string]int{} // plot name → index of the set
 	for i, s := range c.Sets {
@@ -509,10 +490,10 @@ func (c *Config) validate() error {
 		}
 		if j, ok := seen[plotName(s.Name)]; ok {
 			if c.Sets[j].Name == s.Name {
-				return c.errAt(path, "name", "%q used twice (also line %d)", s.Name, c.lines.near(fmt.Sprintf("sets[%d]", j), "name"))
+				return c.errAt(path, "name", "%q used twice (also line %d)", s.Name, c.lines.Near(fmt.Sprintf("sets[%d]", j), "name"))
 			}
 			return c.errAt(path, "name", "%q and %q (line %d) would share plot files (%s): use letters, digits, '.', '_' and '-' to tell them apart",
-				s.Name, c.Sets[j].Name, c.lines.near(fmt.Sprintf("sets[%d]", j), "name"), plotName(s.Name))
+				s.Name, c.Sets[j].Name, c.lines.Near(fmt.Sprintf("sets[%d]", j), "name"), plotName(s.Name))
 		}
 		seen[plotName(s.Name)] = i
 		switch {
@@ -530,10 +511,10 @@ func (c *Config) validate() error {
 		}
 	}
 	if len(c.Mechanisms) == 0 {
-		return &ConfigError{File: c.Path, Key: "mechanisms", Msg: "missing: add at least one [[mechanisms]] table (e.g. name = \"none\")"}
+		return &configfile.Error{File: c.Path, Key: "mechanisms", Msg: "missing: add at least one [[mechanisms]] table (e.g. name = \"none\")"}
 	}
 	if len(c.Scorers) == 0 {
-		return &ConfigError{File: c.Path, Key: "scorers", Msg: "missing: add at least one [[scorers]] table (e.g. name = \"sr-nn\")"}
+		return &configfile.Error{File: c.Path, Key: "scorers", Msg: "missing: add at least one [[scorers]] table (e.g. name = \"sr-nn\")"}
 	}
 	if err := c.validateMechanisms(); err != nil {
 		return err
@@ -654,7 +635,7 @@ func (c *Config) validateMechanisms() error {
 			}
 			seenEps[e] = true
 		}
-		o, err := entry.decode(c.params(path, m))
+		o, err := entry.decode(m.params)
 		if err != nil {
 			return err
 		}
@@ -687,7 +668,7 @@ func (c *Config) validateScorers() error {
 		default:
 			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
 		}
-		o, err := entry.decode(c.params(path, s))
+		o, err := entry.decode(s.params)
 		if err != nil {
 			return err
 		}
@@ -702,7 +683,7 @@ func (c *Config) mechanismOptions(i int) (*MechanismOptions, error) {
 	if i < len(c.mechOptions) {
 		return c.mechOptions[i], nil
 	}
-	return Mechanisms[c.Mechanisms[i].Name].decode(c.params(fmt.Sprintf("mechanisms[%d]", i), c.Mechanisms[i]))
+	return Mechanisms[c.Mechanisms[i].Name].decode(c.Mechanisms[i].params)
 }
 
 // scorerOpts returns the decoded params of scorer i (see mechanismOptions).
@@ -710,7 +691,7 @@ func (c *Config) scorerOpts(i int) (ScorerDecoded, error) {
 	if i < len(c.scorerOptions) {
 		return c.scorerOptions[i], nil
 	}
-	return Scorers[c.Scorers[i].Name].decode(c.params(fmt.Sprintf("scorers[%d]", i), c.Scorers[i]))
+	return Scorers[c.Scorers[i].Name].decode(c.Scorers[i].params)
 }
 
 func (c *Config) validateGains() error {
@@ -748,11 +729,6 @@ func (c *Config) scorerIDs() map[string]string {
 	return ids
 }
 
-func (c *Config) params(path string, comp ComponentConfig) Params {
-	return Params{File: c.Path, Table: path + ".params", Component: comp.Name, context: stripIndices(path) + ".params",
-		table: comp.Params, src: c.src, record: comp.params, lines: c.lines}
-}
-
 // resolve interprets a relative path in the config relative to the config's folder.
 func (c *Config) resolve(p string) string {
 	if p == "" || filepath.IsAbs(p) {
@@ -775,7 +751,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // with columns, each must name a configured scorer.
 func (c *Config) validateReport() error {
 	ids := c.scorerIDs()
-	if !c.lines.has("report.columns") {
+	if !c.lines.Has("report.columns") {
 		c.Report.Columns = nil
 		for _, s := range c.Scorers {
 			col := report.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
@@ -799,7 +775,7 @@ func (c *Config) validateReport() error {
 		}
 	}
 	if err := c.Report.Validate(); err != nil {
-		return &ConfigError{File: c.Path, Key: "report", Msg: err.Error()}
+		return &configfile.Error{File: c.Path, Key: "report", Msg: err.Error()}
 	}
 	sets, mechs := map[string]bool{}, map[string]bool{}
 	var setNames, mechNames []string

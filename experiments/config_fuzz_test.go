@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dptext/configfile"
 )
 
 // FuzzParseConfig feeds arbitrary text to the config parser and, when it accepts the text, to
-// CheckComponents and Describe: none may panic, and every rejection is a ConfigError naming the
+// CheckComponents and Describe: none may panic, and every rejection is a configfile.Error naming the
 // file. Seeds: the shipped configs, the valid test config and bad values from issue 13.
 func FuzzParseConfig(f *testing.F) {
 	paths, err := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
@@ -37,9 +39,9 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		cfg, err := ParseConfig("fuzz.toml", src)
 		if err != nil {
-			var ce *ConfigError
+			var ce *configfile.Error
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "fuzz.toml") {
-				t.Fatalf("error %v: want a ConfigError naming the file", err)
+				t.Fatalf("error %v: want a configfile.Error naming the file", err)
 			}
 			return
 		}

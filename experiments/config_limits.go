@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"dptext/configfile"
 	"dptext/filehash"
 )
 
@@ -31,17 +32,17 @@ func readConfigFile(path string) (string, error) {
 		return "", fmt.Errorf("config: %w", err)
 	}
 	if !info.Mode().IsRegular() {
-		return "", &ConfigError{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", filehash.Kind(info.Mode()))}
+		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", filehash.Kind(info.Mode()))}
 	}
 	if info.Size() > maxConfigBytes {
-		return "", &ConfigError{File: path, Msg: fmt.Sprintf("%d bytes: a config may have at most %d bytes", info.Size(), maxConfigBytes)}
+		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("%d bytes: a config may have at most %d bytes", info.Size(), maxConfigBytes)}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("config: %w", err)
 	}
 	if len(data) > maxConfigBytes {
-		return "", &ConfigError{File: path, Msg: fmt.Sprintf("grew beyond %d bytes while being read: a config may have at most %d bytes", maxConfigBytes, maxConfigBytes)}
+		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("grew beyond %d bytes while being read: a config may have at most %d bytes", maxConfigBytes, maxConfigBytes)}
 	}
 	return string(data), nil
 }
@@ -51,7 +52,7 @@ func readConfigFile(path string) (string, error) {
 // (brackets inside strings and comments do not count).
 func checkConfigShape(path, src string) error {
 	if len(src) > maxConfigBytes {
-		return &ConfigError{File: path, Msg: fmt.Sprintf("%d bytes: a config may have at most %d bytes", len(src), maxConfigBytes)}
+		return &configfile.Error{File: path, Msg: fmt.Sprintf("%d bytes: a config may have at most %d bytes", len(src), maxConfigBytes)}
 	}
 	depth, line := 0, 1
 	for i := 0; i < len(src); i++ {
@@ -84,7 +85,7 @@ func checkConfigShape(path, src string) error {
 			}
 		case c == '[' || c == '{':
 			if depth++; depth > maxConfigNesting {
-				return &ConfigError{File: path, Line: line, Msg: fmt.Sprintf("arrays and inline tables nest deeper than %d levels", maxConfigNesting)}
+				return &configfile.Error{File: path, Line: line, Msg: fmt.Sprintf("arrays and inline tables nest deeper than %d levels", maxConfigNesting)}
 			}
 		case c == ']' || c == '}':
 			depth = max(0, depth-1)

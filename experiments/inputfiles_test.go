@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"dptext/configfile"
 )
 
 // pathLikeKey says whether a params key names an input file or folder (a *_cache_dir holds
@@ -23,7 +25,7 @@ func pathLikeKey(key string) bool {
 func TestMechanismFilesAreDeclared(t *testing.T) {
 	checked := 0
 	for name, e := range Mechanisms {
-		checked += checkFilesDeclared(t, "mechanism", name, e.Spec.defaults(), func(p Params) ([]InputFile, error) {
+		checked += checkFilesDeclared(t, "mechanism", name, e.Spec.defaults(), func(p configfile.Params) ([]InputFile, error) {
 			o, err := e.decode(p)
 			if err != nil {
 				return nil, err
@@ -32,7 +34,7 @@ func TestMechanismFilesAreDeclared(t *testing.T) {
 		})
 	}
 	for name, e := range Scorers {
-		checked += checkFilesDeclared(t, "scorer", name, e.defaults(), func(p Params) ([]InputFile, error) {
+		checked += checkFilesDeclared(t, "scorer", name, e.defaults(), func(p configfile.Params) ([]InputFile, error) {
 			o, err := e.decode(p)
 			if err != nil {
 				return nil, err
@@ -47,7 +49,7 @@ func TestMechanismFilesAreDeclared(t *testing.T) {
 
 // checkFilesDeclared checks the path options of one entry (see TestMechanismFilesAreDeclared)
 // and returns how many it checked.
-func checkFilesDeclared(t *testing.T, kind, name string, defaults any, files func(Params) ([]InputFile, error)) int {
+func checkFilesDeclared(t *testing.T, kind, name string, defaults any, files func(configfile.Params) ([]InputFile, error)) int {
 	t.Helper()
 	var paths, switches []string
 	var walk func(v reflect.Value)

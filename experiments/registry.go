@@ -10,6 +10,7 @@ import (
 
 	"dptext/attackers"
 	"dptext/classifiers"
+	"dptext/configfile"
 	"dptext/embeddings"
 	"dptext/erae"
 	"dptext/learn"
@@ -166,7 +167,7 @@ type MechanismEntry struct {
 	// PrivacyTable, when not nil, writes the mechanism's document-level bounds computed over
 	// the whole vocabulary, for n output words at each ε (`dptext privacy`); nil: the bound
 	// needs no vocabulary-wide computation.
-	PrivacyTable func(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p Params) error
+	PrivacyTable func(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p configfile.Params) error
 	// Spec decodes the options and builds the mechanism (a MechanismSpec).
 	Spec MechanismBuilder
 }
@@ -187,7 +188,7 @@ type ScorerEntry struct {
 // MechanismBuilder decodes a mechanism's params table into its typed options; MechanismSpec
 // is the implementation.
 type MechanismBuilder interface {
-	decode(p Params, base Needs) (*MechanismOptions, error)
+	decode(p configfile.Params, base Needs) (*MechanismOptions, error)
 	defaults() any
 }
 
@@ -245,9 +246,9 @@ type MechanismSpec[O any] struct {
 
 func (s MechanismSpec[O]) defaults() any { o := s.Defaults(); return &o }
 
-func (s MechanismSpec[O]) decode(p Params, base Needs) (*MechanismOptions, error) {
+func (s MechanismSpec[O]) decode(p configfile.Params, base Needs) (*MechanismOptions, error) {
 	o := s.Defaults()
-	if err := p.decodeInto(&o); err != nil {
+	if err := p.Decode(&o); err != nil {
 		return nil, err
 	}
 	if s.Needs != nil {
@@ -265,7 +266,7 @@ func (s MechanismSpec[O]) decode(p Params, base Needs) (*MechanismOptions, error
 // ScorerBuilder decodes a scorer's params table into its typed options; ScorerSpec is the
 // implementation. T is learn.Classifier or PairMetric.
 type ScorerBuilder[T any] interface {
-	decode(p Params, base Needs) (*ScorerOptions[T], error)
+	decode(p configfile.Params, base Needs) (*ScorerOptions[T], error)
 	defaults() any
 }
 
@@ -301,9 +302,9 @@ type ScorerSpec[O, T any] struct {
 
 func (s ScorerSpec[O, T]) defaults() any { o := s.Defaults(); return &o }
 
-func (s ScorerSpec[O, T]) decode(p Params, base Needs) (*ScorerOptions[T], error) {
+func (s ScorerSpec[O, T]) decode(p configfile.Params, base Needs) (*ScorerOptions[T], error) {
 	o := s.Defaults()
-	if err := p.decodeInto(&o); err != nil {
+	if err := p.Decode(&o); err != nil {
 		return nil, err
 	}
 	if s.Needs != nil {
@@ -317,7 +318,9 @@ func (s ScorerSpec[O, T]) decode(p Params, base Needs) (*ScorerOptions[T], error
 }
 
 // decode decodes p into the mechanism's typed options.
-func (e MechanismEntry) decode(p Params) (*MechanismOptions, error) { return e.Spec.decode(p, e.Needs) }
+func (e MechanismEntry) decode(p configfile.Params) (*MechanismOptions, error) {
+	return e.Spec.decode(p, e.Needs)
+}
 
 // defaults returns a pointer to the entry's default options (for printing them).
 func (e ScorerEntry) defaults() any {
@@ -350,7 +353,7 @@ func (d ScorerDecoded) Files() []InputFile {
 }
 
 // decode decodes p into the scorer's typed options.
-func (e ScorerEntry) decode(p Params) (ScorerDecoded, error) {
+func (e ScorerEntry) decode(p configfile.Params) (ScorerDecoded, error) {
 	var d ScorerDecoded
 	var err error
 	if e.Metric != nil {
@@ -600,7 +603,7 @@ var Mechanisms = map[string]MechanismEntry{
 
 // synTFPrivacyTable writes SynTF's bounds εn, (ε + ln η)n and ℓn over the vocabulary of
 // store (mechanisms.PrintSynTFPrivacy) for the options of p.
-func synTFPrivacyTable(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p Params) error {
+func synTFPrivacyTable(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p configfile.Params) error {
 	opts := mechanisms.DefaultSynTFOptions()
 	if err := p.Decode(&opts); err != nil {
 		return err

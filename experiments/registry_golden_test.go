@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"dptext/configfile"
 	"dptext/embeddings"
 	"dptext/erae"
 	"dptext/rngs"
@@ -78,7 +79,7 @@ func goldenInputs(t *testing.T) (store *embeddings.Store, train, test [][]string
 // goldenParams returns the parameters a mechanism needs beyond its defaults to build on
 // goldenInputs, as a params table read from the command line: erae and ae-dp need a model (see
 // goldenModel).
-func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]string) Params {
+func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]string) configfile.Params {
 	t.Helper()
 	body := ""
 	if name == "erae" || name == "ae-dp" {
@@ -88,9 +89,9 @@ func goldenParams(t *testing.T, name string, store *embeddings.Store, train [][]
 }
 
 // testParams reads a params table of component from the body of a TOML inline table.
-func testParams(t *testing.T, component, body string) Params {
+func testParams(t *testing.T, component, body string) configfile.Params {
 	t.Helper()
-	p, err := ParseParams("test", component, body)
+	p, err := configfile.ParseParams("test", component, body)
 	if err != nil {
 		t.Fatal(err)
 	}

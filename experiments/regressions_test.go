@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"dptext/configfile"
 	"dptext/internal/fixtures"
 )
 
@@ -80,7 +81,7 @@ func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
 		t.Errorf("took %v to reject the value", took)
 	}
 	line := strings.Count(src[:strings.Index(src, "oov = ")], "\n") + 1
-	var ce *ConfigError
+	var ce *configfile.Error
 	if !errors.As(err, &ce) || ce.File != cfg.Path || ce.Line != line || ce.Key != "mechanisms[2].params.oov" || !strings.Contains(ce.Msg, `"bogus"`) {
 		t.Fatalf("got %v (%#v), want the file, line %d and key mechanisms[2].params.oov", err, ce, line)
 	}

@@ -3,12 +3,11 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"math/rand/v2"
 
 	"dptext/corpus"
 	"dptext/embeddings"

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"dptext/configfile"
 	"dptext/experiments"
 )
 
@@ -42,7 +43,7 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	p, err := experiments.ParseParams("command line", *mech, params.String())
+	p, err := configfile.ParseParams("command line", *mech, params.String())
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
-package experiments
+package configfile
 
 import (
 	"encoding"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,6 +13,32 @@ import (
 
 	"github.com/BurntSushi/toml"
 )
+
+// Document is a config file as its single TOML decoding left it: its key positions and the
+// decoder's state, from which each component's params table is decoded.
+type Document struct {
+	File  string
+	Lines Lines
+	src   *paramSource
+}
+
+// NewDocument keeps the decoding md of the TOML text src of file.
+func NewDocument(file, src string, md toml.MetaData) *Document {
+	return &Document{File: file, Lines: Locate(src), src: &paramSource{md: md}}
+}
+
+// Params is the params table of component at path ("mechanisms[1]"), from table, the
+// primitive the decoding left for it; the table as written is read into Record.
+func (d *Document) Params(path, component string, table toml.Primitive) (Params, error) {
+	p := Params{File: d.File, Table: path + ".params", Component: component, context: StripIndices(path) + ".params",
+		table: table, src: d.src, lines: d.Lines}
+	d.src.mu.Lock()
+	defer d.src.mu.Unlock()
+	if err := d.src.md.PrimitiveDecode(table, &p.record); err != nil {
+		return Params{}, p.err("", "%v", err)
+	}
+	return p, nil
+}
 
 // Params is the `params` table of one component, as the config's single TOML decoding left it
 // (a toml.Primitive): Decode fills the component's typed options from it directly. Decoding is
@@ -26,7 +53,7 @@ type Params struct {
 	// record is the table as written (nil: no table), for the strictness and range checks
 	// and the private-cache key; options are never decoded from it.
 	record map[string]any
-	lines  keyLines
+	lines  Lines
 }
 
 // paramSource is the decoding state of the document a Params came from: the decoder's
@@ -51,20 +78,22 @@ func ParseParams(file, component, body string) (Params, error) {
 		if errors.As(err, &pe) {
 			msg = pe.Message
 		}
-		return Params{}, &ConfigError{File: file, Key: "params", Msg: fmt.Sprintf("%q: %s (want key = value, …, values in TOML)", body, msg)}
+		return Params{}, &Error{File: file, Key: "params", Msg: fmt.Sprintf("%q: %s (want key = value, …, values in TOML)", body, msg)}
 	}
 	p.table, p.src = doc.Params, &paramSource{md: md}
 	if err := p.src.md.PrimitiveDecode(p.table, &p.record); err != nil {
-		return Params{}, &ConfigError{File: file, Key: "params", Msg: err.Error()}
+		return Params{}, &Error{File: file, Key: "params", Msg: err.Error()}
 	}
 	return p, nil
 }
 
+// Record is the table as written (nil: no table): the record that keys cached results; options
+// are never decoded from it.
+func (p Params) Record() map[string]any { return p.record }
+
 // Decode decodes the parameters into opts, a pointer to an options struct with toml tags whose
 // fields hold the defaults.
-func (p Params) Decode(opts any) error { return p.decodeInto(opts) }
-
-func (p Params) decodeInto(opts any) error {
+func (p Params) Decode(opts any) error {
 	if len(p.record) == 0 {
 		return nil
 	}
@@ -91,7 +120,7 @@ func (p Params) decodeInto(opts any) error {
 	}
 	if unknown := unknownKeys("", p.record, reflect.TypeOf(opts)); len(unknown) > 0 {
 		slices.Sort(unknown)
-		return p.err(unknown[0], "unknown parameter %q of %s; valid: %s", unknown[0], p.Component, strings.Join(tomlKeys(opts), ", "))
+		return p.err(unknown[0], "unknown parameter %q of %s; valid: %s", unknown[0], p.Component, strings.Join(TOMLKeys(opts), ", "))
 	}
 	return nil
 }
@@ -122,7 +151,7 @@ func unknownKeys(prefix string, v any, t reflect.Type) []string {
 		case reflect.Struct:
 			fields := tomlFields(t)
 			for k, sub := range x {
-				key := joinKey(prefix, k)
+				key := JoinKey(prefix, k)
 				ft, ok := fields[k]
 				if !ok {
 					for name, f := range fields {
@@ -139,7 +168,7 @@ func unknownKeys(prefix string, v any, t reflect.Type) []string {
 			}
 		case reflect.Map:
 			for k, sub := range x {
-				out = append(out, unknownKeys(joinKey(prefix, k), sub, t.Elem())...)
+				out = append(out, unknownKeys(JoinKey(prefix, k), sub, t.Elem())...)
 			}
 		}
 	case []map[string]any:
@@ -158,8 +187,8 @@ func unknownKeys(prefix string, v any, t reflect.Type) []string {
 	return out
 }
 
-// joinKey is the dotted key k under prefix ("" for the top level).
-func joinKey(prefix, k string) string {
+// JoinKey is the dotted key k under prefix ("" for the top level).
+func JoinKey(prefix, k string) string {
 	if prefix == "" {
 		return k
 	}
@@ -208,8 +237,8 @@ func hugeInteger(prefix string, v any) (string, int64, bool) {
 			return prefix, x, true
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			if kk, n, ok := hugeInteger(joinKey(prefix, k), x[k]); ok {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if kk, n, ok := hugeInteger(JoinKey(prefix, k), x[k]); ok {
 				return kk, n, true
 			}
 		}
@@ -237,26 +266,26 @@ func (p Params) err(key, format string, args ...any) error {
 		name += "." + key
 		parts := strings.Split(key, ".")
 		table := strings.Join(append([]string{p.Table}, parts[:len(parts)-1]...), ".")
-		line = p.lines.line(table, parts[len(parts)-1])
+		line = p.lines.Line(table, parts[len(parts)-1])
 		for n := len(parts) - 1; line == 0 && n >= 1; n-- {
-			line = p.lines.line(strings.Join(append([]string{p.Table}, parts[:n]...), "."), "")
+			line = p.lines.Line(strings.Join(append([]string{p.Table}, parts[:n]...), "."), "")
 		}
 		if line == 0 {
-			line = p.lines.line(p.Table, parts[0])
+			line = p.lines.Line(p.Table, parts[0])
 		}
 	}
 	if line == 0 {
-		line = p.lines.line(p.Table, "")
+		line = p.lines.Line(p.Table, "")
 	}
 	if line == 0 {
 		// No params table: the component's own table ("mechanisms[1]").
-		line = p.lines.near(strings.TrimSuffix(p.Table, ".params"), "params")
+		line = p.lines.Near(strings.TrimSuffix(p.Table, ".params"), "params")
 	}
-	return &ConfigError{File: p.File, Line: line, Key: name, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: p.File, Line: line, Key: name, Msg: fmt.Sprintf(format, args...)}
 }
 
-// tomlKeys lists the toml keys of the struct v points to, in field order.
-func tomlKeys(v any) []string {
+// TOMLKeys lists the toml keys of the struct v points to, in field order.
+func TOMLKeys(v any) []string {
 	t := reflect.TypeOf(v)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -268,7 +297,7 @@ func tomlKeys(v any) []string {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			keys = append(keys, tomlKeys(reflect.New(f.Type).Interface())...)
+			keys = append(keys, TOMLKeys(reflect.New(f.Type).Interface())...)
 			continue
 		}
 		if !f.IsExported() {

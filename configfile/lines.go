@@ -1,4 +1,4 @@
-package experiments
+package configfile
 
 import (
 	"regexp"
@@ -6,18 +6,19 @@ import (
 	"strings"
 )
 
-// keyLines locates keys in TOML text so that errors can name a line: BurntSushi/toml reports
+// Lines locates keys in TOML text so that errors can name a line: BurntSushi/toml reports
 // undecoded keys without positions. Paths look like "corpus", "mechanisms[1].params" (array
 // tables are indexed from 0 in order of appearance) and "" for the top level.
-type keyLines map[string]map[string]int
+type Lines map[string]map[string]int
 
 var (
 	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$`)
 	keyRE    = regexp.MustCompile(`^\s*("[^"]*"|[A-Za-z0-9_\-]+)\s*=`)
 )
 
-func locateKeys(src string) keyLines {
-	kl := keyLines{}
+// Locate indexes the keys of TOML text src by table path.
+func Locate(src string) Lines {
+	kl := Lines{}
 	counts := map[string]int{}
 	current := map[string]string{} // array-table name → its indexed path
 	path := ""
@@ -69,32 +70,32 @@ func indexPath(name string, current map[string]string) string {
 	return name
 }
 
-// line returns the line of key in the table at path ("" for the table's header line), or 0 if
+// Line returns the line of key in the table at path ("" for the table's header line), or 0 if
 // unknown.
-func (kl keyLines) line(path, key string) int { return kl[path][key] }
+func (kl Lines) Line(path, key string) int { return kl[path][key] }
 
-// near returns the line of key in the table at path, else of a sub-table named key (as in
+// Near returns the line of key in the table at path, else of a sub-table named key (as in
 // [mechanisms.params]), else of the table's header: the best line for an error about key.
-func (kl keyLines) near(path, key string) int {
-	if l := kl.line(path, key); l > 0 {
+func (kl Lines) Near(path, key string) int {
+	if l := kl.Line(path, key); l > 0 {
 		return l
 	}
 	sub := key
 	if path != "" {
 		sub = path + "." + key
 	}
-	if l := kl.line(sub, ""); l > 0 {
+	if l := kl.Line(sub, ""); l > 0 {
 		return l
 	}
-	return kl.line(path, "")
+	return kl.Line(path, "")
 }
 
-// find returns the first line of key in any table whose unindexed path is table (for keys
+// Find returns the first line of key in any table whose unindexed path is table (for keys
 // reported by BurntSushi/toml, which carry no array indices).
-func (kl keyLines) find(table, key string) int {
+func (kl Lines) Find(table, key string) int {
 	best := 0
 	for path, keys := range kl {
-		if stripIndices(path) != table {
+		if StripIndices(path) != table {
 			continue
 		}
 		if l, ok := keys[key]; ok && (best == 0 || l < best) {
@@ -106,10 +107,12 @@ func (kl keyLines) find(table, key string) int {
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
-func stripIndices(path string) string { return indexRE.ReplaceAllString(path, "") }
+// StripIndices removes the array indices of a table path ("mechanisms[1].params" →
+// "mechanisms.params"), the form of the decoder's keys.
+func StripIndices(path string) string { return indexRE.ReplaceAllString(path, "") }
 
-// at returns the table path and key written on line, or "", "" when no key is.
-func (kl keyLines) at(line int) (path, key string) {
+// At returns the table path and key written on line, or "", "" when no key is.
+func (kl Lines) At(line int) (path, key string) {
 	for p, keys := range kl {
 		for k, l := range keys {
 			if l == line && k != "" {
@@ -120,10 +123,10 @@ func (kl keyLines) at(line int) (path, key string) {
 	return "", ""
 }
 
-// has reports whether a table with the unindexed path table appears in the source.
-func (kl keyLines) has(table string) bool {
+// Has reports whether a table with the unindexed path table appears in the source.
+func (kl Lines) Has(table string) bool {
 	for path := range kl {
-		if stripIndices(path) == table {
+		if StripIndices(path) == table {
 			return true
 		}
 	}

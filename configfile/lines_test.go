@@ -1,4 +1,4 @@
-package experiments
+package configfile
 
 import "testing"
 
@@ -20,7 +20,7 @@ scorer = "a"
 [[report.columns]]
 scorer = "b"
 `
-	kl := locateKeys(src)
+	kl := Locate(src)
 	cases := []struct {
 		path, key string
 		line      int
@@ -29,11 +29,11 @@ scorer = "b"
 		{"mechanisms[1].params", "oov", 11}, {"report.columns[1]", "scorer", 16},
 	}
 	for _, c := range cases {
-		if got := kl.line(c.path, c.key); got != c.line {
+		if got := kl.Line(c.path, c.key); got != c.line {
 			t.Errorf("line(%q, %q) = %d, want %d (all: %v)", c.path, c.key, got, c.line, kl)
 		}
 	}
-	if kl.find("mechanisms.params", "oov") != 11 || !kl.has("report.columns") || kl.has("sets") {
+	if kl.Find("mechanisms.params", "oov") != 11 || !kl.Has("report.columns") || kl.Has("sets") {
 		t.Errorf("find/has wrong: %v", kl)
 	}
 }
