@@ -13,6 +13,7 @@ import (
 	"dptext/corpus"
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
 )
@@ -80,8 +81,8 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	rows = append(rows, prows...)
 	var privateKnown [][]string
 	for si, sc := range r.cfg.Scorers {
-		entry := Scorers[sc.Name]
-		if entry.Task == TaskUtility {
+		entry := registry.Scorers[sc.Name]
+		if entry.Task == registry.TaskUtility {
 			pm, err := r.pairMetric(si, set)
 			if err != nil {
 				return err
@@ -102,7 +103,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			continue
 		}
 		docs, labels := set.Known, set.KnownAuthors
-		if entry.Task == TaskTopic {
+		if entry.Task == registry.TaskTopic {
 			docs, labels = set.TopicTrain, set.TopicTrainLabels
 		}
 		key := r.fitKey(c, si)
@@ -124,7 +125,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		pred := f.predict(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
 		r.spent.add("predict", start)
 		truth := set.EvalAuthors
-		if entry.Task == TaskTopic {
+		if entry.Task == registry.TaskTopic {
 			truth = set.EvalTopics
 		}
 		s := learn.Score(truth, pred)
@@ -135,7 +136,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
 			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
-		if r.cfg.Protocol.Kind == ProtocolPAN && entry.Task == TaskAuthor {
+		if r.cfg.Protocol.Kind == ProtocolPAN && entry.Task == registry.TaskAuthor {
 			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)))
 		}
 	}
@@ -202,13 +203,13 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 
 // pairMetric builds utility measure si for a draw of a set: the draw's topic-training
 // documents are its Env.Corpus (embf1's idf weights), so a measure is built once per draw.
-func (r *runner) pairMetric(si int, set *SetData) (PairMetric, error) {
+func (r *runner) pairMetric(si int, set *SetData) (registry.PairMetric, error) {
 	sc := r.cfg.Scorers[si]
-	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.drawKey, func() (PairMetric, error) {
+	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.drawKey, func() (registry.PairMetric, error) {
 		o, err := r.cfg.scorerOpts(si)
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}
-		return o.Metric.Build(&Env{Embeddings: r.in.store, Workers: r.jobs, Corpus: set.TopicTrain})
+		return o.Metric.Build(&registry.Env{Embeddings: r.in.store, Workers: r.jobs, Corpus: set.TopicTrain})
 	})
 }

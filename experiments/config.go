@@ -19,6 +19,7 @@ import (
 
 	"dptext/configfile"
 	"dptext/embeddings"
+	"dptext/registry"
 	"dptext/report"
 )
 
@@ -29,14 +30,14 @@ type Config struct {
 	Seed        Seed   `toml:"seed"`
 	Repeats     int    `toml:"repeats"`
 
-	Corpus     CorpusConfig      `toml:"corpus"`
-	Embeddings EmbeddingsConfig  `toml:"embeddings"`
-	Protocol   ProtocolConfig    `toml:"protocol"`
-	Sets       []SetConfig       `toml:"sets"`
-	Mechanisms []ComponentConfig `toml:"mechanisms"`
-	Scorers    []ComponentConfig `toml:"scorers"`
-	Gains      []GainConfig      `toml:"gains"`
-	Report     report.Layout     `toml:"report"`
+	Corpus     registry.CorpusConfig `toml:"corpus"`
+	Embeddings EmbeddingsConfig      `toml:"embeddings"`
+	Protocol   ProtocolConfig        `toml:"protocol"`
+	Sets       []SetConfig           `toml:"sets"`
+	Mechanisms []ComponentConfig     `toml:"mechanisms"`
+	Scorers    []ComponentConfig     `toml:"scorers"`
+	Gains      []GainConfig          `toml:"gains"`
+	Report     report.Layout         `toml:"report"`
 	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
 	Audit *AuditConfig `toml:"audit"`
 	// Verdict, when present, compares the mechanisms at matched attack success (see
@@ -53,24 +54,8 @@ type Config struct {
 	skipFileChecks bool
 	// mechOptions[i] and scorerOptions[i] are the params of Mechanisms[i] and Scorers[i],
 	// decoded once by validation.
-	mechOptions   []*MechanismOptions
-	scorerOptions []ScorerDecoded
-}
-
-// CorpusConfig names the documents of the experiment.
-type CorpusConfig struct {
-	// Format names one of CorpusFormats (the first, the default data, when empty).
-	Format string `toml:"format"`
-	// Path of the corpus file or folder; empty for "sotu", which uses the data cache.
-	Path string `toml:"path"`
-	// Topic of the SOTU corpus: "party" (Democratic or Republican; others dropped) or "era".
-	Topic string `toml:"topic"`
-	// EraSplitYear divides the SOTU addresses into eras when Topic is "era": before the year,
-	// and from it on.
-	EraSplitYear int `toml:"era_split_year"`
-	// Language keeps the PAN problems in that language (collection-info.json), e.g. "en";
-	// required when a PAN collection mixes languages. Only for format "pan".
-	Language string `toml:"language"`
+	mechOptions   []*registry.MechanismOptions
+	scorerOptions []registry.ScorerDecoded
 }
 
 // EmbeddingsConfig names the word vectors.
@@ -212,7 +197,7 @@ func ParseConfig(path, src string) (*Config, error) { return parseConfig(path, s
 // looked up (a config saved in a run's manifest, read on another machine or folder).
 func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
-	cfg.Corpus = CorpusConfig{Format: CorpusFormats[0].Name, Topic: "party", EraSplitYear: 1900}
+	cfg.Corpus = registry.CorpusConfig{Format: registry.CorpusFormats[0].Name, Topic: "party", EraSplitYear: 1900}
 	cfg.Embeddings = EmbeddingsConfig{Format: embeddings.FormatWink, Vocabulary: VocabularyWords}
 	if err := checkConfigShape(path, src); err != nil {
 		return nil, err
@@ -405,10 +390,10 @@ func (c *Config) validate() error {
 	if err := c.checkCounts(); err != nil {
 		return err
 	}
-	format, ok := corpusFormat(c.Corpus.Format)
+	format, ok := registry.LookupCorpusFormat(c.Corpus.Format)
 	switch {
 	case !ok:
-		return c.errAt("corpus", "format", "%q: want %s", c.Corpus.Format, quoteList(corpusFormatNames()))
+		return c.errAt("corpus", "format", "%q: want %s", c.Corpus.Format, registry.QuoteList(registry.CorpusFormatNames()))
 	case format.Dataset != "":
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.errAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
@@ -423,8 +408,8 @@ func (c *Config) validate() error {
 	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
 		return c.errAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
 	}
-	if !slices.Contains(embeddingsFormatNames(), c.Embeddings.Format) {
-		return c.errAt("embeddings", "format", "%q: want %s", c.Embeddings.Format, quoteList(embeddingsFormatNames()))
+	if !slices.Contains(registry.EmbeddingsFormatNames(), c.Embeddings.Format) {
+		return c.errAt("embeddings", "format", "%q: want %s", c.Embeddings.Format, registry.QuoteList(registry.EmbeddingsFormatNames()))
 	}
 	if c.Embeddings.Path == "" && c.Embeddings.Format != embeddings.FormatWink {
 		return c.errAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
@@ -612,10 +597,10 @@ func (c *Config) validateMechanisms() error {
 	c.mechOptions = nil
 	for i, m := range c.Mechanisms {
 		path := fmt.Sprintf("mechanisms[%d]", i)
-		if err := c.checkIdentity(path, "mechanism", m, sortedKeys(Mechanisms), ids); err != nil {
+		if err := c.checkIdentity(path, "mechanism", m, sortedKeys(registry.Mechanisms), ids); err != nil {
 			return err
 		}
-		entry := Mechanisms[m.Name]
+		entry := registry.Mechanisms[m.Name]
 		if m.Protocol != "" {
 			return c.errAt(path, "protocol", "is a scorer option, not a mechanism option")
 		}
@@ -635,7 +620,7 @@ func (c *Config) validateMechanisms() error {
 			}
 			seenEps[e] = true
 		}
-		o, err := entry.decode(m.params)
+		o, err := entry.Decode(m.params)
 		if err != nil {
 			return err
 		}
@@ -649,26 +634,26 @@ func (c *Config) validateScorers() error {
 	c.scorerOptions = nil
 	for i, s := range c.Scorers {
 		path := fmt.Sprintf("scorers[%d]", i)
-		if err := c.checkIdentity(path, "scorer", s, sortedKeys(Scorers), ids); err != nil {
+		if err := c.checkIdentity(path, "scorer", s, sortedKeys(registry.Scorers), ids); err != nil {
 			return err
 		}
-		entry := Scorers[s.Name]
+		entry := registry.Scorers[s.Name]
 		if len(s.Epsilons) > 0 {
 			return c.errAt(path, "epsilons", "is a mechanism option, not a scorer option")
 		}
-		if entry.Task == TaskTopic && c.Protocol.Kind == ProtocolPAN {
+		if entry.Task == registry.TaskTopic && c.Protocol.Kind == ProtocolPAN {
 			return c.errAt(path, "name", "%q is a topic classifier, but in the pan protocol every unknown text of a problem has the same topic (its target fandom): there is no topic to classify; use authorship attackers and utility measures", s.Name)
 		}
 		switch s.Protocol {
 		case "", "static":
 		case "adaptive":
-			if entry.Task == TaskUtility || (entry.Task == TaskTopic && c.Protocol.Kind == ProtocolAuthorship) {
+			if entry.Task == registry.TaskUtility || (entry.Task == registry.TaskTopic && c.Protocol.Kind == ProtocolAuthorship) {
 				return c.errAt(path, "protocol", "\"adaptive\" applies to authorship attackers (and, in the classification protocol, topic classifiers); %q is a %s scorer", s.Name, entry.Task)
 			}
 		default:
 			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
 		}
-		o, err := entry.decode(s.params)
+		o, err := entry.Decode(s.params)
 		if err != nil {
 			return err
 		}
@@ -679,25 +664,25 @@ func (c *Config) validateScorers() error {
 
 // mechanismOptions returns the decoded params of mechanism i (decoded now if the config's
 // components were changed after validation).
-func (c *Config) mechanismOptions(i int) (*MechanismOptions, error) {
+func (c *Config) mechanismOptions(i int) (*registry.MechanismOptions, error) {
 	if i < len(c.mechOptions) {
 		return c.mechOptions[i], nil
 	}
-	return Mechanisms[c.Mechanisms[i].Name].decode(c.Mechanisms[i].params)
+	return registry.Mechanisms[c.Mechanisms[i].Name].Decode(c.Mechanisms[i].params)
 }
 
 // scorerOpts returns the decoded params of scorer i (see mechanismOptions).
-func (c *Config) scorerOpts(i int) (ScorerDecoded, error) {
+func (c *Config) scorerOpts(i int) (registry.ScorerDecoded, error) {
 	if i < len(c.scorerOptions) {
 		return c.scorerOptions[i], nil
 	}
-	return Scorers[c.Scorers[i].Name].decode(c.Scorers[i].params)
+	return registry.Scorers[c.Scorers[i].Name].Decode(c.Scorers[i].params)
 }
 
 func (c *Config) validateGains() error {
 	ids := map[string]string{}
 	for _, s := range c.Scorers {
-		ids[s.ID()] = Scorers[s.Name].Task
+		ids[s.ID()] = registry.Scorers[s.Name].Task
 	}
 	for i, g := range c.Gains {
 		path := fmt.Sprintf("gains[%d]", i)
@@ -706,9 +691,9 @@ func (c *Config) validateGains() error {
 			return c.errAt(path, "name", "missing: the scorer name of the gain rows")
 		case ids[g.Name] != "":
 			return c.errAt(path, "name", "%q is already a scorer", g.Name)
-		case ids[g.Utility] != TaskTopic:
+		case ids[g.Utility] != registry.TaskTopic:
 			return c.errAt(path, "utility", "%q is not a topic classifier of this config", g.Utility)
-		case ids[g.Attack] != TaskAuthor:
+		case ids[g.Attack] != registry.TaskAuthor:
 			return c.errAt(path, "attack", "%q is not an authorship attacker of this config", g.Attack)
 		}
 	}
@@ -719,11 +704,11 @@ func (c *Config) validateGains() error {
 func (c *Config) scorerIDs() map[string]string {
 	ids := map[string]string{}
 	for _, s := range c.Scorers {
-		ids[s.ID()] = Scorers[s.Name].Task
+		ids[s.ID()] = registry.Scorers[s.Name].Task
 	}
 	for _, g := range c.Gains {
 		if _, taken := ids[g.Name]; !taken {
-			ids[g.Name] = TaskUtility
+			ids[g.Name] = registry.TaskUtility
 		}
 	}
 	return ids
@@ -755,7 +740,7 @@ func (c *Config) validateReport() error {
 		c.Report.Columns = nil
 		for _, s := range c.Scorers {
 			col := report.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
-			if col.Task == TaskUtility {
+			if col.Task == registry.TaskUtility {
 				col.Metric = report.MetricMean
 			}
 			c.Report.Columns = append(c.Report.Columns, col)

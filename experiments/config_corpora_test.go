@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"dptext/registry"
 )
 
 func TestConfigCorporaKeys(t *testing.T) {
@@ -64,7 +66,7 @@ func TestCaptionFollowsTheConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, _ := corpusFormat(cfg.Corpus.Format)
+		f, _ := registry.LookupCorpusFormat(cfg.Corpus.Format)
 		docs, skipped, err := f.Read(cfg.Corpus, cfg.resolve(cfg.Corpus.Path), true)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +109,7 @@ func TestCaptionDescribesTheCorpusRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _ := corpusFormat(cfg.Corpus.Format)
+	f, _ := registry.LookupCorpusFormat(cfg.Corpus.Format)
 	docs, skipped, err := f.Read(cfg.Corpus, pan, true)
 	if err != nil {
 		t.Fatal(err)

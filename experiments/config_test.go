@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"dptext/internal/fixtures"
+	"dptext/registry"
 )
 
 const validConfig = `name = "t"
@@ -47,7 +48,7 @@ func TestValidConfigParses(t *testing.T) {
 		t.Errorf("Describe = %q", got)
 	}
 	// Without [report] columns, every scorer becomes a column.
-	if len(cfg.Report.Columns) != 1 || cfg.Report.Columns[0].Scorer != "sr-nn" || cfg.Report.Columns[0].Task != TaskAuthor {
+	if len(cfg.Report.Columns) != 1 || cfg.Report.Columns[0].Scorer != "sr-nn" || cfg.Report.Columns[0].Task != registry.TaskAuthor {
 		t.Errorf("default columns %+v", cfg.Report.Columns)
 	}
 }
@@ -170,8 +171,12 @@ func TestParamsStrictnessIsPerComponent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var none noneOptions
-	exp := expMechOptions{}
+	var none struct {
+		Order string `toml:"order"`
+	}
+	var exp struct {
+		Rating string `toml:"rating"`
+	}
 	if err := md.PrimitiveDecode(doc.Mechanisms[0].Params, &none); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +193,7 @@ func TestParamsStrictnessIsPerComponent(t *testing.T) {
 // Command-line params are the body of a TOML inline table: values are typed as in a config,
 // dotted keys reach nested tables, and bad text or an unknown key names what is valid.
 func TestParseParamsFromTheCommandLine(t *testing.T) {
-	o, err := DecodeMechanism("expmech", 5, `rating = "context", language_model.order = 2`)
+	o, err := registry.DecodeMechanism("expmech", 5, `rating = "context", language_model.order = 2`)
 	if err != nil || !o.Needs().LanguageModel {
 		t.Fatalf("got %v, %v; want a context rating with a language model", o, err)
 	}
@@ -200,7 +205,7 @@ func TestParseParamsFromTheCommandLine(t *testing.T) {
 		`candidates = 9999999999999`: `command line: params.candidates: 9999999999999: at most`,
 		`rating = "a", rating = "b"`: `command line: params: `,
 	} {
-		if _, err := DecodeMechanism("expmech", 5, body); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if _, err := registry.DecodeMechanism("expmech", 5, body); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q…", body, err, want)
 		}
 	}

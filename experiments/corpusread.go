@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"dptext/corpus"
+	"dptext/registry"
 )
 
 // CorpusRead describes the corpus a run actually read, for the manifest and the table
@@ -37,7 +38,7 @@ type CorpusRead struct {
 }
 
 // describeCorpus summarises the documents read under the config's [corpus].
-func describeCorpus(c CorpusConfig, f CorpusFormat, docs []corpus.Document, skipped corpus.Skipped) *CorpusRead {
+func describeCorpus(c registry.CorpusConfig, f registry.CorpusFormat, docs []corpus.Document, skipped corpus.Skipped) *CorpusRead {
 	r := &CorpusRead{Format: c.Format, Documents: len(docs), Changes: map[string]int(skipped)}
 	if f.Dataset != "" {
 		r.Collection = f.Dataset

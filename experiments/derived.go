@@ -10,7 +10,7 @@ var relativeMetrics = []string{report.MetricAccuracy, report.MetricMacroF1, repo
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
 // cell rows they derive from, in the same order, so they are as deterministic as those.
 func derivedRows(cfg *Config, rows []report.Row) []report.Row {
-	noneLabel := "" // the label of the first baseline mechanism (MechanismSpec.Baseline), if any
+	noneLabel := "" // the label of the first baseline mechanism (registry.MechanismSpec.Baseline), if any
 	for i, m := range cfg.Mechanisms {
 		if o, err := cfg.mechanismOptions(i); err == nil && o.Baseline() && noneLabel == "" {
 			noneLabel = m.ID()

@@ -15,6 +15,7 @@ import (
 	"dptext/internal/fixtures"
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/registry"
 )
 
 // The steps of ARCHITECTURE.md "Adding a component", followed for one component of each kind
@@ -85,34 +86,34 @@ func (lengthRatio) Measure(original, private []string) float64 {
 }
 
 func TestAddingOneComponentOfEachKind(t *testing.T) {
-	Mechanisms["reverse"] = MechanismEntry{Version: "1", Description: "example: words reversed", Releases: ReleaseTokens,
-		Spec: MechanismSpec[reverseOptions]{
+	registry.Mechanisms["reverse"] = registry.MechanismEntry{Version: "1", Description: "example: words reversed", Releases: registry.ReleaseTokens,
+		Spec: registry.MechanismSpec[reverseOptions]{
 			Defaults: func() reverseOptions { return reverseOptions{Keep: 0} },
-			Build: func(_ *Env, _ float64, o reverseOptions) (mechanisms.Mechanism, error) {
+			Build: func(_ *registry.Env, _ float64, o reverseOptions) (mechanisms.Mechanism, error) {
 				if o.Keep < 0 {
 					return nil, fmt.Errorf("keep = %d: want ≥ 0", o.Keep)
 				}
 				return reverse{o.Keep}, nil
 			},
 		}}
-	Scorers["first-word"] = ScorerEntry{Version: "1", Task: TaskAuthor, Description: "example attacker",
-		Classifier: ScorerSpec[noOptions, learn.Classifier]{
-			Defaults: func() noOptions { return noOptions{} },
-			Build:    func(*Env, noOptions) (learn.Classifier, error) { return &firstWord{}, nil },
+	registry.Scorers["first-word"] = registry.ScorerEntry{Version: "1", Task: registry.TaskAuthor, Description: "example attacker",
+		Classifier: registry.ScorerSpec[registry.NoOptions, learn.Classifier]{
+			Defaults: func() registry.NoOptions { return registry.NoOptions{} },
+			Build:    func(*registry.Env, registry.NoOptions) (learn.Classifier, error) { return &firstWord{}, nil },
 		}}
-	Scorers["first-word-topic"] = ScorerEntry{Version: "1", Task: TaskTopic, Description: "example topic classifier",
-		Classifier: ScorerSpec[noOptions, learn.Classifier]{
-			Defaults: func() noOptions { return noOptions{} },
-			Build:    func(*Env, noOptions) (learn.Classifier, error) { return &firstWord{}, nil },
+	registry.Scorers["first-word-topic"] = registry.ScorerEntry{Version: "1", Task: registry.TaskTopic, Description: "example topic classifier",
+		Classifier: registry.ScorerSpec[registry.NoOptions, learn.Classifier]{
+			Defaults: func() registry.NoOptions { return registry.NoOptions{} },
+			Build:    func(*registry.Env, registry.NoOptions) (learn.Classifier, error) { return &firstWord{}, nil },
 		}}
-	Scorers["length-ratio"] = ScorerEntry{Version: "1", Task: TaskUtility, Description: "example utility measure",
-		Metric: ScorerSpec[noOptions, PairMetric]{
-			Defaults: func() noOptions { return noOptions{} },
-			Build:    func(*Env, noOptions) (PairMetric, error) { return lengthRatio{}, nil },
+	registry.Scorers["length-ratio"] = registry.ScorerEntry{Version: "1", Task: registry.TaskUtility, Description: "example utility measure",
+		Metric: registry.ScorerSpec[registry.NoOptions, registry.PairMetric]{
+			Defaults: func() registry.NoOptions { return registry.NoOptions{} },
+			Build:    func(*registry.Env, registry.NoOptions) (registry.PairMetric, error) { return lengthRatio{}, nil },
 		}}
-	formats := CorpusFormats
-	CorpusFormats = append(slices.Clone(CorpusFormats), CorpusFormat{Name: "tsv", Description: "example: author<TAB>topic<TAB>text per line",
-		Read: func(_ CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
+	formats := registry.CorpusFormats
+	registry.CorpusFormats = append(slices.Clone(registry.CorpusFormats), registry.CorpusFormat{Name: "tsv", Description: "example: author<TAB>topic<TAB>text per line",
+		Read: func(_ registry.CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
 			f, err := os.Open(path)
 			if err != nil {
 				return nil, nil, err
@@ -127,13 +128,13 @@ func TestAddingOneComponentOfEachKind(t *testing.T) {
 			}
 			return docs, corpus.Skipped{}, sc.Err()
 		},
-		Caption: pathCaption})
+		Caption: registry.PathCaption})
 	t.Cleanup(func() {
-		delete(Mechanisms, "reverse")
-		delete(Scorers, "first-word")
-		delete(Scorers, "first-word-topic")
-		delete(Scorers, "length-ratio")
-		CorpusFormats = formats
+		delete(registry.Mechanisms, "reverse")
+		delete(registry.Scorers, "first-word")
+		delete(registry.Scorers, "first-word-topic")
+		delete(registry.Scorers, "length-ratio")
+		registry.CorpusFormats = formats
 	})
 
 	// The corpus of the run fixture, rewritten as TSV.

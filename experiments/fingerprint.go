@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"dptext/registry"
 )
 
 // fingerprint is everything that determines a finished cell besides its own coordinates: the
@@ -128,7 +130,7 @@ func hasCellFiles(dir string) bool {
 // file, …), so that a change to them is noticed.
 func dataInputs(cfg *Config) ([]Input, error) {
 	var out []Input
-	add := func(kind, table string, i int, id string, files []InputFile) error {
+	add := func(kind, table string, i int, id string, files []registry.InputFile) error {
 		for _, f := range files {
 			path := f.Path
 			if f.ConfigRelative {

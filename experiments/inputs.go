@@ -10,6 +10,7 @@ import (
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
+	"dptext/registry"
 	"dptext/text"
 )
 
@@ -51,10 +52,10 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 		dataDir = d
 	}
 	in.cacheDir = filepath.Join(dataDir, "derived")
-	logw := logWriter(logf)
+	logw := registry.LogWriter(logf)
 	start := time.Now()
 	c := cfg.Corpus
-	format, ok := corpusFormat(c.Format)
+	format, ok := registry.LookupCorpusFormat(c.Format)
 	if !ok {
 		return nil, fmt.Errorf("corpus: unknown format %q", c.Format)
 	}
@@ -123,7 +124,7 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 	var store *embeddings.Store
 	var input Input
 	if path == "" {
-		paths, err := datasets.Ensure(ctx, dataDir, DefaultEmbeddings, log)
+		paths, err := datasets.Ensure(ctx, dataDir, registry.DefaultEmbeddings, log)
 		if err != nil {
 			return nil, input, err
 		}
@@ -133,7 +134,7 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 				return nil, input, err
 			}
 		}
-		input = npmInput("embeddings", DefaultEmbeddings)
+		input = npmInput("embeddings", registry.DefaultEmbeddings)
 	} else {
 		topK := e.TopK
 		if e.Vocabulary == VocabularyWords {
@@ -183,7 +184,7 @@ func (c *Config) needsTopics() bool {
 		return true
 	}
 	for _, s := range c.Scorers {
-		if Scorers[s.Name].Task == TaskTopic {
+		if registry.Scorers[s.Name].Task == registry.TaskTopic {
 			return true
 		}
 	}
@@ -194,18 +195,4 @@ func logSkipped(logf func(string, ...any), what string, s corpus.Skipped) {
 	for _, reason := range sortedKeys(s) {
 		logf("%s: %d item(s): %s", what, s[reason], reason)
 	}
-}
-
-type logWriter func(string, ...any)
-
-func (l logWriter) Write(p []byte) (int, error) {
-	l("%s", trimNewline(p))
-	return len(p), nil
-}
-
-func trimNewline(p []byte) []byte {
-	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
-		p = p[:len(p)-1]
-	}
-	return p
 }

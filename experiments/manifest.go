@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"dptext/registry"
 )
 
 // Run statuses in manifest.json. Only StatusComplete means results.csv is final.
@@ -222,10 +224,10 @@ func ReadManifest(dir string) (*Manifest, error) {
 func componentVersions(cfg *Config) map[string]string {
 	v := map[string]string{}
 	for _, c := range cfg.Mechanisms {
-		v["mechanism/"+c.Name] = Mechanisms[c.Name].Version
+		v["mechanism/"+c.Name] = registry.Mechanisms[c.Name].Version
 	}
 	for _, c := range cfg.Scorers {
-		v["scorer/"+c.Name] = Scorers[c.Name].Version
+		v["scorer/"+c.Name] = registry.Scorers[c.Name].Version
 	}
 	return v
 }

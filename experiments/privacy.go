@@ -6,6 +6,7 @@ import (
 
 	"dptext/audit"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/report"
 )
 
@@ -15,7 +16,7 @@ import (
 //
 // With an [audit] table in the config, the audited ε lower confidence bound of the mechanism at
 // the cell's ε and the most its tests could have shown are added (see auditRows).
-func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *Env, cfg *Config) ([]report.Row, error) {
+func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *registry.Env, cfg *Config) ([]report.Row, error) {
 	var rows []report.Row
 	n := float64(len(private))
 	epsSum := 0.0
@@ -69,7 +70,7 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 //     when there are none).
 //
 // The distances do not depend on ε and are computed once per set and configuration (Env.Memo).
-func pairBoundRows(pb mechanisms.PairBounder, set *SetData, row func(string, string, float64) report.Row, env *Env) []report.Row {
+func pairBoundRows(pb mechanisms.PairBounder, set *SetData, row func(string, string, float64) report.Row, env *registry.Env) []report.Row {
 	if len(set.Eval) < 2 {
 		return nil
 	}
@@ -146,7 +147,7 @@ func (c *Config) validateAudit() error {
 // ceiling is a property of the sample size, not of the mechanism. It is called only for
 // mechanisms that claim a guarantee, and returns no rows when no test bounded anything (every
 // tested pair unprotected, e.g. a claim of ∞).
-func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *Env, cfg *Config) ([]report.Row, error) {
+func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *registry.Env, cfg *Config) ([]report.Row, error) {
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
 	v, err := env.Memo(key, func() (any, error) {

@@ -8,6 +8,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/report"
 )
 
@@ -29,7 +30,7 @@ func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
 		return report.Row{Set: "s", Scorer: scorer, Metric: metric, Value: v}
 	}
 	got := map[string]float64{}
-	rows, err := privacyRows(m, set, set.Eval, row, &Env{}, nil)
+	rows, err := privacyRows(m, set, set.Eval, row, &registry.Env{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestAuditRow(t *testing.T) {
 		return report.Row{Set: "s", Mechanism: "emd", Epsilon: report.EpsilonOf(1), Scorer: scorer, Metric: metric, Value: v}
 	}
 	cfg := &Config{Seed: 3, Audit: &AuditConfig{Samples: 500, Alpha: 0.05, Pairs: 1}}
-	rows, err := privacyRows(m, set, set.Eval, row, &Env{Embeddings: store}, cfg)
+	rows, err := privacyRows(m, set, set.Eval, row, &registry.Env{Embeddings: store}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

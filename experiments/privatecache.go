@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"dptext/registry"
 )
 
 // privateCache keeps privatised documents under a key that covers everything they depend on,
@@ -31,7 +33,7 @@ func (r *runner) privateKey(c cell, what string, docs [][]string) string {
 	params, _ := json.Marshal(mc.params.Record()) // the table as written; map keys are sorted
 	h := sha256.New()
 	fmt.Fprintf(h, "dptext-private-v2\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s/%s\x00",
-		mc.Name, Mechanisms[mc.Name].Version, params, c.eps, r.cfg.Seed, r.cellPath(c), what)
+		mc.Name, registry.Mechanisms[mc.Name].Version, params, c.eps, r.cfg.Seed, r.cellPath(c), what)
 	for _, in := range r.in.inputs {
 		fmt.Fprintf(h, "%s=%s\x00", in.Role, in.SHA256)
 	}

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"dptext/configfile"
+	"dptext/erae"
 	"dptext/internal/fixtures"
+	"dptext/registry"
+	"dptext/rngs"
 )
 
 // The committed SynTF config runs the classification protocol, and its caption says so: no
@@ -94,11 +97,11 @@ func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
 // stand-in vocabulary of `dptext check`: a config valid for any real vocabulary passes check.
 func TestCheckDoesNotHoldVocabularySizedParametersAgainstItsStandIn(t *testing.T) {
 	for _, name := range []string{"custext", "custext+"} {
-		o, err := DecodeMechanism(name, 5, "k = 20")
+		o, err := registry.DecodeMechanism(name, 5, "k = 20")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, err := o.Build(&Env{Embeddings: tinyStore(), Workers: 1, Check: true}, 5); err != nil {
+		if _, err := o.Build(&registry.Env{Embeddings: tinyStore(), Workers: 1, Check: true}, 5); err != nil {
 			t.Errorf("%s with k = 20 rejected by check's stand-in vocabulary: %v", name, err)
 		}
 	}
@@ -108,10 +111,27 @@ func TestCheckDoesNotHoldVocabularySizedParametersAgainstItsStandIn(t *testing.T
 // other paths are), whatever the working directory, and its bytes are part of the run's
 // fingerprint, so a retrained model is never mixed with cells of the old one.
 func TestEraeModelIsReadFromTheConfigsFolderAndFingerprinted(t *testing.T) {
-	store, train, _, _, _, _ := goldenInputs(t)
+	// A small model (seeded, a few steps) of 40 numbered words.
+	store := fixtures.RandomStore(t, rngs.New(1, "erae-relative"), 40, 8, 1)
+	var train [][]string
+	for i := range 12 {
+		doc := make([]string, 30)
+		for j := range doc {
+			doc[j] = store.Words()[(i*7+j*3)%store.Len()]
+		}
+		train = append(train, doc)
+	}
+	o := erae.DefaultTrainOptions()
+	o.Vocab, o.Hidden, o.Latent, o.Length, o.Batch, o.PretrainSteps, o.Steps = 40, 8, 4, 12, 4, 5, 10
+	model, err := erae.Train(context.Background(), train, store, o, "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	model := goldenModel(t, "erae", store, train)
-	data, err := os.ReadFile(model)
+	if err := model.Save(filepath.Join(dir, "m.erae")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "m.erae"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dptext/registry"
 	"dptext/report"
 )
 
@@ -29,7 +30,7 @@ func WriteReport(dir string, cfg *Config, facts runFacts, rows []report.Row) err
 func caption(cfg *Config, facts runFacts, runID string) report.Caption {
 	read := facts.corpus
 	corpus := "Corpus: " + cfg.Corpus.Format
-	if f, ok := corpusFormat(cfg.Corpus.Format); ok {
+	if f, ok := registry.LookupCorpusFormat(cfg.Corpus.Format); ok {
 		corpus = "Corpus (as the config's [corpus] names it; this run's manifest does not describe the corpus read): " + f.Caption(cfg.Corpus) + "."
 	}
 	if read != nil {

@@ -19,6 +19,7 @@ import (
 
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
 )
@@ -421,7 +422,7 @@ func (r *runner) fitKeys(c cell) []string {
 	}
 	var keys []string
 	for si, sc := range r.cfg.Scorers {
-		if Scorers[sc.Name].Task == TaskTopic {
+		if registry.Scorers[sc.Name].Task == registry.TaskTopic {
 			keys = append(keys, r.fitKey(c, si))
 		}
 	}
@@ -453,8 +454,8 @@ type runner struct {
 	mu     sync.Mutex
 	mechs  map[string]*lazy[mechanisms.Mechanism]
 	models map[string]*lazy[*fitted]
-	metric map[string]*lazy[PairMetric]
-	envs   map[string]*Env
+	metric map[string]*lazy[registry.PairMetric]
+	envs   map[string]*registry.Env
 	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
 	// look-ups found them.
 	// fingerprint is the hash written into every cell file (see fingerprint).
@@ -494,7 +495,7 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 func newRunner(cfg *Config, sets []*SetData, in *inputs, dir string, jobs int) *runner {
 	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
-		metric: map[string]*lazy[PairMetric]{}, envs: map[string]*Env{}}
+		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{}}
 }
 
 func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {
@@ -510,7 +511,7 @@ func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (
 }
 
 // env returns the set's Env, made once so that builders can share state through Env.Memo.
-func (r *runner) env(set *SetData) *Env {
+func (r *runner) env(set *SetData) *registry.Env {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.envs[set.drawKey] == nil {
@@ -518,7 +519,7 @@ func (r *runner) env(set *SetData) *Env {
 		for i, d := range r.in.docs {
 			raw[i] = d.Text
 		}
-		r.envs[set.drawKey] = &Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
+		r.envs[set.drawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
 			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf}
 	}
 	return r.envs[set.drawKey]
@@ -590,7 +591,7 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key string) (*fitted, error) {
 	set, sc := r.sets[c.set].draw(c.rep), r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
-		entry := Scorers[sc.Name]
+		entry := registry.Scorers[sc.Name]
 		o, err := r.cfg.scorerOpts(si)
 		if err != nil {
 			return nil, err
@@ -604,7 +605,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 			return nil, fmt.Errorf("scorer %s on set %s: %w", sc.ID(), set.Name, err)
 		}
 		f := &fitted{c: clf}
-		if entry.Task == TaskTopic && len(set.TopicValidation) > 0 && r.writesFit(key) {
+		if entry.Task == registry.TaskTopic && len(set.TopicValidation) > 0 && r.writesFit(key) {
 			pred := f.predict(uint64(r.cfg.Seed), "validate/"+key, set.TopicValidation)
 			if err := r.ctx.Err(); err != nil { // a cancelled predict may have stopped short
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/registry"
 )
 
 // fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
@@ -204,11 +205,11 @@ func TestRunRefusesCellsOfOtherComponentVersions(t *testing.T) {
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	entry := Mechanisms["expmech"]
+	entry := registry.Mechanisms["expmech"]
 	saved := entry.Version
 	entry.Version = saved + "-changed"
-	Mechanisms["expmech"] = entry
-	defer func() { entry.Version = saved; Mechanisms["expmech"] = entry }()
+	registry.Mechanisms["expmech"] = entry
+	defer func() { entry.Version = saved; registry.Mechanisms["expmech"] = entry }()
 	err := runFixture(t, cfg, dir, 2, context.Background(), nil)
 	if err == nil || !strings.Contains(err.Error(), "mechanism/expmech (1 → 1-changed)") {
 		t.Fatalf("got %v", err)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"dptext/registry"
 )
 
 // Shard selects part K of N of a run's cells (K counts from 0, as array indices of Slurm,
@@ -216,7 +218,7 @@ func hash64(s string) uint64 {
 // cellCost is the expected cost of a cell: its mechanism's registry Cost times its set's
 // author count (the evaluation documents, and so the scorers' work, grow with the authors).
 func (cfg *Config) cellCost(c cell) float64 {
-	return Mechanisms[cfg.Mechanisms[c.mech].Name].Cost * float64(max(1, cfg.Sets[c.set].Authors))
+	return registry.Mechanisms[cfg.Mechanisms[c.mech].Name].Cost * float64(max(1, cfg.Sets[c.set].Authors))
 }
 
 // shardCells partitions cells of cfg over s.N shards (see assignShards) and returns the

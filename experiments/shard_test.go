@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/registry"
 )
 
 func TestParseShard(t *testing.T) {
@@ -89,7 +90,7 @@ func gridItems(sets []int, mechs map[string]int, repeats int) []shardItem {
 		for _, m := range names {
 			for e := 0; e < mechs[m]; e++ {
 				for r := 0; r < repeats; r++ {
-					items = append(items, shardItem{key: fmt.Sprintf("set=%d/mech=%s/eps=%d/rep=%d", a, m, e, r), cost: Mechanisms[m].Cost * float64(a)})
+					items = append(items, shardItem{key: fmt.Sprintf("set=%d/mech=%s/eps=%d/rep=%d", a, m, e, r), cost: registry.Mechanisms[m].Cost * float64(a)})
 				}
 			}
 		}

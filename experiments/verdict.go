@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
 )
@@ -90,7 +91,7 @@ func (c *Config) validateVerdict() error {
 	for _, s := range c.Scorers {
 		ids = append(ids, s.ID())
 	}
-	if s, ok := scorer(v.Attack); !ok || Scorers[s.Name].Task != TaskAuthor {
+	if s, ok := scorer(v.Attack); !ok || registry.Scorers[s.Name].Task != registry.TaskAuthor {
 		return c.errAt("verdict", "attack", "%q: want the id of a configured authorship attacker (scorers: %s)", v.Attack, strings.Join(ids, ", "))
 	}
 	if len(v.AboveChance) == 0 {
@@ -105,7 +106,7 @@ func (c *Config) validateVerdict() error {
 		return c.errAt("verdict", "utilities", "missing: want ids of topic classifiers or utility measures")
 	}
 	for _, u := range v.Utilities {
-		if s, ok := scorer(u); !ok || Scorers[s.Name].Task == TaskAuthor {
+		if s, ok := scorer(u); !ok || registry.Scorers[s.Name].Task == registry.TaskAuthor {
 			return c.errAt("verdict", "utilities", "%q: want the id of a configured topic classifier or utility measure (scorers: %s)", u, strings.Join(ids, ", "))
 		}
 	}

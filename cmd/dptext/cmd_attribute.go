@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"dptext/attribution"
-	"dptext/experiments"
 	"dptext/learn"
+	"dptext/registry"
 )
 
 func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -34,14 +34,14 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := rule.Validate(); err != nil {
 		return usagef("--reject: %v", err)
 	}
-	var env experiments.Env
+	var env registry.Env
 	env.Workers = 2
-	ao, err := experiments.DecodeClassifier(*attacker, params.String())
+	ao, err := registry.DecodeClassifier(*attacker, params.String())
 	if err != nil {
 		return err
 	}
 	needs := ao.Needs()
-	var mo *experiments.MechanismOptions
+	var mo *registry.MechanismOptions
 	if mech.name != "" {
 		if mo, err = mech.decode(); err != nil {
 			return err

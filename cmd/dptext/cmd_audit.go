@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"dptext/audit"
-	"dptext/experiments"
+	"dptext/registry"
 )
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -62,7 +62,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	env := &experiments.Env{Embeddings: store, Workers: 2}
+	env := &registry.Env{Embeddings: store, Workers: 2}
 	if mo.Needs().TrainingCorpus {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"dptext/embeddings"
-	"dptext/experiments"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/rngs"
 )
 
@@ -33,7 +33,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usagef("--epsilons: %v", err)
 	}
 	for _, e := range eps {
-		if err := experiments.Mechanisms["emd"].Epsilons.Check(e); err != nil {
+		if err := registry.Mechanisms["emd"].Epsilons.Check(e); err != nil {
 			return usagef("--epsilons: emd: %v", err)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"dptext/experiments"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/rngs"
 	"dptext/text"
 )
@@ -36,7 +36,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if e, ok := experiments.Mechanisms[mech.name]; ok {
+	if e, ok := registry.Mechanisms[mech.name]; ok {
 		for _, k := range slices.Sorted(maps.Keys(e.TextParams)) {
 			mech.params.setDefault(k, e.TextParams[k])
 		}
@@ -69,7 +69,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
+	env := &registry.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
 	if mo.Needs().TrainingCorpus {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"dptext/configfile"
-	"dptext/experiments"
+	"dptext/registry"
 )
 
 func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -25,11 +25,11 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) > 0 {
 		return usagef("takes no arguments, got %q", pos)
 	}
-	entry, ok := experiments.Mechanisms[*mech]
+	entry, ok := registry.Mechanisms[*mech]
 	if !ok || entry.PrivacyTable == nil {
 		var have []string
-		for _, name := range experiments.MechanismNames() {
-			if experiments.Mechanisms[name].PrivacyTable != nil {
+		for _, name := range registry.MechanismNames() {
+			if registry.Mechanisms[name].PrivacyTable != nil {
 				have = append(have, name)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"dptext/datasets"
 	"dptext/embeddings"
 	"dptext/experiments"
+	"dptext/registry"
 	"dptext/text"
 )
 
@@ -81,12 +82,12 @@ func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string
 }
 
 // decode decodes the mechanism's parameters, checking its name and ε.
-func (m *mechanismFlags) decode() (*experiments.MechanismOptions, error) {
+func (m *mechanismFlags) decode() (*registry.MechanismOptions, error) {
 	body := m.params.String()
 	if body != "" && m.inline != "" {
 		body += ", "
 	}
-	return experiments.DecodeMechanism(m.name, m.epsilon, body+m.inline)
+	return registry.DecodeMechanism(m.name, m.epsilon, body+m.inline)
 }
 
 // paramFlag collects repeated --param key=value flags as the body of a TOML inline table

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"dptext/experiments"
+	"dptext/registry"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -37,7 +38,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 
 func TestListShowsEveryRegisteredName(t *testing.T) {
 	_, out, _ := run(t, "list")
-	for _, n := range append(experiments.MechanismNames(), experiments.ScorerNames()...) {
+	for _, n := range append(registry.MechanismNames(), registry.ScorerNames()...) {
 		if !strings.Contains(out, " "+n+" ") {
 			t.Errorf("list lacks %q", n)
 		}

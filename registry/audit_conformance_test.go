@@ -1,4 +1,4 @@
-package experiments
+package registry
 
 import (
 	"math"
@@ -24,7 +24,7 @@ func TestAuditConformance(t *testing.T) {
 	for _, name := range MechanismNames() {
 		t.Run(name, func(t *testing.T) {
 			entry := Mechanisms[name]
-			o, err := entry.decode(goldenParams(t, name, store, train))
+			o, err := entry.Decode(goldenParams(t, name, store, train))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package experiments
+package registry
 
 import (
 	"reflect"
@@ -26,7 +26,7 @@ func TestMechanismFilesAreDeclared(t *testing.T) {
 	checked := 0
 	for name, e := range Mechanisms {
 		checked += checkFilesDeclared(t, "mechanism", name, e.Spec.defaults(), func(p configfile.Params) ([]InputFile, error) {
-			o, err := e.decode(p)
+			o, err := e.Decode(p)
 			if err != nil {
 				return nil, err
 			}
@@ -35,7 +35,7 @@ func TestMechanismFilesAreDeclared(t *testing.T) {
 	}
 	for name, e := range Scorers {
 		checked += checkFilesDeclared(t, "scorer", name, e.defaults(), func(p configfile.Params) ([]InputFile, error) {
-			o, err := e.decode(p)
+			o, err := e.Decode(p)
 			if err != nil {
 				return nil, err
 			}

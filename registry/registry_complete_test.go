@@ -1,4 +1,4 @@
-package experiments
+package registry
 
 import (
 	"math"
@@ -132,7 +132,7 @@ func TestBaselineIsTheIdentityInOrder(t *testing.T) {
 			if values != "" && name != "none" {
 				continue
 			}
-			o, err := e.decode(testParams(t, name, values))
+			o, err := e.Decode(testParams(t, name, values))
 			if err != nil {
 				t.Fatalf("%s %v: %v", name, values, err)
 			}
@@ -171,7 +171,7 @@ func TestREADMEComponentsMatchRegistry(t *testing.T) {
 		}
 	}
 	slices.Sort(tableNames)
-	if want := sortedKeys(Mechanisms); !slices.Equal(tableNames, want) {
+	if want := MechanismNames(); !slices.Equal(tableNames, want) {
 		t.Errorf("README Components: mechanism table lists %q, the registry %q", tableNames, want)
 	}
 	kinds := map[string]string{TaskAuthor: "Attackers:", TaskTopic: "Topic classifiers:", TaskUtility: "Utility measures:"}

@@ -1,4 +1,7 @@
-package experiments
+// Package registry holds every name a config may use — mechanisms, authorship attackers, topic
+// classifiers, utility measures and corpus formats — each with all its facts (version, typed
+// options, needs, data files, shard cost, baseline role), and the Env its builders read.
+package registry
 
 import (
 	"context"
@@ -17,6 +20,7 @@ import (
 	"dptext/mechanisms"
 	"dptext/ngram"
 	"dptext/report"
+	"dptext/resources"
 	"dptext/utility"
 )
 
@@ -76,7 +80,7 @@ type Env struct {
 	CellDocs, TextWords int
 
 	memoMu sync.Mutex
-	memo   map[string]*lazy[any]
+	memo   map[string]func() (any, error)
 }
 
 // Memo returns the value build makes for key, building it once per Env: builders use it to
@@ -84,16 +88,15 @@ type Env struct {
 func (e *Env) Memo(key string, build func() (any, error)) (any, error) {
 	e.memoMu.Lock()
 	if e.memo == nil {
-		e.memo = map[string]*lazy[any]{}
+		e.memo = map[string]func() (any, error){}
 	}
-	l := e.memo[key]
-	if l == nil {
-		l = &lazy[any]{}
-		e.memo[key] = l
+	get := e.memo[key]
+	if get == nil {
+		get = sync.OnceValues(build)
+		e.memo[key] = get
 	}
 	e.memoMu.Unlock()
-	l.once.Do(func() { l.val, l.err = build() })
-	return l.val, l.err
+	return get()
 }
 
 // A PairMetric measures how much of an original document a private one keeps (defined in
@@ -317,8 +320,8 @@ func (s ScorerSpec[O, T]) decode(p configfile.Params, base Needs) (*ScorerOption
 	return &ScorerOptions[T]{needs: base, files: files, build: func(env *Env) (T, error) { return s.Build(env, o) }}, nil
 }
 
-// decode decodes p into the mechanism's typed options.
-func (e MechanismEntry) decode(p configfile.Params) (*MechanismOptions, error) {
+// Decode decodes p into the mechanism's typed options.
+func (e MechanismEntry) Decode(p configfile.Params) (*MechanismOptions, error) {
 	return e.Spec.decode(p, e.Needs)
 }
 
@@ -352,8 +355,8 @@ func (d ScorerDecoded) Files() []InputFile {
 	return d.Classifier.Files()
 }
 
-// decode decodes p into the scorer's typed options.
-func (e ScorerEntry) decode(p configfile.Params) (ScorerDecoded, error) {
+// Decode decodes p into the scorer's typed options.
+func (e ScorerEntry) Decode(p configfile.Params) (ScorerDecoded, error) {
 	var d ScorerDecoded
 	var err error
 	if e.Metric != nil {
@@ -364,7 +367,8 @@ func (e ScorerEntry) decode(p configfile.Params) (ScorerDecoded, error) {
 	return d, err
 }
 
-type noOptions struct{}
+// NoOptions are the options of a component that takes none (an empty params table).
+type NoOptions struct{}
 
 // noneOptions is the identity's release order.
 type noneOptions struct {
@@ -459,13 +463,13 @@ var Mechanisms = map[string]MechanismEntry{
 				if env.Check {
 					opts.EllCacheDir = ""
 				}
-				if err := env.fits(fmt.Sprintf("n = %d", opts.Length), float64(bytesPerWord)*float64(opts.Length)*float64(env.CellDocs),
-					fmt.Sprintf("%d bytes per synthetic word × n × %d documents of a cell", bytesPerWord, env.CellDocs)); err != nil {
+				if err := env.fits(fmt.Sprintf("n = %d", opts.Length), float64(resources.BytesPerWord)*float64(opts.Length)*float64(env.CellDocs),
+					fmt.Sprintf("%d bytes per synthetic word × n × %d documents of a cell", resources.BytesPerWord, env.CellDocs)); err != nil {
 					return nil, err
 				}
 				opts.EllContext = env.Context
 				if env.Log != nil {
-					opts.EllLog = logWriter(env.Log)
+					opts.EllLog = LogWriter(env.Log)
 				}
 				if opts.EllWorkers == 0 {
 					opts.EllWorkers = env.Workers
@@ -487,9 +491,9 @@ var Mechanisms = map[string]MechanismEntry{
 	"random": {
 		Version: "1", Description: "Random-R baseline: every word replaced by a uniformly drawn vocabulary word (ε = 0)",
 		Needs: Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[noOptions]{
-			Defaults: func() noOptions { return noOptions{} },
-			Build: func(env *Env, _ float64, _ noOptions) (mechanisms.Mechanism, error) {
+		Spec: MechanismSpec[NoOptions]{
+			Defaults: func() NoOptions { return NoOptions{} },
+			Build: func(env *Env, _ float64, _ NoOptions) (mechanisms.Mechanism, error) {
 				return mechanisms.NewRandom(env.Embeddings.Words())
 			},
 		},
@@ -771,9 +775,9 @@ var Scorers = map[string]ScorerEntry{
 	"style_l2": {
 		Version: "1", Task: TaskUtility,
 		Description: "L2 change of the stylometric feature vector (WritePrints-limited rates) between original and private snippet",
-		Metric: ScorerSpec[noOptions, PairMetric]{
-			Defaults: func() noOptions { return noOptions{} },
-			Build:    func(*Env, noOptions) (PairMetric, error) { return utility.NewStyleL2(attackers.StyleVector) },
+		Metric: ScorerSpec[NoOptions, PairMetric]{
+			Defaults: func() NoOptions { return NoOptions{} },
+			Build:    func(*Env, NoOptions) (PairMetric, error) { return utility.NewStyleL2(attackers.StyleVector) },
 		},
 	},
 	"embf1": {
@@ -799,9 +803,9 @@ var Scorers = map[string]ScorerEntry{
 	"wmd": {
 		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true},
 		Description: "Word Mover's distance between original and private snippet (exact transport, raw vectors)",
-		Metric: ScorerSpec[noOptions, PairMetric]{
-			Defaults: func() noOptions { return noOptions{} },
-			Build: func(env *Env, _ noOptions) (PairMetric, error) {
+		Metric: ScorerSpec[NoOptions, PairMetric]{
+			Defaults: func() NoOptions { return NoOptions{} },
+			Build: func(env *Env, _ NoOptions) (PairMetric, error) {
 				return utility.NewWordMoversDistance(env.Embeddings)
 			},
 		},

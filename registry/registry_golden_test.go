@@ -1,4 +1,4 @@
-package experiments
+package registry
 
 import (
 	"bufio"
@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,7 +135,7 @@ func registryOutputs(t *testing.T) map[string]string {
 	pool := test           // the documents and the random mechanism's outputs, for the classifiers (independent of which other mechanisms are registered)
 	for _, name := range MechanismNames() {
 		entry := Mechanisms[name]
-		o, err := entry.decode(goldenParams(t, name, store, train))
+		o, err := entry.Decode(goldenParams(t, name, store, train))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +156,7 @@ func registryOutputs(t *testing.T) map[string]string {
 	}
 	for _, name := range ScorerNames() {
 		entry := Scorers[name]
-		o, err := entry.decode(testParams(t, name, ""))
+		o, err := entry.Decode(testParams(t, name, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,14 +187,14 @@ func registryOutputs(t *testing.T) map[string]string {
 // Every registered component's version is tied to a hash of its outputs: a change of output
 // without a new Version (which keeps old cached cells from being reused) fails here. After a
 // deliberate change, bump the Version in the registry and run
-// `go test ./experiments -run TestRegistryVersionsPinOutputs -update-registry`.
+// `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry`.
 func TestRegistryVersionsPinOutputs(t *testing.T) {
 	got := registryOutputs(t)
 	path := filepath.Join("testdata", "registry_golden.txt")
 	if *updateRegistry {
 		var b strings.Builder
 		b.WriteString("# component version → hash of its outputs on the golden inputs (registry_golden_test.go)\n")
-		for _, k := range sortedKeys(got) {
+		for _, k := range slices.Sorted(maps.Keys(got)) {
 			fmt.Fprintf(&b, "%s %s\n", k, got[k])
 		}
 		if err := os.MkdirAll("testdata", 0o755); err != nil {

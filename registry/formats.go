@@ -1,4 +1,4 @@
-package experiments
+package registry
 
 import (
 	"fmt"
@@ -28,8 +28,24 @@ type CorpusFormat struct {
 	Caption func(c CorpusConfig) string
 }
 
-// pathCaption names a corpus read from a path by its format and path (and PAN language).
-func pathCaption(c CorpusConfig) string {
+// CorpusConfig names the documents of the experiment.
+type CorpusConfig struct {
+	// Format names one of CorpusFormats (the first, the default data, when empty).
+	Format string `toml:"format"`
+	// Path of the corpus file or folder; empty for "sotu", which uses the data cache.
+	Path string `toml:"path"`
+	// Topic of the SOTU corpus: "party" (Democratic or Republican; others dropped) or "era".
+	Topic string `toml:"topic"`
+	// EraSplitYear divides the SOTU addresses into eras when Topic is "era": before the year,
+	// and from it on.
+	EraSplitYear int `toml:"era_split_year"`
+	// Language keeps the PAN problems in that language (collection-info.json), e.g. "en";
+	// required when a PAN collection mixes languages. Only for format "pan".
+	Language string `toml:"language"`
+}
+
+// PathCaption names a corpus read from a path by its format and path (and PAN language).
+func PathCaption(c CorpusConfig) string {
 	s := c.Format + " " + c.Path
 	if c.Language != "" {
 		s += fmt.Sprintf(" (language %s)", c.Language)
@@ -54,21 +70,21 @@ var CorpusFormats = []CorpusFormat{
 		Read: func(_ CorpusConfig, path string, requireTopic bool) ([]corpus.Document, corpus.Skipped, error) {
 			return corpus.ReadJSONL(path, corpus.JSONLOptions{RequireTopic: requireTopic})
 		},
-		Caption: pathCaption},
+		Caption: PathCaption},
 	{Name: "dir", Description: "ROOT/<topic>/<author>/<doc>.txt",
 		Read: func(_ CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
 			return corpus.ReadDir(path)
 		},
-		Caption: pathCaption},
+		Caption: PathCaption},
 	{Name: "pan", Description: "PAN 2018/2019 attribution collection or problem, or the older meta-file.json layout",
 		Read: func(c CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
 			return corpus.ReadPAN(path, corpus.PANOptions{Language: c.Language})
 		},
-		Caption: pathCaption},
+		Caption: PathCaption},
 }
 
-// corpusFormat returns the format named name.
-func corpusFormat(name string) (CorpusFormat, bool) {
+// LookupCorpusFormat returns the format named name.
+func LookupCorpusFormat(name string) (CorpusFormat, bool) {
 	for _, f := range CorpusFormats {
 		if f.Name == name {
 			return f, true
@@ -88,8 +104,8 @@ func DatasetVersion(name string) string {
 // DefaultEmbeddings is the dataset the embeddings format "wink" reads without a path.
 const DefaultEmbeddings = "glove-wink-100d"
 
-// quoteList renders names as `"a", "b" or "c"`.
-func quoteList(names []string) string {
+// QuoteList renders names as `"a", "b" or "c"`.
+func QuoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = fmt.Sprintf("%q", n)
@@ -100,8 +116,8 @@ func quoteList(names []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
-// corpusFormatNames lists the names of CorpusFormats.
-func corpusFormatNames() []string {
+// CorpusFormatNames lists the names of CorpusFormats.
+func CorpusFormatNames() []string {
 	var n []string
 	for _, f := range CorpusFormats {
 		n = append(n, f.Name)
@@ -109,8 +125,8 @@ func corpusFormatNames() []string {
 	return n
 }
 
-// embeddingsFormatNames lists the values of embeddings.format, the default first.
-func embeddingsFormatNames() []string {
+// EmbeddingsFormatNames lists the values of embeddings.format, the default first.
+func EmbeddingsFormatNames() []string {
 	names := []string{embeddings.FormatWink}
 	for _, n := range embeddings.FormatNames() {
 		if n != embeddings.FormatWink {
