@@ -16,6 +16,7 @@ import (
 	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
+	"dptext/runconfig"
 )
 
 // privatise applies the mechanism of c to docs, each document with its own stream, or reads
@@ -107,7 +108,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			docs, labels = set.TopicTrain, set.TopicTrainLabels
 		}
 		key := r.fitKey(c, si)
-		if r.cfg.adaptive(sc) {
+		if r.cfg.Adaptive(sc) {
 			// The training texts go through the same mechanism (in the classification
 			// protocol the topic and author training documents are the same ones).
 			if privateKnown == nil {
@@ -136,7 +137,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
 			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
-		if r.cfg.Protocol.Kind == ProtocolPAN && entry.Task == registry.TaskAuthor {
+		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN && entry.Task == registry.TaskAuthor {
 			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)))
 		}
 	}
@@ -206,7 +207,7 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 func (r *runner) pairMetric(si int, set *SetData) (registry.PairMetric, error) {
 	sc := r.cfg.Scorers[si]
 	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.drawKey, func() (registry.PairMetric, error) {
-		o, err := r.cfg.scorerOpts(si)
+		o, err := r.cfg.ScorerOptions(si)
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
 		}

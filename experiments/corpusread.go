@@ -9,6 +9,7 @@ import (
 
 	"dptext/corpus"
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 // CorpusRead describes the corpus a run actually read, for the manifest and the table
@@ -100,32 +101,21 @@ func (r *CorpusRead) Sentence() string {
 	if len(r.Languages) > 0 {
 		what += " (language " + strings.Join(r.Languages, ", ") + ")"
 	}
-	s := fmt.Sprintf("Corpus: %s, %s by %s over %s", what, plural(r.Documents, "document"), plural(r.Authors, "author"), plural(r.Topics, "topic"))
+	s := fmt.Sprintf("Corpus: %s, %s by %s over %s", what, runconfig.Plural(r.Documents, "document"), runconfig.Plural(r.Authors, "author"), runconfig.Plural(r.Topics, "topic"))
 	if r.OpenSetDocuments > 0 {
 		unknown := fmt.Sprintf("%d by unknown writers", r.OpenSetDocuments)
 		if r.OpenSetDocuments == 1 {
 			unknown = "1 by an unknown writer"
 		}
-		s = fmt.Sprintf("Corpus: %s, %s over %s: %d by %s and %s (open-set)", what, plural(r.Documents, "document"),
-			plural(r.Topics, "topic"), r.Documents-r.OpenSetDocuments, plural(r.Authors, "author"), unknown)
+		s = fmt.Sprintf("Corpus: %s, %s over %s: %d by %s and %s (open-set)", what, runconfig.Plural(r.Documents, "document"),
+			runconfig.Plural(r.Topics, "topic"), r.Documents-r.OpenSetDocuments, runconfig.Plural(r.Authors, "author"), unknown)
 	}
 	merged, found := r.identityChanges()
 	if merged > 0 {
-		s += fmt.Sprintf("; %s merged with another author that shares a byte-identical text", plural(merged, "author"))
+		s += fmt.Sprintf("; %s merged with another author that shares a byte-identical text", runconfig.Plural(merged, "author"))
 	}
 	if found > 0 {
-		s += fmt.Sprintf("; %s byte-identical to a named author's", plural(found, "open-set text"))
+		s += fmt.Sprintf("; %s byte-identical to a named author's", runconfig.Plural(found, "open-set text"))
 	}
 	return s + "."
-}
-
-// plural writes n with the noun, in the plural unless n is 1 ("story" → "stories").
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,6 +1,9 @@
 package experiments
 
-import "dptext/report"
+import (
+	"dptext/report"
+	"dptext/runconfig"
+)
 
 // relativeMetrics are the scores given relative to the none mechanism as
 // relative_<metric> (SynTF's "relative performance": private / original).
@@ -9,10 +12,10 @@ var relativeMetrics = []string{report.MetricAccuracy, report.MetricMacroF1, repo
 // derivedRows computes, from a run's rows, each scorer's performance relative to the none
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
 // cell rows they derive from, in the same order, so they are as deterministic as those.
-func derivedRows(cfg *Config, rows []report.Row) []report.Row {
+func derivedRows(cfg *runconfig.Config, rows []report.Row) []report.Row {
 	noneLabel := "" // the label of the first baseline mechanism (registry.MechanismSpec.Baseline), if any
 	for i, m := range cfg.Mechanisms {
-		if o, err := cfg.mechanismOptions(i); err == nil && o.Baseline() && noneLabel == "" {
+		if o, err := cfg.MechanismOptions(i); err == nil && o.Baseline() && noneLabel == "" {
 			noneLabel = m.ID()
 		}
 	}

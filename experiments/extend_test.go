@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 // The steps of ARCHITECTURE.md "Adding a component", followed for one component of each kind
@@ -69,7 +71,7 @@ func (f *firstWord) Predict(_ *rand.Rand, docs [][]string) []string {
 				votes[l]++
 			}
 		}
-		for _, l := range sortedKeys(votes) {
+		for _, l := range slices.Sorted(maps.Keys(votes)) {
 			if votes[l] > votes[out[i]] {
 				out[i] = l
 			}
@@ -177,13 +179,13 @@ name = "first-word-topic"
 [[scorers]]
 name = "length-ratio"
 `, vecPath)
-	cfg, err := ParseConfig(filepath.Join(dir, "extend.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "extend.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := ParseConfig(filepath.Join(dir, "bad.toml"), strings.Replace(src, "keep = 3", "keep = -1", 1))
+	bad, err := runconfig.ParseConfig(filepath.Join(dir, "bad.toml"), strings.Replace(src, "keep = 3", "keep = -1", 1))
 	if err == nil {
-		err = CheckComponents(bad)
+		err = runconfig.CheckComponents(bad)
 	}
 	if err == nil || !strings.Contains(err.Error(), "bad.toml:21: mechanisms[1].params.keep: reverse: keep = -1") {
 		t.Errorf("bad value of the new mechanism: %v", err)

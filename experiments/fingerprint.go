@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 // fingerprint is everything that determines a finished cell besides its own coordinates: the
@@ -23,7 +26,7 @@ type fingerprint struct {
 	Inputs map[string]string `json:"inputs"`
 }
 
-func newFingerprint(cfg *Config, inputs []Input) *fingerprint {
+func newFingerprint(cfg *runconfig.Config, inputs []Input) *fingerprint {
 	fp := &fingerprint{ConfigHash: cfg.Hash, Seed: uint64(cfg.Seed), Components: componentVersions(cfg), Inputs: map[string]string{}}
 	for _, in := range inputs {
 		fp.Inputs[in.Role] = in.SHA256
@@ -57,7 +60,7 @@ func (fp *fingerprint) diff(old *fingerprint) []string {
 		out = append(out, fmt.Sprintf("seed (%d → %d)", old.Seed, fp.Seed))
 	}
 	out = append(out, changedComponents(old.Components, fp.Components)...)
-	for _, k := range sortedKeys(mergeKeys(old.Inputs, fp.Inputs)) {
+	for _, k := range slices.Sorted(maps.Keys(mergeKeys(old.Inputs, fp.Inputs))) {
 		if old.Inputs[k] != fp.Inputs[k] {
 			out = append(out, fmt.Sprintf("%s (sha256 %s → %s)", k, short(old.Inputs[k]), short(fp.Inputs[k])))
 		}
@@ -128,13 +131,13 @@ func hasCellFiles(dir string) bool {
 // dataInputs hashes the data files the config's mechanisms and scorers declare
 // (MechanismSpec.Files, ScorerSpec.Files: SynTF's WordNet dictionary, the erae/ae-dp model
 // file, …), so that a change to them is noticed.
-func dataInputs(cfg *Config) ([]Input, error) {
+func dataInputs(cfg *runconfig.Config) ([]Input, error) {
 	var out []Input
 	add := func(kind, table string, i int, id string, files []registry.InputFile) error {
 		for _, f := range files {
 			path := f.Path
 			if f.ConfigRelative {
-				path = cfg.resolve(path)
+				path = cfg.Resolve(path)
 			}
 			sum, n, err := hashPath(path)
 			if err != nil {
@@ -145,7 +148,7 @@ func dataInputs(cfg *Config) ([]Input, error) {
 		return nil
 	}
 	for i, m := range cfg.Mechanisms {
-		o, err := cfg.mechanismOptions(i)
+		o, err := cfg.MechanismOptions(i)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +157,7 @@ func dataInputs(cfg *Config) ([]Input, error) {
 		}
 	}
 	for i, s := range cfg.Scorers {
-		o, err := cfg.scorerOpts(i)
+		o, err := cfg.ScorerOptions(i)
 		if err != nil {
 			return nil, err
 		}

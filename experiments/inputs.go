@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
 	"dptext/registry"
+	"dptext/runconfig"
 	"dptext/text"
 )
 
@@ -27,7 +30,7 @@ type inputs struct {
 
 // loadInputs loads what a run reads: the corpus and vectors (loadCorpusAndVectors) and the
 // hashes of the mechanisms' data files.
-func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(string, ...any)) (*inputs, error) {
+func loadInputs(ctx context.Context, cfg *runconfig.Config, opts RunOptions, logf func(string, ...any)) (*inputs, error) {
 	in, err := loadCorpusAndVectors(ctx, cfg, opts.DataDir, logf)
 	if err != nil {
 		return nil, err
@@ -42,7 +45,7 @@ func loadInputs(ctx context.Context, cfg *Config, opts RunOptions, logf func(str
 
 // loadCorpusAndVectors loads the config's corpus and embeddings (dataDir "" is the default
 // cache), fetching the default data if missing.
-func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf func(string, ...any)) (*inputs, error) {
+func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir string, logf func(string, ...any)) (*inputs, error) {
 	in := &inputs{}
 	if dataDir == "" {
 		d, err := datasets.DefaultCacheDir()
@@ -59,7 +62,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 	if !ok {
 		return nil, fmt.Errorf("corpus: unknown format %q", c.Format)
 	}
-	path := cfg.resolve(c.Path)
+	path := cfg.Resolve(c.Path)
 	if format.Dataset != "" {
 		paths, err := datasets.Ensure(ctx, dataDir, format.Dataset, logw)
 		if err != nil {
@@ -79,7 +82,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 	done := make(chan read, 1)
 	go func() {
 		var r read
-		r.docs, r.skipped, r.err = format.Read(c, path, cfg.needsTopics())
+		r.docs, r.skipped, r.err = format.Read(c, path, needsTopics(cfg))
 		if r.err == nil {
 			// The hash is of the files read, also for the default corpus (whose cache Ensure
 			// checked against its pinned hash): an edit anywhere changes the fingerprint.
@@ -107,7 +110,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 	in.inputs = append(in.inputs, input)
 	logf("%s (%s)", in.corpus.Sentence(), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.resolve(cfg.Embeddings.Path), dataDir, logw)
+	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.Resolve(cfg.Embeddings.Path), dataDir, logw)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +123,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *Config, dataDir string, logf
 // LoadEmbeddings loads the vectors e names (path: e.Path resolved by the caller; empty for the
 // default data, fetched into dataDir if missing), applies the vocabulary filter and top_k, and
 // returns the manifest entry of the file.
-func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir string, log io.Writer) (*embeddings.Store, Input, error) {
+func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dataDir string, log io.Writer) (*embeddings.Store, Input, error) {
 	var store *embeddings.Store
 	var input Input
 	if path == "" {
@@ -137,7 +140,7 @@ func LoadEmbeddings(ctx context.Context, e EmbeddingsConfig, path, dataDir strin
 		input = npmInput("embeddings", registry.DefaultEmbeddings)
 	} else {
 		topK := e.TopK
-		if e.Vocabulary == VocabularyWords {
+		if e.Vocabulary == runconfig.VocabularyWords {
 			topK = 0 // filter first, then keep the K most frequent of the remaining words
 		}
 		var err error
@@ -167,8 +170,8 @@ func npmInput(role, name string) Input {
 // rows that are one normalised word survive (no punctuation such as "," — the GloVe vectors
 // have them —, no stopwords, no upper case), since the mechanisms' inputs are normalised words
 // and their outputs should be too.
-func restrictVocabulary(s *embeddings.Store, e EmbeddingsConfig) *embeddings.Store {
-	if e.Vocabulary == VocabularyWords {
+func restrictVocabulary(s *embeddings.Store, e runconfig.EmbeddingsConfig) *embeddings.Store {
+	if e.Vocabulary == runconfig.VocabularyWords {
 		s = s.Filter(func(w string) bool {
 			toks := text.Normalize(text.Words(w))
 			return len(toks) == 1 && toks[0] == w
@@ -179,8 +182,8 @@ func restrictVocabulary(s *embeddings.Store, e EmbeddingsConfig) *embeddings.Sto
 
 // needsTopics reports whether the run scores topics: the authorship protocol balances its
 // sets over topics, and a topic classifier needs every document's topic.
-func (c *Config) needsTopics() bool {
-	if c.Protocol.Kind == ProtocolAuthorship {
+func needsTopics(c *runconfig.Config) bool {
+	if c.Protocol.Kind == runconfig.ProtocolAuthorship {
 		return true
 	}
 	for _, s := range c.Scorers {
@@ -192,7 +195,7 @@ func (c *Config) needsTopics() bool {
 }
 
 func logSkipped(logf func(string, ...any), what string, s corpus.Skipped) {
-	for _, reason := range sortedKeys(s) {
+	for _, reason := range slices.Sorted(maps.Keys(s)) {
 		logf("%s: %d item(s): %s", what, s[reason], reason)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 // The same experiment runs on the same documents stored in the directory layout and as a
@@ -56,7 +57,7 @@ func TestSameExperimentOnOtherLayouts(t *testing.T) {
 	for _, c := range []struct{ format, path string }{{"dir", dirRoot}, {"pan", panRoot}} {
 		src := strings.Replace(base.Text, `format = "jsonl"`+"\npath = "+fmt.Sprintf("%q", corpusPath),
 			fmt.Sprintf("format = %q\npath = %q", c.format, c.path), 1)
-		cfg, err := ParseConfig(filepath.Join(t.TempDir(), c.format+".toml"), src)
+		cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), c.format+".toml"), src)
 		if err != nil {
 			t.Fatal(err)
 		}

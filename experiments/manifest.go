@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 // Run statuses in manifest.json. Only StatusComplete means results.csv is final.
@@ -78,7 +79,7 @@ type Input struct {
 	Bytes  int64  `json:"bytes"`
 }
 
-func newManifest(cfg *Config, jobs int) *Manifest {
+func newManifest(cfg *runconfig.Config, jobs int) *Manifest {
 	m := &Manifest{Tool: "dptext", Status: StatusRunning, Name: cfg.Name, ConfigPath: filepath.ToSlash(cfg.Path),
 		ConfigHash: cfg.Hash, Config: cfg.Text, Seed: uint64(cfg.Seed), Repeats: cfg.Repeats, Jobs: jobs,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
@@ -221,7 +222,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 
 // componentVersions maps each registry entry a config uses ("mechanism/emd", "scorer/sr-nn") to
 // its version. Finished cells are reused only while these are unchanged.
-func componentVersions(cfg *Config) map[string]string {
+func componentVersions(cfg *runconfig.Config) map[string]string {
 	v := map[string]string{}
 	for _, c := range cfg.Mechanisms {
 		v["mechanism/"+c.Name] = registry.Mechanisms[c.Name].Version

@@ -2,12 +2,15 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"dptext/audit"
 	"dptext/mechanisms"
 	"dptext/registry"
 	"dptext/report"
+	"dptext/runconfig"
 )
 
 // privacyRows reports the mean per-document guarantee, its named bounds, the bound between
@@ -16,7 +19,7 @@ import (
 //
 // With an [audit] table in the config, the audited ε lower confidence bound of the mechanism at
 // the cell's ε and the most its tests could have shown are added (see auditRows).
-func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *registry.Env, cfg *Config) ([]report.Row, error) {
+func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *registry.Env, cfg *runconfig.Config) ([]report.Row, error) {
 	var rows []report.Row
 	n := float64(len(private))
 	epsSum := 0.0
@@ -32,7 +35,7 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 	}
 	if kind != mechanisms.KindNone {
 		rows = append(rows, row("privacy", "epsilon_doc", epsSum/n))
-		for _, k := range sortedKeys(bounds) {
+		for _, k := range slices.Sorted(maps.Keys(bounds)) {
 			rows = append(rows, row("privacy", k, bounds[k]/n))
 		}
 		if pb, ok := m.(mechanisms.PairBounder); ok {
@@ -53,7 +56,7 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 				sums[k] += v
 			}
 		}
-		for _, k := range sortedKeys(sums) {
+		for _, k := range slices.Sorted(maps.Keys(sums)) {
 			rows = append(rows, row("mechanism", k, sums[k]/n))
 		}
 	}
@@ -99,55 +102,13 @@ func pairBoundRows(pb mechanisms.PairBounder, set *SetData, row func(string, str
 	return rows
 }
 
-// AuditConfig is the optional [audit] table of a config: it audits every mechanism that claims
-// a guarantee at every ε of the grid (once per set; package audit) and reports the audited ε
-// lower confidence bound per claim unit as the privacy row "audited_eps_lcb", beside the
-// claimed ε. The audit's seed is the config's.
-type AuditConfig struct {
-	// Samples is K, outputs per input and runs per document for each half of a test.
-	Samples int `toml:"samples"`
-	// Alpha is the family-wise error rate of the sampled lower bounds.
-	Alpha float64 `toml:"alpha"`
-	// Pairs is the number of word pairs of each kind (nearest, random, far).
-	Pairs int `toml:"pairs"`
-}
-
-// auditLimits bound the [audit] keys (the work grows with samples × pairs).
-const maxAuditSamples, maxAuditPairs = 1_000_000, 100
-
-func (c *Config) validateAudit() error {
-	a := c.Audit
-	if a == nil {
-		return nil
-	}
-	d := audit.DefaultOptions()
-	if a.Samples == 0 {
-		a.Samples = d.Samples
-	}
-	if a.Alpha == 0 {
-		a.Alpha = d.Alpha
-	}
-	if a.Pairs == 0 {
-		a.Pairs = d.Pairs
-	}
-	switch {
-	case a.Samples < 10 || a.Samples > maxAuditSamples:
-		return c.errAt("audit", "samples", "%d: want 10 to %d", a.Samples, maxAuditSamples)
-	case !(a.Alpha > 0 && a.Alpha < 1):
-		return c.errAt("audit", "alpha", "%v: want a value in (0, 1)", a.Alpha)
-	case a.Pairs < 1 || a.Pairs > maxAuditPairs:
-		return c.errAt("audit", "pairs", "%d: want 1 to %d", a.Pairs, maxAuditPairs)
-	}
-	return nil
-}
-
 // auditRows audits m (once per set, mechanism and ε: Env.Memo) and returns its
 // "audited_eps_lcb" row and its "audited_eps_ceiling" row, the largest value the audit's tests
 // could have shown per claim unit (+Inf where a test is exact): a lower bound close to its
 // ceiling is a property of the sample size, not of the mechanism. It is called only for
 // mechanisms that claim a guarantee, and returns no rows when no test bounded anything (every
 // tested pair unprotected, e.g. a claim of ∞).
-func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *registry.Env, cfg *Config) ([]report.Row, error) {
+func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *registry.Env, cfg *runconfig.Config) ([]report.Row, error) {
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
 	v, err := env.Memo(key, func() (any, error) {

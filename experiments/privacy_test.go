@@ -10,6 +10,7 @@ import (
 	"dptext/mechanisms"
 	"dptext/registry"
 	"dptext/report"
+	"dptext/runconfig"
 )
 
 // TestPairBoundRowsReportInfiniteShare: of three consecutive pairs, one differs in an
@@ -55,7 +56,7 @@ func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
 // first vocabulary row at run time).
 func TestConfigRejectsUnrepresentableEpsilon(t *testing.T) {
 	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"emd\"\nepsilons = [10, 1e-40]\n[[scorers]]\nname = \"sr-nn\"\n"
-	_, err := ParseConfig("x.toml", cfg)
+	_, err := runconfig.ParseConfig("x.toml", cfg)
 	if err == nil || !strings.Contains(err.Error(), "epsilons") || !strings.Contains(err.Error(), "[0.001, 1e+12]") {
 		t.Errorf("error %v, want one naming epsilons and the range", err)
 	}
@@ -82,7 +83,7 @@ func TestAuditRow(t *testing.T) {
 	row := func(scorer, metric string, v float64) report.Row {
 		return report.Row{Set: "s", Mechanism: "emd", Epsilon: report.EpsilonOf(1), Scorer: scorer, Metric: metric, Value: v}
 	}
-	cfg := &Config{Seed: 3, Audit: &AuditConfig{Samples: 500, Alpha: 0.05, Pairs: 1}}
+	cfg := &runconfig.Config{Seed: 3, Audit: &runconfig.AuditConfig{Samples: 500, Alpha: 0.05, Pairs: 1}}
 	rows, err := privacyRows(m, set, set.Eval, row, &registry.Env{Embeddings: store}, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -103,10 +104,10 @@ func TestAuditRow(t *testing.T) {
 		t.Errorf("audit ceiling %v below the audited ε %v", ceiling, lcb)
 	}
 	base := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
-	if _, err := ParseConfig("x.toml", base+"[audit]\nalpha = 2\n"); err == nil || !strings.Contains(err.Error(), "audit.alpha") {
+	if _, err := runconfig.ParseConfig("x.toml", base+"[audit]\nalpha = 2\n"); err == nil || !strings.Contains(err.Error(), "audit.alpha") {
 		t.Errorf("alpha = 2: %v", err)
 	}
-	c, err := ParseConfig("x.toml", base+"[audit]\n")
+	c, err := runconfig.ParseConfig("x.toml", base+"[audit]\n")
 	if err != nil || c.Audit == nil || c.Audit.Samples != 3000 {
 		t.Errorf("empty [audit]: %+v, %v; want the defaults", c.Audit, err)
 	}
@@ -115,7 +116,7 @@ func TestAuditRow(t *testing.T) {
 // TestRelativeToOrderedNone: with a bag presentation of the original beside it, relative scores
 // are taken against the original in order (the first "none" whose order is not "bag").
 func TestRelativeToOrderedNone(t *testing.T) {
-	cfg, err := ParseConfig("x.toml", "name = \"x\"\n[[sets]]\nname = \"s\"\nauthors = 2\n[[scorers]]\nname = \"sr-nn\"\n"+
+	cfg, err := runconfig.ParseConfig("x.toml", "name = \"x\"\n[[sets]]\nname = \"s\"\nauthors = 2\n[[scorers]]\nname = \"sr-nn\"\n"+
 		"[[mechanisms]]\nname = \"none\"\nlabel = \"none-bag\"\n[mechanisms.params]\norder = \"bag\"\n[[mechanisms]]\nname = \"none\"\n")
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ type privateCache struct {
 // mechanisms learn from) and the documents themselves.
 func (r *runner) privateKey(c cell, what string, docs [][]string) string {
 	mc := r.cfg.Mechanisms[c.mech]
-	params, _ := json.Marshal(mc.params.Record()) // the table as written; map keys are sorted
+	params, _ := json.Marshal(mc.ParamsRecord()) // the table as written; map keys are sorted
 	h := sha256.New()
 	fmt.Fprintf(h, "dptext-private-v2\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s/%s\x00",
 		mc.Name, registry.Mechanisms[mc.Name].Version, params, c.eps, r.cfg.Seed, r.cellPath(c), what)

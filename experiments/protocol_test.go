@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 // A deliberately broken mechanism under the baseline's name must make CompareRuns fail and
@@ -18,7 +19,7 @@ func TestCompareFlagsABrokenMechanism(t *testing.T) {
 	base := fixtureConfig(t, corpusPath, vecPath)
 	// 8 authors and 4 repeats: 32 predictions per cell, enough power at α = 0.01.
 	src := strings.Replace(strings.Replace(base.Text, "authors = 6", "authors = 8", 1), "repeats = 2", "repeats = 4", 1)
-	base, err := ParseConfig(filepath.Join(t.TempDir(), "base.toml"), src)
+	base, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "base.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestCompareFlagsABrokenMechanism(t *testing.T) {
 	}
 	// "Broken": the none row now replaces every word at random.
 	src = strings.Replace(base.Text, "[[mechanisms]]\nname = \"none\"", "[[mechanisms]]\nname = \"random\"\nlabel = \"none\"", 1)
-	broken, err := ParseConfig(filepath.Join(t.TempDir(), "broken.toml"), src)
+	broken, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "broken.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestAdaptiveAttackerTrainsOnPrivateTexts(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", "[[scorers]]\nname = \"sr-nn\"\n[[scorers]]\nname = \"sr-nn\"\nlabel = \"sr-nn-adaptive\"\nprotocol = \"adaptive\"", 1)
-	adaptive, err := ParseConfig(filepath.Join(t.TempDir(), "a.toml"), src)
+	adaptive, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "a.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ name = "gain"
 utility = "nb"
 attack = "char-ngram-svm"
 `
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "cls.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "cls.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ attack = "char-ngram-svm"
 	}
 	// Every generated author writes on one topic, so "multi" finds nobody, and says so.
 	multi := strings.Replace(src, "min_topics_per_author = 1", "min_topics_per_author = 2", 1)
-	cfg, err = ParseConfig(filepath.Join(t.TempDir(), "multi.toml"), multi)
+	cfg, err = runconfig.ParseConfig(filepath.Join(t.TempDir(), "multi.toml"), multi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ attack = "char-ngram-svm"
 	}
 	multiCorpus := filepath.Join(t.TempDir(), "multi.jsonl")
 	writeText(t, multiCorpus, b.String())
-	cfg, err = ParseConfig(filepath.Join(t.TempDir(), "multi2.toml"), strings.Replace(multi, corpusPath, multiCorpus, 1))
+	cfg, err = runconfig.ParseConfig(filepath.Join(t.TempDir(), "multi2.toml"), strings.Replace(multi, corpusPath, multiCorpus, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,14 +12,14 @@ import (
 	"dptext/configfile"
 	"dptext/erae"
 	"dptext/internal/fixtures"
-	"dptext/registry"
 	"dptext/rngs"
+	"dptext/runconfig"
 )
 
 // The committed SynTF config runs the classification protocol, and its caption says so: no
 // known texts, snippets or static attackers of the authorship protocol.
 func TestSynTFConfigIsCaptionedWithItsProtocol(t *testing.T) {
-	cfg, err := LoadConfig(filepath.Join("..", "configs", "syntf.toml"))
+	cfg, err := runconfig.LoadConfig(filepath.Join("..", "configs", "syntf.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 2, 1, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[[scorers]]\nname = \"sr-nn\"", "[[mechanisms]]\nname = \"emd\"\nepsilons = [10]\n[mechanisms.params]\noov = \"bogus\"\n[[scorers]]\nname = \"sr-nn\"", 1)
-	cfg, err := ParseConfig(cfg.Path, src)
+	cfg, err := runconfig.ParseConfig(cfg.Path, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,20 +90,6 @@ func TestRunRejectsBadParameterValuesBeforeLoading(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the rejected run left %s (%v)", dir, err)
-	}
-}
-
-// Parameters that depend on the vocabulary's size (custext's k) are not held against the tiny
-// stand-in vocabulary of `dptext check`: a config valid for any real vocabulary passes check.
-func TestCheckDoesNotHoldVocabularySizedParametersAgainstItsStandIn(t *testing.T) {
-	for _, name := range []string{"custext", "custext+"} {
-		o, err := registry.DecodeMechanism(name, 5, "k = 20")
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if _, err := o.Build(&registry.Env{Embeddings: tinyStore(), Workers: 1, Check: true}, 5); err != nil {
-			t.Errorf("%s with k = 20 rejected by check's stand-in vocabulary: %v", name, err)
-		}
 	}
 }
 
@@ -152,11 +138,11 @@ model = "m.erae"
 [[scorers]]
 name = "sr-nn"
 `
-	cfg, err := ParseConfig(filepath.Join(dir, "c.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "c.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckComponents(cfg); err != nil {
+	if err := runconfig.CheckComponents(cfg); err != nil {
 		t.Fatalf("the model beside the config was not found: %v", err)
 	}
 	inputs, err := dataInputs(cfg)

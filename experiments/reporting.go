@@ -9,6 +9,7 @@ import (
 
 	"dptext/registry"
 	"dptext/report"
+	"dptext/runconfig"
 )
 
 // runFacts are what a run learnt from its data that the caption states and results.csv does
@@ -23,11 +24,11 @@ type runFacts struct {
 
 // WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
 // its rows, with a caption naming the config, the corpus read and the embeddings.
-func WriteReport(dir string, cfg *Config, facts runFacts, rows []report.Row) error {
+func WriteReport(dir string, cfg *runconfig.Config, facts runFacts, rows []report.Row) error {
 	return report.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
 }
 
-func caption(cfg *Config, facts runFacts, runID string) report.Caption {
+func caption(cfg *runconfig.Config, facts runFacts, runID string) report.Caption {
 	read := facts.corpus
 	corpus := "Corpus: " + cfg.Corpus.Format
 	if f, ok := registry.LookupCorpusFormat(cfg.Corpus.Format); ok {
@@ -46,12 +47,12 @@ func caption(cfg *Config, facts runFacts, runID string) report.Caption {
 	notes := []string{corpus, "Embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg, facts.wholePool)}
 	var adaptive []string
 	for _, s := range cfg.Scorers {
-		if cfg.adaptive(s) {
+		if cfg.Adaptive(s) {
 			adaptive = append(adaptive, s.ID()+" adaptive")
 		}
 	}
 	switch {
-	case cfg.Protocol.Kind == ProtocolClassification:
+	case cfg.Protocol.Kind == runconfig.ProtocolClassification:
 		notes = append(notes, "Attack protocol: every scorer trains and tests on the privatised documents unless stated static.")
 	case len(adaptive) > 0:
 		notes = append(notes, "Attack protocol: static unless stated ("+strings.Join(adaptive, ", ")+").")
@@ -67,19 +68,19 @@ func caption(cfg *Config, facts runFacts, runID string) report.Caption {
 }
 
 // protocolNote describes the evaluation protocol of cfg in one sentence.
-func protocolNote(cfg *Config) string {
+func protocolNote(cfg *runconfig.Config) string {
 	p := cfg.Protocol
-	if p.Kind == ProtocolPAN {
+	if p.Kind == runconfig.ProtocolPAN {
 		return fmt.Sprintf("Protocol: PAN cross-domain attribution, one set per problem: the attackers train on the problem's candidates' known texts (their first %d words; fandoms other than the unknown texts'), the mechanisms privatise its unknown texts (their first %d words), all normalised and cut to the common length N; open-set texts (writer none of the candidates) stay among the unknown texts and count as wrong for an attacker that always names a candidate, as PAN scores them (so the chance row, over all unknown texts, is above what a guess among the candidates can reach); %s, seed %d.",
 			p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
 	}
-	if p.Kind == ProtocolClassification {
+	if p.Kind == runconfig.ProtocolClassification {
 		chunks := "whole documents"
 		if p.ChunkWords > 0 {
 			chunks = fmt.Sprintf("%d-word chunks", p.ChunkWords)
 		}
 		return fmt.Sprintf("Protocol: classification (SynTF): the suspects are each set's most prolific authors active in at least %s; %s, %.0f %% of each suspect's held out for testing; %s, seed %d.",
-			plural(p.MinTopicsPerAuthor, "topic"), chunks, 100*p.TestShare, repeatsPhrase(cfg.Repeats), cfg.Seed)
+			runconfig.Plural(p.MinTopicsPerAuthor, "topic"), chunks, 100*p.TestShare, repeatsPhrase(cfg.Repeats), cfg.Seed)
 	}
 	topics := fmt.Sprintf("the %d topics with the most eligible authors", p.Topics.Count)
 	if len(p.Topics.Names) > 0 {
@@ -87,10 +88,10 @@ func protocolNote(cfg *Config) string {
 	}
 	if p.SnippetsPerAuthor > 0 {
 		return fmt.Sprintf("Protocol: authors balanced over %s, %s per author; known text = its first %d words; %d disjoint snippets of %d words per author (the last window of each of the author's stories first, then earlier windows, never overlapping a known text), normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %s, seed %d.",
-			topics, plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.SnippetsPerAuthor, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
+			topics, runconfig.Plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.SnippetsPerAuthor, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
 	}
 	return fmt.Sprintf("Protocol: authors balanced over %s, %s per author; known text = its first %d words, snippet = its last %d words, normalised and truncated to the common length N; topic classifiers trained on other authors' texts; %s, seed %d.",
-		topics, plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
+		topics, runconfig.Plural(p.StoriesPerAuthor, "story"), p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
 }
 
 // repeatsPhrase is "1 repeat" or "N repeats".
@@ -103,7 +104,7 @@ func repeatsPhrase(n int) string {
 
 // intervalNote says which sources of variation the intervals cover; wholePool names the sets
 // whose authors were the same in every draw.
-func intervalNote(cfg *Config, wholePool []string) string {
+func intervalNote(cfg *runconfig.Config, wholePool []string) string {
 	if cfg.Repeats < 2 {
 		return "Intervals: one repeat, so no interval; the numbers are one draw."
 	}
@@ -113,15 +114,15 @@ func intervalNote(cfg *Config, wholePool []string) string {
 	}
 	var covers string
 	switch cfg.Protocol.Resample {
-	case ResampleAuthors:
+	case runconfig.ResampleAuthors:
 		covers = "the draw of the evaluation authors from the eligible pool, of each author's story and snippet, and the randomness of mechanisms and scorers"
-	case ResampleSnippets:
+	case runconfig.ResampleSnippets:
 		covers = "the draw of each author's story and snippet and the randomness of mechanisms and scorers; the evaluation authors are fixed"
 	default:
 		covers = "only the randomness of mechanisms and scorers; the authors, stories and snippets are one fixed draw (resample = \"none\")"
 	}
 	note := fmt.Sprintf("Intervals: %.0f %% %s over %d repeats, covering %s.", 100*cfg.Report.Level, kind, cfg.Repeats, covers)
-	if len(wholePool) > 0 && cfg.Protocol.Resample == ResampleAuthors {
+	if len(wholePool) > 0 && cfg.Protocol.Resample == runconfig.ResampleAuthors {
 		note += fmt.Sprintf(" Except set(s) %s, which take every eligible author: their authors are the same in every repeat, and their intervals do not cover a draw of authors.",
 			strings.Join(wholePool, ", "))
 	}
@@ -144,7 +145,7 @@ func Rereport(dir string) error {
 	if man.Status != StatusComplete {
 		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}
-	cfg, err := parseConfig(man.ConfigPath, man.Config, false)
+	cfg, err := runconfig.ParseSavedConfig(man.ConfigPath, man.Config)
 	if err != nil {
 		return fmt.Errorf("%s: the config saved in manifest.json: %w", dir, err)
 	}

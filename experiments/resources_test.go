@@ -10,6 +10,7 @@ import (
 
 	"dptext/internal/fixtures"
 	"dptext/resources"
+	"dptext/runconfig"
 )
 
 // Values whose memory would exceed the machine are refused by the code `dptext check` and
@@ -17,9 +18,9 @@ import (
 // defaults pass. (The estimates scale with the value, so 10⁹ is beyond any machine's memory.)
 func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	parse := func(sets, comp string) (*Config, error) {
+	parse := func(sets, comp string) (*runconfig.Config, error) {
 		src := "name = \"huge\"\n" + fixtures.Inputs(corpusPath, vecPath) + sets + comp
-		return ParseConfig(filepath.Join(t.TempDir(), "huge.toml"), src)
+		return runconfig.ParseConfig(filepath.Join(t.TempDir(), "huge.toml"), src)
 	}
 	set := "[[sets]]\nname = \"4\"\nauthors = 4\n"
 	for _, c := range []struct{ comp, want string }{
@@ -32,7 +33,7 @@ func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = CheckComponents(cfg)
+		err = runconfig.CheckComponents(cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "more than this machine's "+resources.Format(resources.Memory())) {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
@@ -50,7 +51,7 @@ func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 	} {
 		cfg, err := parse(set, comp)
 		if err == nil {
-			err = CheckComponents(cfg)
+			err = runconfig.CheckComponents(cfg)
 		}
 		if err != nil {
 			t.Errorf("defaults refused: %v", err)

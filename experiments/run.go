@@ -1,3 +1,7 @@
+// Package experiments runs a validated config (package runconfig): it reads the corpus and the
+// vectors, draws the sets (the protocol split), applies every mechanism at every ε, scores the
+// output with every scorer, and writes a run directory — cells, caches, locks, shards, the
+// manifest — and its reports (results.csv, predictions, verdicts, tables).
 package experiments
 
 import (
@@ -7,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +28,7 @@ import (
 	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
+	"dptext/runconfig"
 )
 
 // RunOptions control where and how a config runs.
@@ -56,15 +63,7 @@ type cell struct {
 	rep       int
 }
 
-// epsilonsOf lists the ε of a configured mechanism: its epsilons, or one absent ε.
-func epsilonsOf(m ComponentConfig) []report.Epsilon {
-	if len(m.Epsilons) == 0 {
-		return []report.Epsilon{report.NoEpsilon}
-	}
-	return m.Epsilons
-}
-
-func (c cell) path(cfg *Config, sets []*SetData) string {
+func (c cell) path(cfg *runconfig.Config, sets []*SetData) string {
 	return fmt.Sprintf("set=%s/mech=%s/eps=%s/rep=%d", sets[c.set].Name, cfg.Mechanisms[c.mech].ID(),
 		c.eps, c.rep)
 }
@@ -74,7 +73,7 @@ func (c cell) path(cfg *Config, sets []*SetData) string {
 // The directory is locked for the run's duration; finished cells are reused only when the
 // config, component versions, seed and every input are unchanged (otherwise Run refuses,
 // naming what changed, unless opts.Force).
-func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
+func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, error) {
 	if opts.Jobs < 1 {
 		opts.Jobs = 1
 	}
@@ -93,7 +92,7 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) (string, error) {
 	}
 	// Parameter values are checked (by the code of `dptext check`) before anything is loaded
 	// or written: a bad value fails at once, naming its line, and leaves no run folder.
-	if err := CheckComponents(cfg); err != nil {
+	if err := runconfig.CheckComponents(cfg); err != nil {
 		return dir, err
 	}
 	if err := checkOutDir(dir); err != nil {
@@ -192,7 +191,7 @@ func (r *refusal) Is(target error) bool { return target == ErrRefused }
 
 // checkRunDir refuses, before any data is read, to mix two configs or two versions of a
 // component in one directory, and says what an earlier run there left.
-func checkRunDir(dir string, cfg *Config, force bool, logf func(string, ...any)) error {
+func checkRunDir(dir string, cfg *runconfig.Config, force bool, logf func(string, ...any)) error {
 	old, err := ReadManifest(dir)
 	if err != nil {
 		return nil
@@ -257,7 +256,7 @@ func prepareRunDir(dir string, fp *fingerprint, layout report.Layout, force bool
 // "name (old → new)".
 func changedComponents(old, now map[string]string) []string {
 	var out []string
-	for _, k := range sortedKeys(now) {
+	for _, k := range slices.Sorted(maps.Keys(now)) {
 		if v, ok := old[k]; ok && v != now[k] {
 			out = append(out, fmt.Sprintf("%s (%s → %s)", k, v, now[k]))
 		}
@@ -265,7 +264,7 @@ func changedComponents(old, now map[string]string) []string {
 	return out
 }
 
-func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inputs, fp *fingerprint, live *liveManifest, logf func(string, ...any)) error {
+func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *fingerprint, live *liveManifest, logf func(string, ...any)) error {
 	sets, err := Split(cfg, in.docs, logf)
 	if err != nil {
 		return err
@@ -287,7 +286,7 @@ func run(ctx context.Context, cfg *Config, opts RunOptions, dir string, in *inpu
 	var cells []cell
 	for si := range sets {
 		for mi, m := range cfg.Mechanisms {
-			for _, e := range epsilonsOf(m) {
+			for _, e := range m.Grid() {
 				for r := 0; r < cfg.Repeats; r++ {
 					cells = append(cells, cell{si, mi, e, r})
 				}
@@ -433,7 +432,7 @@ func (r *runner) fitKeys(c cell) []string {
 // cell for an adaptive scorer (trained on privatised texts).
 func (r *runner) fitKey(c cell, si int) string {
 	sc := r.cfg.Scorers[si]
-	if r.cfg.adaptive(sc) {
+	if r.cfg.Adaptive(sc) {
 		return r.cellPath(c) + "/scorer=" + sc.ID()
 	}
 	return fmt.Sprintf("set=%s/scorer=%s/rep=%d", r.sets[c.set].Name, sc.ID(), c.rep)
@@ -445,7 +444,7 @@ func fitFile(key string) string { return "fit__" + cellFile(key) }
 // runner holds what the cells of one run share: the split, lazily built mechanisms and
 // lazily fitted static scorers.
 type runner struct {
-	cfg  *Config
+	cfg  *runconfig.Config
 	sets []*SetData
 	in   *inputs
 	dir  string
@@ -492,7 +491,7 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 	return f.c.Predict(rngs.New(seed, path), docs)
 }
 
-func newRunner(cfg *Config, sets []*SetData, in *inputs, dir string, jobs int) *runner {
+func newRunner(cfg *runconfig.Config, sets []*SetData, in *inputs, dir string, jobs int) *runner {
 	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
 		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{}}
@@ -574,7 +573,7 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	key := fmt.Sprintf("%s/%d/%s", set.drawKey, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
 		defer r.spent.add("build mechanisms", time.Now())
-		o, err := r.cfg.mechanismOptions(c.mech)
+		o, err := r.cfg.MechanismOptions(c.mech)
 		if err != nil {
 			return nil, err
 		}
@@ -592,7 +591,7 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 	set, sc := r.sets[c.set].draw(c.rep), r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := registry.Scorers[sc.Name]
-		o, err := r.cfg.scorerOpts(si)
+		o, err := r.cfg.ScorerOptions(si)
 		if err != nil {
 			return nil, err
 		}
@@ -689,7 +688,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		c := cells[i-len(fitKeys)]
 		for _, p := range rec.Predictions {
 			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
-				strconv.Itoa(c.rep), p.Scorer, csvText(p.Document), csvText(p.Truth), csvText(p.Prediction), strconv.Itoa(p.Item), csvText(p.Author), p.Value})
+				strconv.Itoa(c.rep), p.Scorer, report.CSVText(p.Document), report.CSVText(p.Truth), report.CSVText(p.Prediction), strconv.Itoa(p.Item), report.CSVText(p.Author), p.Value})
 			out.items = append(out.items, itemScore{cell: c, pred: p})
 		}
 		if rec.TF != "" {

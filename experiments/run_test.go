@@ -12,11 +12,12 @@ import (
 
 	"dptext/internal/fixtures"
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 // fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
 // mechanisms, an attacker, two topic classifiers and a utility measure.
-func fixtureConfig(t *testing.T, corpusPath, vecPath string) *Config {
+func fixtureConfig(t *testing.T, corpusPath, vecPath string) *runconfig.Config {
 	t.Helper()
 	src := `name = "fixture"
 seed = 7
@@ -41,14 +42,14 @@ dim = 8
 [[scorers]]
 name = "cosine"
 `
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "fixture.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "fixture.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
 }
 
-func runFixture(t *testing.T, cfg *Config, dir string, jobs int, ctx context.Context, log *bytes.Buffer) error {
+func runFixture(t *testing.T, cfg *runconfig.Config, dir string, jobs int, ctx context.Context, log *bytes.Buffer) error {
 	t.Helper()
 	if log == nil {
 		log = &bytes.Buffer{}
@@ -224,7 +225,7 @@ func TestRunRefusesCellsOfOtherComponentVersions(t *testing.T) {
 func TestPrivateDocumentsAreReusedAcrossRuns(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
-	more, err := ParseConfig(filepath.Join(t.TempDir(), "more.toml"), cfg.Text+"[[scorers]]\nname = \"nb\"\n")
+	more, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "more.toml"), cfg.Text+"[[scorers]]\nname = \"nb\"\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 // Shard selects part K of N of a run's cells (K counts from 0, as array indices of Slurm,
@@ -217,7 +218,7 @@ func hash64(s string) uint64 {
 
 // cellCost is the expected cost of a cell: its mechanism's registry Cost times its set's
 // author count (the evaluation documents, and so the scorers' work, grow with the authors).
-func (cfg *Config) cellCost(c cell) float64 {
+func cellCost(cfg *runconfig.Config, c cell) float64 {
 	return registry.Mechanisms[cfg.Mechanisms[c.mech].Name].Cost * float64(max(1, cfg.Sets[c.set].Authors))
 }
 
@@ -227,7 +228,7 @@ func (cfg *Config) cellCost(c cell) float64 {
 func (r *runner) shardCells(cells []cell, s Shard) (mine []cell, ownsFit map[string]bool) {
 	items := make([]shardItem, len(cells))
 	for i, c := range cells {
-		items[i] = shardItem{key: r.cellPath(c), cost: r.cfg.cellCost(c)}
+		items[i] = shardItem{key: r.cellPath(c), cost: cellCost(r.cfg, c)}
 	}
 	at := assignShards(items, s.N)
 	ownsFit = map[string]bool{}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -85,7 +87,7 @@ func TestShardFromEnv(t *testing.T) {
 // gridItems is a sweep of sets × mechanisms × ε × repeats with the cost model of cellCost.
 func gridItems(sets []int, mechs map[string]int, repeats int) []shardItem {
 	var items []shardItem
-	names := sortedKeys(mechs)
+	names := slices.Sorted(maps.Keys(mechs))
 	for _, a := range sets {
 		for _, m := range names {
 			for e := 0; e < mechs[m]; e++ {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"dptext/report"
+	"dptext/runconfig"
 )
 
 // A run folder shared by shards holds, besides cells/, one lock and one manifest per shard:
@@ -288,7 +289,7 @@ func Merge(ctx context.Context, dir string, opts RunOptions) error {
 				dir, first.Shard, short12(first.ConfigHash), m.Shard, short12(m.ConfigHash))
 		}
 	}
-	cfg, err := ParseConfig(first.ConfigPath, first.Config)
+	cfg, err := runconfig.ParseConfig(first.ConfigPath, first.Config)
 	if err != nil {
 		return fmt.Errorf("%s: the config the shards recorded: %w", dir, err)
 	}

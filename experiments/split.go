@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"dptext/embeddings"
 	"dptext/mechanisms"
 	"dptext/rngs"
+	"dptext/runconfig"
 	"dptext/text"
 )
 
@@ -77,19 +79,6 @@ type story struct {
 	words []string
 }
 
-// Resample values of [protocol] resample: what each repeat draws anew besides the mechanisms'
-// and scorers' randomness.
-const (
-	// ResampleNone keeps one draw of authors and stories for every repeat.
-	ResampleNone = "none"
-	// ResampleSnippets keeps the evaluation authors and redraws each author's stories (and so
-	// the known texts and snippets cut from them) per repeat.
-	ResampleSnippets = "snippets"
-	// ResampleAuthors redraws the evaluation authors from the eligible pool and their stories
-	// per repeat (the topic training data follows: other authors' texts).
-	ResampleAuthors = "authors"
-)
-
 // pool is what the protocol may draw from: the eligible stories of every author per topic,
 // the chosen topics and, per topic, the authors eligible in it.
 type pool struct {
@@ -105,11 +94,11 @@ type pool struct {
 // Split applies the protocol to docs for every set of the config. log receives one line per
 // set saying what was chosen and what was left out. With [protocol] resample other than
 // "none", each set holds one draw per repeat in Draws.
-func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ...any)) ([]*SetData, error) {
+func Split(cfg *runconfig.Config, docs []corpus.Document, logf func(format string, args ...any)) ([]*SetData, error) {
 	switch cfg.Protocol.Kind {
-	case ProtocolClassification:
+	case runconfig.ProtocolClassification:
 		return splitClassification(cfg, docs, logf)
-	case ProtocolPAN:
+	case runconfig.ProtocolPAN:
 		return splitPAN(cfg, docs, logf)
 	}
 	pl, err := newPool(cfg, docs)
@@ -121,7 +110,7 @@ func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ..
 		draw := func(rep int) (*SetData, error) {
 			s, err := splitSet(cfg, sc, rep, pl, docs)
 			if err != nil {
-				return nil, cfg.errAt(fmt.Sprintf("sets[%d]", i), "authors", "%v", err)
+				return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "authors", "%v", err)
 			}
 			return s, nil
 		}
@@ -129,7 +118,7 @@ func Split(cfg *Config, docs []corpus.Document, logf func(format string, args ..
 		if err != nil {
 			return nil, err
 		}
-		if cfg.Protocol.Resample != ResampleNone {
+		if cfg.Protocol.Resample != runconfig.ResampleNone {
 			s.Draws = []*SetData{s}
 			for rep := 1; rep < cfg.Repeats; rep++ {
 				d, err := draw(rep)
@@ -161,8 +150,8 @@ func describeN(draws []*SetData) string {
 
 // wholePoolSets names the sets of an authorship run with resample = "authors" whose draws all
 // have the same authors.
-func wholePoolSets(cfg *Config, sets []*SetData) []string {
-	if cfg.Protocol.Kind != ProtocolAuthorship || cfg.Protocol.Resample != ResampleAuthors || cfg.Repeats < 2 {
+func wholePoolSets(cfg *runconfig.Config, sets []*SetData) []string {
+	if cfg.Protocol.Kind != runconfig.ProtocolAuthorship || cfg.Protocol.Resample != runconfig.ResampleAuthors || cfg.Repeats < 2 {
 		return nil
 	}
 	var out []string
@@ -181,7 +170,7 @@ func wholePoolSets(cfg *Config, sets []*SetData) []string {
 
 // newPool finds the eligible stories and chooses the topics: the [protocol] topics names, or
 // the N topics with the most eligible authors (ties by name).
-func newPool(cfg *Config, docs []corpus.Document) (*pool, error) {
+func newPool(cfg *runconfig.Config, docs []corpus.Document) (*pool, error) {
 	p := cfg.Protocol
 	pl := &pool{stories: map[string]map[string][]story{}, eligible: map[string][]string{}, writers: map[string]map[string]bool{},
 		need: p.KnownWords + p.UnknownWords}
@@ -203,14 +192,14 @@ func newPool(cfg *Config, docs []corpus.Document) (*pool, error) {
 		}
 		pl.stories[d.Author][d.Topic] = append(pl.stories[d.Author][d.Topic], story{d, w})
 	}
-	for _, author := range sortedKeys(pl.stories) {
+	for _, author := range slices.Sorted(maps.Keys(pl.stories)) {
 		for topic, st := range pl.stories[author] {
 			if len(st) >= p.StoriesPerAuthor && (p.SnippetsPerAuthor == 0 || snippetWindows(st, p) >= p.SnippetsPerAuthor) {
 				pl.eligible[topic] = append(pl.eligible[topic], author)
 			}
 		}
 	}
-	all := sortedKeys(pl.writers)
+	all := slices.Sorted(maps.Keys(pl.writers))
 	if len(all) < 2 {
 		return nil, fmt.Errorf("corpus: %d topic(s) (%s): the protocol needs at least 2 to score topic classification",
 			len(all), strings.Join(all, ", "))
@@ -220,14 +209,14 @@ func newPool(cfg *Config, docs []corpus.Document) (*pool, error) {
 	if len(p.Topics.Names) > 0 {
 		for i, t := range p.Topics.Names {
 			if pl.writers[t] == nil {
-				return nil, cfg.errAt("protocol", "topics", "topic %q (entry %d) is not a topic of the corpus; topics with the most eligible authors: %s",
+				return nil, cfg.ErrAt("protocol", "topics", "topic %q (entry %d) is not a topic of the corpus; topics with the most eligible authors: %s",
 					t, i+1, pl.describeRank(8))
 			}
 		}
 		pl.topics = append([]string(nil), p.Topics.Names...)
 	} else {
 		if p.Topics.Count > len(all) {
-			return nil, cfg.errAt("protocol", "topics", "%d: the corpus has %d topics", p.Topics.Count, len(all))
+			return nil, cfg.ErrAt("protocol", "topics", "%d: the corpus has %d topics", p.Topics.Count, len(all))
 		}
 		pl.topics = append([]string(nil), pl.rank[:p.Topics.Count]...)
 	}
@@ -346,7 +335,7 @@ func (pl *pool) largest(topics []string) int {
 
 // infeasible explains why a set of n authors cannot be filled, with the largest feasible
 // settings computed on the corpus.
-func (pl *pool) infeasible(cfg *Config, name string, n int) error {
+func (pl *pool) infeasible(cfg *runconfig.Config, name string, n int) error {
 	p := cfg.Protocol
 	q := pl.quotas(pl.topics, n)
 	var per []string
@@ -355,7 +344,7 @@ func (pl *pool) infeasible(cfg *Config, name string, n int) error {
 	}
 	var lines []string
 	lines = append(lines, fmt.Sprintf("set %q: asks for %d authors over the %d topics %s (%s), but they cannot be placed: each author in one topic with %s of at least %d words there, leaving every topic a document by an author outside the set for topic training.",
-		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), plural(p.StoriesPerAuthor, "story"), pl.need))
+		name, n, len(pl.topics), strings.Join(pl.topics, ", "), strings.Join(per, "; "), runconfig.Plural(p.StoriesPerAuthor, "story"), pl.need))
 	lines = append(lines, fmt.Sprintf("largest feasible with these topics: %d authors", pl.largest(pl.topics)))
 	var alt []string
 	for k := 2; k <= min(len(pl.rank), 8); k++ {
@@ -367,14 +356,14 @@ func (pl *pool) infeasible(cfg *Config, name string, n int) error {
 	return fmt.Errorf("%s", strings.Join(lines, "\n  "))
 }
 
-func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Document) (*SetData, error) {
+func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, docs []corpus.Document) (*SetData, error) {
 	p := cfg.Protocol
 	authorKey, storyKey := "split/set="+sc.Name, "split/set="+sc.Name
 	switch p.Resample {
-	case ResampleAuthors:
+	case runconfig.ResampleAuthors:
 		authorKey = fmt.Sprintf("split/set=%s/rep=%d", sc.Name, rep)
 		storyKey = authorKey
-	case ResampleSnippets:
+	case runconfig.ResampleSnippets:
 		storyKey = fmt.Sprintf("split/set=%s/stories/rep=%d", sc.Name, rep)
 	}
 	n := sc.Authors
@@ -389,7 +378,7 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 	}
 	s := &SetData{Name: sc.Name, Topics: pl.topics, AuthorTopic: placed, EMDMean: math.NaN(), EMDMin: math.NaN(),
 		Repeat: rep, drawKey: sc.Name}
-	if p.Resample == ResampleAuthors {
+	if p.Resample == runconfig.ResampleAuthors {
 		s.drawKey = fmt.Sprintf("%s/rep=%d", sc.Name, rep)
 	}
 	inSet := map[string]bool{}
@@ -456,7 +445,7 @@ func splitSet(cfg *Config, sc SetConfig, rep int, pl *pool, docs []corpus.Docume
 // documents are shuffled and taken whole until TopicTrainMax chunks (0: no cap); ValidationShare
 // of the documents (rounded; never a topic's last training document), all their chunks
 // together, are held out for validation, so that no document has chunks on both sides.
-func topicTraining(cfg *Config, s *SetData, inSet map[string]bool, docs []corpus.Document) error {
+func topicTraining(cfg *runconfig.Config, s *SetData, inSet map[string]bool, docs []corpus.Document) error {
 	p := cfg.Protocol
 	rng := rngs.New(uint64(cfg.Seed), "topic-train/set="+s.drawKey)
 	byTopic := map[string][][][]string{} // topic → documents → chunks

@@ -2,12 +2,15 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"dptext/corpus"
 	"dptext/rngs"
+	"dptext/runconfig"
 	"dptext/text"
 )
 
@@ -24,7 +27,7 @@ type unit struct {
 // TestShare of them (at least one) become test documents. Known/KnownAuthors are the
 // training documents and TopicTrain/TopicTrainLabels the same documents with their topics;
 // Eval holds the test documents.
-func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, ...any)) ([]*SetData, error) {
+func splitClassification(cfg *runconfig.Config, docs []corpus.Document, logf func(string, ...any)) ([]*SetData, error) {
 	p := cfg.Protocol
 	byAuthor := map[string][]unit{}
 	for _, d := range docs {
@@ -73,7 +76,7 @@ func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, 
 	var sets []*SetData
 	for si, sc := range cfg.Sets {
 		if len(eligible) < sc.Authors {
-			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", si), "authors", "set %q: asks for the top %d authors but only %d have at least 2 documents in at least %d topic(s); lower [[sets]] authors or [protocol] min_topics_per_author",
+			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", si), "authors", "set %q: asks for the top %d authors but only %d have at least 2 documents in at least %d topic(s); lower [[sets]] authors or [protocol] min_topics_per_author",
 				sc.Name, sc.Authors, len(eligible), p.MinTopicsPerAuthor)
 		}
 		rng := rngs.New(uint64(cfg.Seed), "split/set="+sc.Name)
@@ -103,7 +106,7 @@ func splitClassification(cfg *Config, docs []corpus.Document, logf func(string, 
 				}
 			}
 		}
-		s.Topics = sortedKeys(topics)
+		s.Topics = slices.Sorted(maps.Keys(topics))
 		if len(s.Topics) < 2 {
 			return nil, fmt.Errorf("set %q: the top %d authors write in %d topic(s) (%s): topic classification needs at least 2",
 				sc.Name, sc.Authors, len(s.Topics), strings.Join(s.Topics, ", "))

@@ -3,12 +3,14 @@ package experiments
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"dptext/runconfig"
 )
 
 // snippetWindows counts the disjoint evaluation windows an author's stories in one topic give
 // at least, whichever of them become known texts: floor((len − known_words)/unknown_words) per
 // story (a story not used for a known text gives as many or more).
-func snippetWindows(stories []story, p ProtocolConfig) int {
+func snippetWindows(stories []story, p runconfig.ProtocolConfig) int {
 	n := 0
 	for _, st := range stories {
 		n += (len(st.words) - p.KnownWords) / p.UnknownWords
@@ -28,7 +30,7 @@ type snippet struct {
 // each story, the stories with known texts (picked, in their order) first, then the other
 // stories in the order rng shuffles them. A picked story's windows never reach into its first
 // known_words words; another story's may use all of it. Windows of one story never overlap.
-func pickSnippets(stories []story, picked []int, p ProtocolConfig, rng *rand.Rand) []snippet {
+func pickSnippets(stories []story, picked []int, p runconfig.ProtocolConfig, rng *rand.Rand) []snippet {
 	isPicked := map[int]bool{}
 	order := append([]int(nil), picked...)
 	for _, j := range picked {

@@ -7,6 +7,7 @@ import (
 
 	"dptext/corpus"
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 // splitWith splits the fixture corpus (authorsPerTopic authors per topic, 2 stories of 400
@@ -17,7 +18,7 @@ func splitWith(t *testing.T, authorsPerTopic int, protocol, sets string) []*SetD
 	src := fixtureConfig(t, corpusPath, vecPath).Text
 	src = strings.Replace(src, "[protocol]\n", "[protocol]\n"+protocol, 1)
 	src = strings.Replace(src, "[[sets]]\nname = \"6\"\nauthors = 6\n", sets, 1)
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestSnippetsPerAuthorTakesDisjointWindows(t *testing.T) {
 	// 400-word stories give (400 − 200)/100 = 2 windows each, 4 per author: 5 is too many.
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 5\n", 1)
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 		{"authors = 6\n", "authors = 6\nall_authors = true\n", "sets[0].all_authors"},
 		{"[protocol]\n", "[protocol]\nsnippets_per_author = -1\n", "protocol.snippets_per_author"},
 	} {
-		_, err := ParseConfig("x.toml", strings.Replace(base, c.from, c.to, 1))
+		_, err := runconfig.ParseConfig("x.toml", strings.Replace(base, c.from, c.to, 1))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one naming %s", c.to, err, c.want)
 		}
@@ -102,7 +103,7 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 func TestProtocolNoteNamesSnippetsPerAuthor(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 3\n", 1)
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,9 @@ import (
 	"strings"
 
 	"dptext/corpus"
+	"dptext/runconfig"
 	"dptext/text"
 )
-
-// ProtocolPAN is PAN 2018/2019's cross-domain attribution setting, problem by problem: each
-// [[sets]] entry is one problem of a PAN collection; the attackers train on its candidates'
-// known texts (of other fandoms than the unknown texts: cross-domain), the mechanisms privatise
-// its unknown texts, and every unknown text is asked about, open-set ones included.
-const ProtocolPAN = "pan"
 
 // panEntry is one text of a PAN problem as the protocol sees it.
 type panEntry struct {
@@ -34,14 +29,14 @@ type panEntry struct {
 // shorter than asked are left out and counted; all are cut to the common length N. The
 // mechanisms' training corpus (TopicTrain) is the known texts. Repeats redraw nothing: the
 // problem fixes the texts.
-func splitPAN(cfg *Config, docs []corpus.Document, logf func(string, ...any)) ([]*SetData, error) {
+func splitPAN(cfg *runconfig.Config, docs []corpus.Document, logf func(string, ...any)) ([]*SetData, error) {
 	p := cfg.Protocol
 	problems := map[string][]panEntry{}
 	for _, d := range docs {
 		for _, e := range corpus.WithDuplicates(d) {
 			name, role := e.Meta["problem"], e.Meta["role"]
 			if name == "" || (role != "known" && role != "unknown") {
-				return nil, cfg.errAt("protocol", "kind", "%q needs a PAN collection read with format = \"pan\": document %s has no PAN problem and role", ProtocolPAN, e.ID)
+				return nil, cfg.ErrAt("protocol", "kind", "%q needs a PAN collection read with format = \"pan\": document %s has no PAN problem and role", runconfig.ProtocolPAN, e.ID)
 			}
 			problems[name] = append(problems[name], panEntry{e, role})
 		}
@@ -50,13 +45,13 @@ func splitPAN(cfg *Config, docs []corpus.Document, logf func(string, ...any)) ([
 	for i, sc := range cfg.Sets {
 		entries, ok := problems[sc.Name]
 		if !ok {
-			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", i), "name", "%q is not a problem of the collection; problems: %s",
+			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "name", "%q is not a problem of the collection; problems: %s",
 				sc.Name, strings.Join(slices.Sorted(maps.Keys(problems)), ", "))
 		}
 		sort.SliceStable(entries, func(a, b int) bool { return entries[a].doc.ID < entries[b].doc.ID })
 		s, short, err := panSet(p, sc, entries)
 		if err != nil {
-			return nil, cfg.errAt(fmt.Sprintf("sets[%d]", i), "name", "%v", err)
+			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "name", "%v", err)
 		}
 		open := 0
 		for _, a := range s.EvalAuthors {
@@ -73,7 +68,7 @@ func splitPAN(cfg *Config, docs []corpus.Document, logf func(string, ...any)) ([
 
 // panSet builds the set of one problem from its texts (in ID order); short counts the texts
 // left out for their length.
-func panSet(p ProtocolConfig, sc SetConfig, entries []panEntry) (*SetData, int, error) {
+func panSet(p runconfig.ProtocolConfig, sc runconfig.SetConfig, entries []panEntry) (*SetData, int, error) {
 	s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), drawKey: sc.Name, noTopicTask: true}
 	candidates := map[string]bool{}
 	short := 0

@@ -14,6 +14,7 @@ import (
 	"dptext/corpus"
 	"dptext/internal/fixtures"
 	"dptext/report"
+	"dptext/runconfig"
 	"dptext/text"
 )
 
@@ -59,7 +60,7 @@ func panVectors(t *testing.T, dir string) string {
 	return path
 }
 
-func panConfig(t *testing.T, extra string) *Config {
+func panConfig(t *testing.T, extra string) *runconfig.Config {
 	t.Helper()
 	dir := t.TempDir()
 	src := fmt.Sprintf(`name = "pan"
@@ -92,7 +93,7 @@ scorer = "koppel11"
 label = "DRauth"
 task = "author"
 `, panFixture(t), panVectors(t, dir)) + extra
-	cfg, err := ParseConfig(filepath.Join(dir, "pan.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestPANProtocolConfigErrors(t *testing.T) {
 		{`"pan"`, `resample = "authors"`, `"koppel11"`, `the pan protocol's texts are fixed by each problem`},
 		{`"pan"`, "", `"fasttext"`, `there is no topic to classify`},
 	} {
-		_, err := ParseConfig(filepath.Join(dir, "c.toml"), fmt.Sprintf(base, c.format, c.proto, c.scorer))
+		_, err := runconfig.ParseConfig(filepath.Join(dir, "c.toml"), fmt.Sprintf(base, c.format, c.proto, c.scorer))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s/%s/%s: %v, want %q", c.format, c.proto, c.scorer, err, c.want)
 		}
@@ -236,7 +237,7 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 	f.Close()
 	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtures.Inputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
 		"[[sets]]\nname = \"6\"\nauthors = 6\n[[sets]]\nname = \"2\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "w.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "w.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,11 +10,12 @@ import (
 
 	"dptext/corpus"
 	"dptext/corpus/synth"
+	"dptext/runconfig"
 )
 
 // protocolConfig parses a config over the corpus at path with the given [protocol] lines and
 // sets (name = authors).
-func protocolConfig(t *testing.T, format, path, protocol string, sets ...int) *Config {
+func protocolConfig(t *testing.T, format, path, protocol string, sets ...int) *runconfig.Config {
 	t.Helper()
 	dir := t.TempDir()
 	vec := filepath.Join(dir, "v.txt")
@@ -27,7 +28,7 @@ func protocolConfig(t *testing.T, format, path, protocol string, sets ...int) *C
 		src += fmt.Sprintf("[[sets]]\nname = \"%d\"\nauthors = %d\n", n, n)
 	}
 	src += "[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
-	cfg, err := ParseConfig(filepath.Join(dir, "c.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "c.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,14 @@ import (
 
 	"dptext/corpus"
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 func TestSplitFollowsTheProtocol(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 5, 3, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
 	src := strings.Replace(cfg.Text, "[protocol]\n", "[protocol]\nstories_per_author = 2\n", 1)
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}

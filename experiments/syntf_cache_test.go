@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 // SynTF's ℓ cache, like the private-document cache, is optional: with a data folder whose
@@ -27,7 +28,7 @@ epsilons = [2]
 [[scorers]]
 name = "sr-nn"
 `
-	cfg, err := ParseConfig(filepath.Join(t.TempDir(), "syntf.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "syntf.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"dptext/embeddings"
+	"dptext/runconfig"
 	"dptext/text"
 )
 
@@ -22,7 +23,7 @@ type TrainingData struct {
 
 // LoadTrainingData loads the config's corpus and embeddings, splits it as Run does, and returns
 // the documents of the authors outside every set and repeat (dataDir "" is the default cache).
-func LoadTrainingData(ctx context.Context, cfg *Config, dataDir string, logf func(string, ...any)) (*TrainingData, error) {
+func LoadTrainingData(ctx context.Context, cfg *runconfig.Config, dataDir string, logf func(string, ...any)) (*TrainingData, error) {
 	// Only the corpus and the vectors: the mechanisms' data files may include the model this
 	// training is about to write.
 	in, err := loadCorpusAndVectors(ctx, cfg, dataDir, logf)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 // TestTrainingDataWithoutTheModel checks that the training documents load from a config whose
@@ -35,7 +36,7 @@ name = "cosine"
 	if err := os.WriteFile(cfgPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(cfgPath)
+	cfg, err := runconfig.LoadConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/runconfig"
 )
 
 // A run with a [verdict] table writes verdict.md and verdict.csv, and predictions.csv pairs
@@ -22,7 +23,7 @@ utilities = ["fasttext", "cosine"]
 replicates = 200
 halves = true
 `
-	cfg, err := ParseConfig(cfg.Path, src)
+	cfg, err := runconfig.ParseConfig(cfg.Path, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestVerdictConfigErrors(t *testing.T) {
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\naudited_eps = { pure = [1] }\n", "verdict.audited_eps"},
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nceiling_share = 2\n", "verdict.ceiling_share"},
 	} {
-		_, err := ParseConfig("x.toml", base+c.table)
+		_, err := runconfig.ParseConfig("x.toml", base+c.table)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one naming %s", c.table, err, c.want)
 		}
@@ -123,7 +124,7 @@ utilities = ["fasttext", "cosine"]
 replicates = 200
 claimed_eps = { pure = [1e9], "metric:EMD" = [5], "metric:positional" = [5], "metric:mahalanobis" = [5], "metric:nope" = [1] }
 `
-	cfg, err := ParseConfig(cfg.Path, src)
+	cfg, err := runconfig.ParseConfig(cfg.Path, src)
 	if err != nil {
 		t.Fatal(err)
 	}

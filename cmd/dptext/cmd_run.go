@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"dptext/experiments"
+	"dptext/runconfig"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,7 +31,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *jobs < 1 {
 		return usagef("--jobs %d: want at least 1", *jobs)
 	}
-	cfg, err := experiments.LoadConfig(pos[0])
+	cfg, err := runconfig.LoadConfig(pos[0])
 	if err != nil {
 		return err
 	}

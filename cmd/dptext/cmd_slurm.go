@@ -10,6 +10,7 @@ import (
 
 	"dptext/datasets"
 	"dptext/experiments"
+	"dptext/runconfig"
 	"dptext/slurm"
 )
 
@@ -44,11 +45,11 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--%s %q: want letters, digits and : - _ . , only", flag, v)
 		}
 	}
-	cfg, err := experiments.LoadConfig(pos[0])
+	cfg, err := runconfig.LoadConfig(pos[0])
 	if err != nil {
 		return err
 	}
-	if err := experiments.CheckComponents(cfg); err != nil {
+	if err := runconfig.CheckComponents(cfg); err != nil {
 		return err
 	}
 	job := slurm.Job{Name: cfg.Name, Shards: *shards, Partition: *partition, Time: *timeLimit, CPUs: *cpus, Mem: *mem}

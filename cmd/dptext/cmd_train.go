@@ -11,6 +11,7 @@ import (
 
 	"dptext/erae"
 	"dptext/experiments"
+	"dptext/runconfig"
 )
 
 // cmdTrain trains a model a mechanism loads from a file: today ER-AE (`train erae`).
@@ -59,7 +60,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkEraeTraining(opts, 100); err != nil {
 		return usagef("%v", err)
 	}
-	cfg, err := experiments.LoadConfig(*cfgPath)
+	cfg, err := runconfig.LoadConfig(*cfgPath)
 	if err != nil {
 		return err
 	}

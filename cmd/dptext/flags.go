@@ -16,6 +16,7 @@ import (
 	"dptext/embeddings"
 	"dptext/experiments"
 	"dptext/registry"
+	"dptext/runconfig"
 	"dptext/text"
 )
 
@@ -38,13 +39,13 @@ func addEmbeddingFlags(fs *flag.FlagSet, defaultTopK int) *embeddingFlags {
 	e := &embeddingFlags{}
 	fs.StringVar(&e.path, "embeddings", "", "word vectors `FILE` (default: the GloVe-100d default data)")
 	fs.StringVar(&e.format, "format", "auto", "`FORMAT` of --embeddings: "+embeddingsFormatNames()+" or auto (by file extension)")
-	fs.StringVar(&e.vocabulary, "vocabulary", experiments.VocabularyWords, `"words" (single normalised words only) or "all"`)
+	fs.StringVar(&e.vocabulary, "vocabulary", runconfig.VocabularyWords, `"words" (single normalised words only) or "all"`)
 	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the `K` most frequent words (0: all)")
 	return e
 }
 
 func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.Store, error) {
-	if e.vocabulary != experiments.VocabularyWords && e.vocabulary != experiments.VocabularyAll {
+	if e.vocabulary != runconfig.VocabularyWords && e.vocabulary != runconfig.VocabularyAll {
 		return nil, usagef("--vocabulary %q: want words or all", e.vocabulary)
 	}
 	if e.topK < 0 {
@@ -54,7 +55,7 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 	if err != nil {
 		return nil, err
 	}
-	cfg := experiments.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
+	cfg := runconfig.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
 	store, _, err := experiments.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
 	return store, err
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/experiments"
 	"dptext/registry"
+	"dptext/runconfig"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -181,7 +181,7 @@ func TestListNamePrintsDecodableDefaults(t *testing.T) {
 	body := strings.SplitN(out, "\n", 2)[1]
 	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"expmech\"\nepsilons = [1]\n[mechanisms.params]\n" +
 		body + "[[scorers]]\nname = \"sr-nn\"\n"
-	if _, err := experiments.ParseConfig("x.toml", cfg); err != nil {
+	if _, err := runconfig.ParseConfig("x.toml", cfg); err != nil {
 		t.Fatalf("the printed defaults do not decode: %v\n%s", err, cfg)
 	}
 	if code, _, errOut := run(t, "list", "nonesuch"); code != 1 || !strings.Contains(errOut, "unknown component") {

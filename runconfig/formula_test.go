@@ -1,4 +1,4 @@
-package experiments
+package runconfig
 
 import (
 	"strings"
@@ -6,19 +6,6 @@ import (
 
 	"dptext/internal/fixtures"
 )
-
-// Text cells from user data that a spreadsheet would run as a formula are neutralised; others,
-// including names with those characters inside, are unchanged.
-func TestCSVTextNeutralisesFormulas(t *testing.T) {
-	for in, want := range map[string]string{
-		"=HYPERLINK(\"x\")": "'=HYPERLINK(\"x\")", "+1": "'+1", "-2+3": "'-2+3", "@SUM(A1)": "'@SUM(A1)",
-		"\tx": "'\tx", "ann": "ann", "a=b": "a=b", "": "", "o'neil": "o'neil",
-	} {
-		if got := csvText(in); got != want {
-			t.Errorf("csvText(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 // Set names and labels that would begin a formula in results.csv are refused at their line.
 func TestFormulaLikeNamesAreRefused(t *testing.T) {

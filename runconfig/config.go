@@ -1,7 +1,7 @@
-// Package experiments is the only place that reads configs, corpora and embeddings. It holds
-// the registry of names a config may use, the Fernandes protocol split, and the runner that
-// applies every mechanism at every ε, scores the output and writes a run directory.
-package experiments
+// Package runconfig decodes a run's config once into typed values and validates every one of
+// them (limits, names against the registry, each component's params into its options), so
+// that what runs downstream reads typed values only.
+package runconfig
 
 import (
 	"crypto/sha256"
@@ -90,6 +90,25 @@ const (
 	ProtocolClassification = "classification"
 )
 
+// ProtocolPAN is PAN 2018/2019's cross-domain attribution setting, problem by problem: each
+// [[sets]] entry is one problem of a PAN collection; the attackers train on its candidates'
+// known texts (of other fandoms than the unknown texts: cross-domain), the mechanisms privatise
+// its unknown texts, and every unknown text is asked about, open-set ones included.
+const ProtocolPAN = "pan"
+
+// Resample values of [protocol] resample: what each repeat draws anew besides the mechanisms'
+// and scorers' randomness.
+const (
+	// ResampleNone keeps one draw of authors and stories for every repeat.
+	ResampleNone = "none"
+	// ResampleSnippets keeps the evaluation authors and redraws each author's stories (and so
+	// the known texts and snippets cut from them) per repeat.
+	ResampleSnippets = "snippets"
+	// ResampleAuthors redraws the evaluation authors from the eligible pool and their stories
+	// per repeat (the topic training data follows: other authors' texts).
+	ResampleAuthors = "authors"
+)
+
 // ProtocolConfig chooses and parameterises the evaluation protocol.
 type ProtocolConfig struct {
 	// Kind is "authorship" (default), "classification" or "pan" (ProtocolPAN).
@@ -174,6 +193,18 @@ func (c ComponentConfig) ID() string {
 	return c.Name
 }
 
+// Grid lists the ε of a configured mechanism, one cell each: its epsilons, or one absent ε.
+func (c ComponentConfig) Grid() []report.Epsilon {
+	if len(c.Epsilons) == 0 {
+		return []report.Epsilon{report.NoEpsilon}
+	}
+	return c.Epsilons
+}
+
+// ParamsRecord is the params table as written (nil: none), the record that keys cached
+// private documents; options are never decoded from it (see MechanismOptions).
+func (c ComponentConfig) ParamsRecord() map[string]any { return c.params.Record() }
+
 // DefaultProtocol is the paper's protocol: known = first 2000 words, unknown = last 1000.
 func DefaultProtocol() ProtocolConfig {
 	return ProtocolConfig{Kind: ProtocolAuthorship, KnownWords: 2000, UnknownWords: 1000, StoriesPerAuthor: 1,
@@ -192,6 +223,10 @@ func LoadConfig(path string) (*Config, error) {
 
 // ParseConfig decodes and validates config text; path is used in errors.
 func ParseConfig(path, src string) (*Config, error) { return parseConfig(path, src, true) }
+
+// ParseSavedConfig is ParseConfig without looking the corpus and embeddings paths up: the
+// config saved in a run's manifest, read on another machine or in another folder.
+func ParseSavedConfig(path, src string) (*Config, error) { return parseConfig(path, src, false) }
 
 // parseConfig is ParseConfig; without checkFiles the corpus and embeddings paths are not
 // looked up (a config saved in a run's manifest, read on another machine or folder).
@@ -280,7 +315,7 @@ func validKeys(cfg *Config, table string) []string {
 	return configfile.TOMLKeys(v)
 }
 
-func (c *Config) errAt(path, key, format string, args ...any) error {
+func (c *Config) ErrAt(path, key, format string, args ...any) error {
 	name := key
 	if path != "" {
 		name = path + "." + key
@@ -356,7 +391,7 @@ func (c *Config) checkCounts() error {
 	}
 	for _, k := range counts {
 		if k.v > k.limit {
-			return c.errAt(k.path, k.key, "%d: at most %d", k.v, k.limit)
+			return c.ErrAt(k.path, k.key, "%d: at most %d", k.v, k.limit)
 		}
 	}
 	cells := 0
@@ -364,7 +399,7 @@ func (c *Config) checkCounts() error {
 		cells += max(1, len(m.Epsilons))
 	}
 	if n := cells * len(c.Sets) * c.Repeats; n > MaxCells {
-		return c.errAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), cells, c.Repeats, n, MaxCells)
+		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), cells, c.Repeats, n, MaxCells)
 	}
 	return nil
 }
@@ -382,10 +417,10 @@ func plotName(s string) string {
 
 func (c *Config) validate() error {
 	if err := checkName(c.Name); err != nil {
-		return c.errAt("", "name", "%v", err)
+		return c.ErrAt("", "name", "%v", err)
 	}
 	if c.Repeats < 1 {
-		return c.errAt("", "repeats", "%d: want at least 1", c.Repeats)
+		return c.ErrAt("", "repeats", "%d: want at least 1", c.Repeats)
 	}
 	if err := c.checkCounts(); err != nil {
 		return err
@@ -393,70 +428,70 @@ func (c *Config) validate() error {
 	format, ok := registry.LookupCorpusFormat(c.Corpus.Format)
 	switch {
 	case !ok:
-		return c.errAt("corpus", "format", "%q: want %s", c.Corpus.Format, registry.QuoteList(registry.CorpusFormatNames()))
+		return c.ErrAt("corpus", "format", "%q: want %s", c.Corpus.Format, registry.QuoteList(registry.CorpusFormatNames()))
 	case format.Dataset != "":
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
-			return c.errAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
+			return c.ErrAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
 		}
 	case c.Corpus.Path == "":
-		return c.errAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
+		return c.ErrAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
 	case !c.skipFileChecks:
-		if _, err := os.Stat(c.resolve(c.Corpus.Path)); err != nil {
-			return c.errAt("corpus", "path", "%v", err)
+		if _, err := os.Stat(c.Resolve(c.Corpus.Path)); err != nil {
+			return c.ErrAt("corpus", "path", "%v", err)
 		}
 	}
 	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
-		return c.errAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
+		return c.ErrAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
 	}
 	if !slices.Contains(registry.EmbeddingsFormatNames(), c.Embeddings.Format) {
-		return c.errAt("embeddings", "format", "%q: want %s", c.Embeddings.Format, registry.QuoteList(registry.EmbeddingsFormatNames()))
+		return c.ErrAt("embeddings", "format", "%q: want %s", c.Embeddings.Format, registry.QuoteList(registry.EmbeddingsFormatNames()))
 	}
 	if c.Embeddings.Path == "" && c.Embeddings.Format != embeddings.FormatWink {
-		return c.errAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
+		return c.ErrAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
 	}
 	if c.Embeddings.Path != "" && !c.skipFileChecks {
-		if _, err := os.Stat(c.resolve(c.Embeddings.Path)); err != nil {
-			return c.errAt("embeddings", "path", "%v", err)
+		if _, err := os.Stat(c.Resolve(c.Embeddings.Path)); err != nil {
+			return c.ErrAt("embeddings", "path", "%v", err)
 		}
 	}
 	if c.Embeddings.Vocabulary != VocabularyWords && c.Embeddings.Vocabulary != VocabularyAll {
-		return c.errAt("embeddings", "vocabulary", "%q: want \"words\" or \"all\"", c.Embeddings.Vocabulary)
+		return c.ErrAt("embeddings", "vocabulary", "%q: want \"words\" or \"all\"", c.Embeddings.Vocabulary)
 	}
 	if c.Embeddings.TopK < 0 {
-		return c.errAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)
+		return c.ErrAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)
 	}
 	p := c.Protocol
 	switch {
 	case p.Kind != ProtocolAuthorship && p.Kind != ProtocolClassification && p.Kind != ProtocolPAN:
-		return c.errAt("protocol", "kind", "%q: want \"authorship\" (Fernandes et al.), \"classification\" (SynTF) or \"pan\" (PAN 2018/2019 cross-domain attribution, problem by problem)", p.Kind)
+		return c.ErrAt("protocol", "kind", "%q: want \"authorship\" (Fernandes et al.), \"classification\" (SynTF) or \"pan\" (PAN 2018/2019 cross-domain attribution, problem by problem)", p.Kind)
 	case p.Kind == ProtocolPAN && c.Corpus.Format != "pan":
-		return c.errAt("protocol", "kind", "\"pan\" reads the problems of a PAN collection: want [corpus] format = \"pan\", not %q", c.Corpus.Format)
+		return c.ErrAt("protocol", "kind", "\"pan\" reads the problems of a PAN collection: want [corpus] format = \"pan\", not %q", c.Corpus.Format)
 	case p.Kind == ProtocolPAN && p.Resample != ResampleNone:
-		return c.errAt("protocol", "resample", "%q: the pan protocol's texts are fixed by each problem; want \"none\" (repeats vary only the mechanisms and scorers)", p.Resample)
+		return c.ErrAt("protocol", "resample", "%q: the pan protocol's texts are fixed by each problem; want \"none\" (repeats vary only the mechanisms and scorers)", p.Resample)
 	case p.ChunkWords < 0:
-		return c.errAt("protocol", "chunk_words", "%d: want 0 (whole documents) or a positive word count", p.ChunkWords)
+		return c.ErrAt("protocol", "chunk_words", "%d: want 0 (whole documents) or a positive word count", p.ChunkWords)
 	case p.MinTopicsPerAuthor < 1:
-		return c.errAt("protocol", "min_topics_per_author", "%d: want 1 (\"any\") or more (2: \"multi\")", p.MinTopicsPerAuthor)
+		return c.ErrAt("protocol", "min_topics_per_author", "%d: want 1 (\"any\") or more (2: \"multi\")", p.MinTopicsPerAuthor)
 	case !(p.TestShare > 0 && p.TestShare < 1):
-		return c.errAt("protocol", "test_share", "%v: want a share in (0, 1)", p.TestShare)
+		return c.ErrAt("protocol", "test_share", "%v: want a share in (0, 1)", p.TestShare)
 	case p.MaxDocsPerAuthor < 0:
-		return c.errAt("protocol", "max_docs_per_author", "%d: want 0 (no cap) or a positive count", p.MaxDocsPerAuthor)
+		return c.ErrAt("protocol", "max_docs_per_author", "%d: want 0 (no cap) or a positive count", p.MaxDocsPerAuthor)
 	case p.KnownWords < 1:
-		return c.errAt("protocol", "known_words", "%d: want a positive word count", p.KnownWords)
+		return c.ErrAt("protocol", "known_words", "%d: want a positive word count", p.KnownWords)
 	case p.UnknownWords < 1:
-		return c.errAt("protocol", "unknown_words", "%d: want a positive word count", p.UnknownWords)
+		return c.ErrAt("protocol", "unknown_words", "%d: want a positive word count", p.UnknownWords)
 	case p.StoriesPerAuthor < 1:
-		return c.errAt("protocol", "stories_per_author", "%d: want at least 1", p.StoriesPerAuthor)
+		return c.ErrAt("protocol", "stories_per_author", "%d: want at least 1", p.StoriesPerAuthor)
 	case p.SnippetsPerAuthor < 0:
-		return c.errAt("protocol", "snippets_per_author", "%d: want 0 (one per story) or a positive count", p.SnippetsPerAuthor)
+		return c.ErrAt("protocol", "snippets_per_author", "%d: want 0 (one per story) or a positive count", p.SnippetsPerAuthor)
 	case p.SnippetsPerAuthor > 0 && p.Kind != ProtocolAuthorship:
-		return c.errAt("protocol", "snippets_per_author", "applies to the authorship protocol only")
+		return c.ErrAt("protocol", "snippets_per_author", "applies to the authorship protocol only")
 	case p.TopicTrainWords < 1:
-		return c.errAt("protocol", "topic_train_words", "%d: want a positive word count", p.TopicTrainWords)
+		return c.ErrAt("protocol", "topic_train_words", "%d: want a positive word count", p.TopicTrainWords)
 	case p.TopicTrainMax < 0:
-		return c.errAt("protocol", "topic_train_max", "%d: want 0 (no cap) or a positive count", p.TopicTrainMax)
+		return c.ErrAt("protocol", "topic_train_max", "%d: want 0 (no cap) or a positive count", p.TopicTrainMax)
 	case !(p.ValidationShare >= 0 && p.ValidationShare < 1):
-		return c.errAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
+		return c.ErrAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
 	}
 	if err := c.validateTopicsResample(); err != nil {
 		return err
@@ -468,31 +503,31 @@ func (c *Config) validate() error {
 	for i, s := range c.Sets {
 		path := fmt.Sprintf("sets[%d]", i)
 		if s.Name == "" {
-			return c.errAt(path, "name", "missing")
+			return c.ErrAt(path, "name", "missing")
 		}
 		if formulaLike(s.Name) {
-			return c.errAt(path, "name", "%q begins with %q, which spreadsheets run as a formula in results.csv and the tables: begin it with a letter or digit", s.Name, s.Name[:1])
+			return c.ErrAt(path, "name", "%q begins with %q, which spreadsheets run as a formula in results.csv and the tables: begin it with a letter or digit", s.Name, s.Name[:1])
 		}
 		if j, ok := seen[plotName(s.Name)]; ok {
 			if c.Sets[j].Name == s.Name {
-				return c.errAt(path, "name", "%q used twice (also line %d)", s.Name, c.lines.Near(fmt.Sprintf("sets[%d]", j), "name"))
+				return c.ErrAt(path, "name", "%q used twice (also line %d)", s.Name, c.lines.Near(fmt.Sprintf("sets[%d]", j), "name"))
 			}
-			return c.errAt(path, "name", "%q and %q (line %d) would share plot files (%s): use letters, digits, '.', '_' and '-' to tell them apart",
+			return c.ErrAt(path, "name", "%q and %q (line %d) would share plot files (%s): use letters, digits, '.', '_' and '-' to tell them apart",
 				s.Name, c.Sets[j].Name, c.lines.Near(fmt.Sprintf("sets[%d]", j), "name"), plotName(s.Name))
 		}
 		seen[plotName(s.Name)] = i
 		switch {
 		case s.AllAuthors && s.Authors != 0:
-			return c.errAt(path, "all_authors", "with authors = %d: give one of them", s.Authors)
+			return c.ErrAt(path, "all_authors", "with authors = %d: give one of them", s.Authors)
 		case s.AllAuthors && c.Protocol.Kind != ProtocolAuthorship:
-			return c.errAt(path, "all_authors", "applies to the authorship protocol only")
+			return c.ErrAt(path, "all_authors", "applies to the authorship protocol only")
 		case p.Kind == ProtocolPAN && s.Authors != 0 && s.Authors < 2:
-			return c.errAt(path, "authors", "%d: want the problem's number of candidates, or leave authors out", s.Authors)
+			return c.ErrAt(path, "authors", "%d: want the problem's number of candidates, or leave authors out", s.Authors)
 		case p.Kind != ProtocolPAN && !s.AllAuthors && s.Authors < 2:
-			return c.errAt(path, "authors", "%d: want at least 2 authors (or all_authors = true)", s.Authors)
+			return c.ErrAt(path, "authors", "%d: want at least 2 authors (or all_authors = true)", s.Authors)
 		}
 		if err := setTextsFit(c, s); err != nil {
-			return c.errAt(path, "authors", "%v", err)
+			return c.ErrAt(path, "authors", "%v", err)
 		}
 	}
 	if len(c.Mechanisms) == 0 {
@@ -563,10 +598,10 @@ func (c *Config) validateTopicsResample() error {
 	case ResampleNone:
 	case ResampleSnippets, ResampleAuthors:
 		if p.Kind == ProtocolClassification {
-			return c.errAt("protocol", "resample", "%q applies to the authorship protocol; the classification protocol takes \"none\"", p.Resample)
+			return c.ErrAt("protocol", "resample", "%q applies to the authorship protocol; the classification protocol takes \"none\"", p.Resample)
 		}
 	default:
-		return c.errAt("protocol", "resample", "%q: want \"none\", \"snippets\" (redraw each author's stories per repeat) or \"authors\" (redraw the evaluation authors and their stories)", p.Resample)
+		return c.ErrAt("protocol", "resample", "%q: want \"none\", \"snippets\" (redraw each author's stories per repeat) or \"authors\" (redraw the evaluation authors and their stories)", p.Resample)
 	}
 	return nil
 }
@@ -575,22 +610,22 @@ func (c *Config) validateTopicsResample() error {
 // label (or name) is not used twice among the components of its kind, recorded in ids.
 func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []string, ids map[string]bool) error {
 	if !slices.Contains(valid, comp.Name) {
-		return c.errAt(path, "name", "unknown %s %q; valid: %s", kind, comp.Name, strings.Join(valid, ", "))
+		return c.ErrAt(path, "name", "unknown %s %q; valid: %s", kind, comp.Name, strings.Join(valid, ", "))
 	}
 	if ids[comp.ID()] {
-		return c.errAt(path, "label", "%s %q appears twice: give one a distinct label", kind, comp.ID())
+		return c.ErrAt(path, "label", "%s %q appears twice: give one a distinct label", kind, comp.ID())
 	}
 	ids[comp.ID()] = true
 	if formulaLike(comp.Label) {
-		return c.errAt(path, "label", "%q begins with %q, which spreadsheets run as a formula in results.csv and the tables: begin it with a letter or digit", comp.Label, comp.Label[:1])
+		return c.ErrAt(path, "label", "%q begins with %q, which spreadsheets run as a formula in results.csv and the tables: begin it with a letter or digit", comp.Label, comp.Label[:1])
 	}
 	return nil
 }
 
 // formulaLike reports whether a name written into the CSV outputs would begin a spreadsheet
 // formula (=, +, -, @, tab, carriage return); such set names and labels are refused (the
-// corpus's names in predictions.csv are neutralised instead, see csvText).
-func formulaLike(s string) bool { return csvText(s) != s }
+// corpus's names in predictions.csv are neutralised instead, see report.CSVText).
+func formulaLike(s string) bool { return report.CSVText(s) != s }
 
 func (c *Config) validateMechanisms() error {
 	ids := map[string]bool{}
@@ -602,21 +637,21 @@ func (c *Config) validateMechanisms() error {
 		}
 		entry := registry.Mechanisms[m.Name]
 		if m.Protocol != "" {
-			return c.errAt(path, "protocol", "is a scorer option, not a mechanism option")
+			return c.ErrAt(path, "protocol", "is a scorer option, not a mechanism option")
 		}
 		if entry.UsesEpsilon && len(m.Epsilons) == 0 {
-			return c.errAt(path, "epsilons", "missing: mechanism %q needs a list of ε > 0, e.g. epsilons = [30, 20, 10]", m.Name)
+			return c.ErrAt(path, "epsilons", "missing: mechanism %q needs a list of ε > 0, e.g. epsilons = [30, 20, 10]", m.Name)
 		}
 		if !entry.UsesEpsilon && len(m.Epsilons) > 0 {
-			return c.errAt(path, "epsilons", "mechanism %q takes no ε; remove the key", m.Name)
+			return c.ErrAt(path, "epsilons", "mechanism %q takes no ε; remove the key", m.Name)
 		}
 		seenEps := map[report.Epsilon]bool{}
 		for _, e := range m.Epsilons {
 			if err := entry.Epsilons.Check(e.Value()); err != nil {
-				return c.errAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
+				return c.ErrAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
 			}
 			if seenEps[e] {
-				return c.errAt(path, "epsilons", "%v appears twice", e)
+				return c.ErrAt(path, "epsilons", "%v appears twice", e)
 			}
 			seenEps[e] = true
 		}
@@ -639,19 +674,19 @@ func (c *Config) validateScorers() error {
 		}
 		entry := registry.Scorers[s.Name]
 		if len(s.Epsilons) > 0 {
-			return c.errAt(path, "epsilons", "is a mechanism option, not a scorer option")
+			return c.ErrAt(path, "epsilons", "is a mechanism option, not a scorer option")
 		}
 		if entry.Task == registry.TaskTopic && c.Protocol.Kind == ProtocolPAN {
-			return c.errAt(path, "name", "%q is a topic classifier, but in the pan protocol every unknown text of a problem has the same topic (its target fandom): there is no topic to classify; use authorship attackers and utility measures", s.Name)
+			return c.ErrAt(path, "name", "%q is a topic classifier, but in the pan protocol every unknown text of a problem has the same topic (its target fandom): there is no topic to classify; use authorship attackers and utility measures", s.Name)
 		}
 		switch s.Protocol {
 		case "", "static":
 		case "adaptive":
 			if entry.Task == registry.TaskUtility || (entry.Task == registry.TaskTopic && c.Protocol.Kind == ProtocolAuthorship) {
-				return c.errAt(path, "protocol", "\"adaptive\" applies to authorship attackers (and, in the classification protocol, topic classifiers); %q is a %s scorer", s.Name, entry.Task)
+				return c.ErrAt(path, "protocol", "\"adaptive\" applies to authorship attackers (and, in the classification protocol, topic classifiers); %q is a %s scorer", s.Name, entry.Task)
 			}
 		default:
-			return c.errAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
+			return c.ErrAt(path, "protocol", "%q: want \"static\" or \"adaptive\"", s.Protocol)
 		}
 		o, err := entry.Decode(s.params)
 		if err != nil {
@@ -662,17 +697,17 @@ func (c *Config) validateScorers() error {
 	return nil
 }
 
-// mechanismOptions returns the decoded params of mechanism i (decoded now if the config's
+// MechanismOptions returns the decoded params of mechanism i (decoded now if the config's
 // components were changed after validation).
-func (c *Config) mechanismOptions(i int) (*registry.MechanismOptions, error) {
+func (c *Config) MechanismOptions(i int) (*registry.MechanismOptions, error) {
 	if i < len(c.mechOptions) {
 		return c.mechOptions[i], nil
 	}
 	return registry.Mechanisms[c.Mechanisms[i].Name].Decode(c.Mechanisms[i].params)
 }
 
-// scorerOpts returns the decoded params of scorer i (see mechanismOptions).
-func (c *Config) scorerOpts(i int) (registry.ScorerDecoded, error) {
+// ScorerOptions returns the decoded params of scorer i (see mechanismOptions).
+func (c *Config) ScorerOptions(i int) (registry.ScorerDecoded, error) {
 	if i < len(c.scorerOptions) {
 		return c.scorerOptions[i], nil
 	}
@@ -688,20 +723,20 @@ func (c *Config) validateGains() error {
 		path := fmt.Sprintf("gains[%d]", i)
 		switch {
 		case g.Name == "":
-			return c.errAt(path, "name", "missing: the scorer name of the gain rows")
+			return c.ErrAt(path, "name", "missing: the scorer name of the gain rows")
 		case ids[g.Name] != "":
-			return c.errAt(path, "name", "%q is already a scorer", g.Name)
+			return c.ErrAt(path, "name", "%q is already a scorer", g.Name)
 		case ids[g.Utility] != registry.TaskTopic:
-			return c.errAt(path, "utility", "%q is not a topic classifier of this config", g.Utility)
+			return c.ErrAt(path, "utility", "%q is not a topic classifier of this config", g.Utility)
 		case ids[g.Attack] != registry.TaskAuthor:
-			return c.errAt(path, "attack", "%q is not an authorship attacker of this config", g.Attack)
+			return c.ErrAt(path, "attack", "%q is not an authorship attacker of this config", g.Attack)
 		}
 	}
 	return nil
 }
 
-// scorerIDs maps every scorer of the config (gains included, as utility scorers) to its task.
-func (c *Config) scorerIDs() map[string]string {
+// ScorerIDs maps every scorer of the config (gains included, as utility scorers) to its task.
+func (c *Config) ScorerIDs() map[string]string {
 	ids := map[string]string{}
 	for _, s := range c.Scorers {
 		ids[s.ID()] = registry.Scorers[s.Name].Task
@@ -714,8 +749,8 @@ func (c *Config) scorerIDs() map[string]string {
 	return ids
 }
 
-// resolve interprets a relative path in the config relative to the config's folder.
-func (c *Config) resolve(p string) string {
+// Resolve interprets a relative path in the config relative to the config's folder.
+func (c *Config) Resolve(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
@@ -735,7 +770,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // the config becomes a column (author and topic scorers show `correct`, utility scorers `mean`);
 // with columns, each must name a configured scorer.
 func (c *Config) validateReport() error {
-	ids := c.scorerIDs()
+	ids := c.ScorerIDs()
 	if !c.lines.Has("report.columns") {
 		c.Report.Columns = nil
 		for _, s := range c.Scorers {
@@ -749,14 +784,14 @@ func (c *Config) validateReport() error {
 	for i, col := range c.Report.Columns {
 		task, ok := ids[col.Scorer]
 		if !ok {
-			return c.errAt(fmt.Sprintf("report.columns[%d]", i), "scorer", "%q is not a scorer of this config; scorers: %s",
+			return c.ErrAt(fmt.Sprintf("report.columns[%d]", i), "scorer", "%q is not a scorer of this config; scorers: %s",
 				col.Scorer, strings.Join(sortedKeys(ids), ", "))
 		}
 		if col.Task == "" {
 			c.Report.Columns[i].Task = task
 		}
 		if formulaLike(col.Label) {
-			return c.errAt(fmt.Sprintf("report.columns[%d]", i), "label", "%q begins with %q, which spreadsheets run as a formula in table.csv: begin it with a letter or digit", col.Label, col.Label[:1])
+			return c.ErrAt(fmt.Sprintf("report.columns[%d]", i), "label", "%q begins with %q, which spreadsheets run as a formula in table.csv: begin it with a letter or digit", col.Label, col.Label[:1])
 		}
 	}
 	if err := c.Report.Validate(); err != nil {
@@ -775,19 +810,19 @@ func (c *Config) validateReport() error {
 	for i, r := range c.Report.References {
 		path := fmt.Sprintf("report.references[%d]", i)
 		if !sets[r.Set] {
-			return c.errAt(path, "set", "%q is not a set of this config; sets: %s", r.Set, strings.Join(setNames, ", "))
+			return c.ErrAt(path, "set", "%q is not a set of this config; sets: %s", r.Set, strings.Join(setNames, ", "))
 		}
 		if r.Mechanism != "" && !mechs[r.Mechanism] {
-			return c.errAt(path, "mechanism", "%q is not a mechanism of this config; mechanisms: %s", r.Mechanism, strings.Join(mechNames, ", "))
+			return c.ErrAt(path, "mechanism", "%q is not a mechanism of this config; mechanisms: %s", r.Mechanism, strings.Join(mechNames, ", "))
 		}
 	}
 	return nil
 }
 
-// adaptive reports whether scorer s trains on privatised texts: when it says so, and by
+// Adaptive reports whether scorer s trains on privatised texts: when it says so, and by
 // default in the classification protocol (where the released corpus is all the analyst and
 // the attacker get).
-func (c *Config) adaptive(s ComponentConfig) bool {
+func (c *Config) Adaptive(s ComponentConfig) bool {
 	if s.Protocol == "" {
 		return c.Protocol.Kind == ProtocolClassification
 	}

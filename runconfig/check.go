@@ -1,4 +1,4 @@
-package experiments
+package runconfig
 
 import (
 	"fmt"
@@ -16,18 +16,18 @@ func CheckComponents(cfg *Config) error {
 		ConfigDir: filepath.Dir(cfg.Path)}
 	textSizes(env, cfg)
 	for i, m := range cfg.Mechanisms {
-		o, err := cfg.mechanismOptions(i)
+		o, err := cfg.MechanismOptions(i)
 		if err != nil {
 			return err
 		}
-		for _, e := range epsilonsOf(m) {
+		for _, e := range m.Grid() {
 			if _, err := o.Build(env, e.Value()); err != nil {
 				return m.params.PlaceError(m.ID(), err)
 			}
 		}
 	}
 	for i, s := range cfg.Scorers {
-		o, err := cfg.scorerOpts(i)
+		o, err := cfg.ScorerOptions(i)
 		if err == nil {
 			if o.Metric != nil {
 				_, err = o.Metric.Build(env)
@@ -57,11 +57,11 @@ func Describe(cfg *Config) string {
 		case cfg.Protocol.Kind == ProtocolPAN && s.Authors == 0:
 			sets = append(sets, s.Name+" (PAN problem: all its candidates)")
 		case cfg.Protocol.Kind == ProtocolPAN:
-			sets = append(sets, fmt.Sprintf("%s (PAN problem: %s)", s.Name, plural(s.Authors, "candidate")))
+			sets = append(sets, fmt.Sprintf("%s (PAN problem: %s)", s.Name, Plural(s.Authors, "candidate")))
 		case s.AllAuthors:
 			sets = append(sets, fmt.Sprintf("%s (all eligible authors)", s.Name))
 		default:
-			sets = append(sets, fmt.Sprintf("%s (%s)", s.Name, plural(s.Authors, "author")))
+			sets = append(sets, fmt.Sprintf("%s (%s)", s.Name, Plural(s.Authors, "author")))
 		}
 	}
 	for _, m := range cfg.Mechanisms {
@@ -74,4 +74,15 @@ func Describe(cfg *Config) string {
 	cells *= len(cfg.Sets) * cfg.Repeats
 	return fmt.Sprintf("sets %s; mechanisms %s; scorers %s; %d repeats; %d cells", strings.Join(sets, ", "),
 		strings.Join(mechs, ", "), strings.Join(scorers, ", "), cfg.Repeats, cells)
+}
+
+// plural writes n with the noun, in the plural unless n is 1 ("story" → "stories").
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
