@@ -13,6 +13,7 @@ import (
 	"dptext/corpus"
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
@@ -60,7 +61,7 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 func (r *runner) cellPath(c cell) string { return c.path(r.cfg, r.sets) }
 
 func (r *runner) runCell(ctx context.Context, c cell) error {
-	set := r.sets[c.set].draw(c.rep)
+	set := r.sets[c.set].Draw(c.rep)
 	m, err := r.mechanism(c)
 	if err != nil {
 		return err
@@ -149,7 +150,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 
 // documentID names evaluation document i of a set in predictions.csv: its story id, or its
 // position when the corpus gave none.
-func documentID(set *SetData, i int) string {
+func documentID(set *protocol.SetData, i int) string {
 	if i < len(set.EvalIDs) && set.EvalIDs[i] != "" {
 		return set.EvalIDs[i]
 	}
@@ -204,9 +205,9 @@ func (r *runner) writeTermVectors(files map[string]string) error {
 
 // pairMetric builds utility measure si for a draw of a set: the draw's topic-training
 // documents are its Env.Corpus (embf1's idf weights), so a measure is built once per draw.
-func (r *runner) pairMetric(si int, set *SetData) (registry.PairMetric, error) {
+func (r *runner) pairMetric(si int, set *protocol.SetData) (registry.PairMetric, error) {
 	sc := r.cfg.Scorers[si]
-	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.drawKey, func() (registry.PairMetric, error) {
+	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.DrawKey, func() (registry.PairMetric, error) {
 		o, err := r.cfg.ScorerOptions(si)
 		if err != nil {
 			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)

@@ -8,6 +8,7 @@ import (
 
 	"dptext/audit"
 	"dptext/mechanisms"
+	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
 	"dptext/runconfig"
@@ -19,7 +20,7 @@ import (
 //
 // With an [audit] table in the config, the audited ε lower confidence bound of the mechanism at
 // the cell's ε and the most its tests could have shown are added (see auditRows).
-func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row func(string, string, float64) report.Row, env *registry.Env, cfg *runconfig.Config) ([]report.Row, error) {
+func privacyRows(m mechanisms.Mechanism, set *protocol.SetData, private [][]string, row func(string, string, float64) report.Row, env *registry.Env, cfg *runconfig.Config) ([]report.Row, error) {
 	var rows []report.Row
 	n := float64(len(private))
 	epsSum := 0.0
@@ -73,7 +74,7 @@ func privacyRows(m mechanisms.Mechanism, set *SetData, private [][]string, row f
 //     when there are none).
 //
 // The distances do not depend on ε and are computed once per set and configuration (Env.Memo).
-func pairBoundRows(pb mechanisms.PairBounder, set *SetData, row func(string, string, float64) report.Row, env *registry.Env) []report.Row {
+func pairBoundRows(pb mechanisms.PairBounder, set *protocol.SetData, row func(string, string, float64) report.Row, env *registry.Env) []report.Row {
 	if len(set.Eval) < 2 {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/mechanisms"
+	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
 	"dptext/runconfig"
@@ -26,7 +27,7 @@ func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := &SetData{Name: "s", Eval: [][]string{{"a", "b", "x"}, {"b", "c", "x"}, {"a", "a", "y"}}}
+	set := &protocol.SetData{Name: "s", Eval: [][]string{{"a", "b", "x"}, {"b", "c", "x"}, {"a", "a", "y"}}}
 	row := func(scorer, metric string, v float64) report.Row {
 		return report.Row{Set: "s", Scorer: scorer, Metric: metric, Value: v}
 	}
@@ -79,7 +80,7 @@ func TestAuditRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := &SetData{Name: "s", Eval: [][]string{{"w1", "w2"}, {"w3", "w4"}}}
+	set := &protocol.SetData{Name: "s", Eval: [][]string{{"w1", "w2"}, {"w3", "w4"}}}
 	row := func(scorer, metric string, v float64) report.Row {
 		return report.Row{Set: "s", Mechanism: "emd", Epsilon: report.EpsilonOf(1), Scorer: scorer, Metric: metric, Value: v}
 	}

@@ -25,6 +25,7 @@ import (
 
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
 	"dptext/rngs"
@@ -63,7 +64,7 @@ type cell struct {
 	rep       int
 }
 
-func (c cell) path(cfg *runconfig.Config, sets []*SetData) string {
+func (c cell) path(cfg *runconfig.Config, sets []*protocol.SetData) string {
 	return fmt.Sprintf("set=%s/mech=%s/eps=%s/rep=%d", sets[c.set].Name, cfg.Mechanisms[c.mech].ID(),
 		c.eps, c.rep)
 }
@@ -265,11 +266,11 @@ func changedComponents(old, now map[string]string) []string {
 }
 
 func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *fingerprint, live *liveManifest, logf func(string, ...any)) error {
-	sets, err := Split(cfg, in.docs, logf)
+	sets, err := protocol.Split(cfg, in.docs, logf)
 	if err != nil {
 		return err
 	}
-	whole := wholePoolSets(cfg, sets)
+	whole := protocol.WholePoolSets(cfg, sets)
 	if len(whole) > 0 {
 		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
 		if err := live.update(func(m *Manifest) { m.WholePoolSets = whole }); err != nil {
@@ -277,8 +278,8 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		}
 	}
 	for _, s := range sets {
-		for _, d := range s.draws() {
-			if err := d.measureBagDistances(in.store); err != nil {
+		for _, d := range s.AllDraws() {
+			if err := d.MeasureBagDistances(in.store); err != nil {
 				return err
 			}
 		}
@@ -445,7 +446,7 @@ func fitFile(key string) string { return "fit__" + cellFile(key) }
 // lazily fitted static scorers.
 type runner struct {
 	cfg  *runconfig.Config
-	sets []*SetData
+	sets []*protocol.SetData
 	in   *inputs
 	dir  string
 	jobs int
@@ -491,7 +492,7 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 	return f.c.Predict(rngs.New(seed, path), docs)
 }
 
-func newRunner(cfg *runconfig.Config, sets []*SetData, in *inputs, dir string, jobs int) *runner {
+func newRunner(cfg *runconfig.Config, sets []*protocol.SetData, in *inputs, dir string, jobs int) *runner {
 	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
 		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{}}
@@ -510,18 +511,18 @@ func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (
 }
 
 // env returns the set's Env, made once so that builders can share state through Env.Memo.
-func (r *runner) env(set *SetData) *registry.Env {
+func (r *runner) env(set *protocol.SetData) *registry.Env {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.envs[set.drawKey] == nil {
+	if r.envs[set.DrawKey] == nil {
 		raw := make([]string, len(r.in.docs))
 		for i, d := range r.in.docs {
 			raw[i] = d.Text
 		}
-		r.envs[set.drawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
+		r.envs[set.DrawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
 			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf}
 	}
-	return r.envs[set.drawKey]
+	return r.envs[set.DrawKey]
 }
 
 // runCells runs cells on r.jobs workers. The first error cancels the rest.
@@ -569,8 +570,8 @@ feed:
 }
 
 func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
-	set, mc := r.sets[c.set].draw(c.rep), r.cfg.Mechanisms[c.mech]
-	key := fmt.Sprintf("%s/%d/%s", set.drawKey, c.mech, c.eps)
+	set, mc := r.sets[c.set].Draw(c.rep), r.cfg.Mechanisms[c.mech]
+	key := fmt.Sprintf("%s/%d/%s", set.DrawKey, c.mech, c.eps)
 	return getLazy(r, r.mechs, key, func() (mechanisms.Mechanism, error) {
 		defer r.spent.add("build mechanisms", time.Now())
 		o, err := r.cfg.MechanismOptions(c.mech)
@@ -588,7 +589,7 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 // fit returns scorer si of the cell's set fitted on docs with labels, once per key, and
 // writes its fit rows (a topic classifier's validation accuracy) once.
 func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key string) (*fitted, error) {
-	set, sc := r.sets[c.set].draw(c.rep), r.cfg.Scorers[si]
+	set, sc := r.sets[c.set].Draw(c.rep), r.cfg.Scorers[si]
 	return getLazy(r, r.models, key, func() (*fitted, error) {
 		entry := registry.Scorers[sc.Name]
 		o, err := r.cfg.ScorerOptions(si)
@@ -642,7 +643,7 @@ type collected struct {
 func (r *runner) collect(cells []cell) (*collected, error) {
 	out := &collected{tf: map[string]string{}}
 	for _, s := range r.sets {
-		for _, d := range s.draws() {
+		for _, d := range s.AllDraws() {
 			out.rows = append(out.rows, splitRows(d)...)
 		}
 	}
@@ -704,13 +705,13 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 	return out, nil
 }
 
-func splitRows(s *SetData) []report.Row {
+func splitRows(s *protocol.SetData) []report.Row {
 	row := func(metric string, v float64) report.Row {
 		return report.Row{Set: s.Name, Repeat: s.Repeat, Scorer: "split", Metric: metric, Value: v}
 	}
 	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
 		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval)))}
-	if !s.noTopicTask {
+	if !s.NoTopicTask {
 		rows = append(rows, row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation))))
 	}
 	if !math.IsNaN(s.EMDMean) {

@@ -15,34 +15,10 @@ import (
 	"dptext/runconfig"
 )
 
-// fixtureConfig is a small experiment on the generated corpus: 3 authors per topic, two
-// mechanisms, an attacker, two topic classifiers and a utility measure.
+// fixtureConfig is the small experiment of fixtures.Experiment on the generated corpus.
 func fixtureConfig(t *testing.T, corpusPath, vecPath string) *runconfig.Config {
 	t.Helper()
-	src := `name = "fixture"
-seed = 7
-repeats = 2
-` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
-name = "6"
-authors = 6
-[[mechanisms]]
-name = "none"
-[[mechanisms]]
-name = "expmech"
-epsilons = [8, 2]
-[[scorers]]
-name = "sr-nn"
-[[scorers]]
-name = "sr-knn-topic"
-[[scorers]]
-name = "fasttext"
-[scorers.params]
-epoch = 5
-dim = 8
-[[scorers]]
-name = "cosine"
-`
-	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "fixture.toml"), src)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "fixture.toml"), fixtures.Experiment(corpusPath, vecPath))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"dptext/embeddings"
+	"dptext/protocol"
 	"dptext/runconfig"
 	"dptext/text"
 )
@@ -30,13 +31,13 @@ func LoadTrainingData(ctx context.Context, cfg *runconfig.Config, dataDir string
 	if err != nil {
 		return nil, err
 	}
-	sets, err := Split(cfg, in.docs, logf)
+	sets, err := protocol.Split(cfg, in.docs, logf)
 	if err != nil {
 		return nil, err
 	}
 	eval := map[string]bool{}
 	for _, s := range sets {
-		for _, d := range append([]*SetData{s}, s.Draws...) {
+		for _, d := range append([]*protocol.SetData{s}, s.Draws...) {
 			for _, a := range d.Authors {
 				eval[a] = true
 			}

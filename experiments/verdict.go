@@ -255,7 +255,7 @@ func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, e
 		if err != nil {
 			return nil, err
 		}
-		set := r.sets[si].draw(c.rep)
+		set := r.sets[si].Draw(c.rep)
 		if len(set.Eval) == 0 {
 			continue
 		}
@@ -302,7 +302,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 	// is ε·N).
 	words, docs := 0, 0
 	for rep := 0; rep < r.cfg.Repeats; rep++ {
-		for _, d := range set.draw(rep).Eval {
+		for _, d := range set.Draw(rep).Eval {
 			words += len(d)
 			docs++
 		}

@@ -1,4 +1,4 @@
-package experiments
+package protocol
 
 import (
 	"fmt"
@@ -69,7 +69,7 @@ func splitPAN(cfg *runconfig.Config, docs []corpus.Document, logf func(string, .
 // panSet builds the set of one problem from its texts (in ID order); short counts the texts
 // left out for their length.
 func panSet(p runconfig.ProtocolConfig, sc runconfig.SetConfig, entries []panEntry) (*SetData, int, error) {
-	s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), drawKey: sc.Name, noTopicTask: true}
+	s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), DrawKey: sc.Name, NoTopicTask: true}
 	candidates := map[string]bool{}
 	short := 0
 	for _, e := range entries {

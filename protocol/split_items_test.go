@@ -1,4 +1,4 @@
-package experiments
+package protocol
 
 import (
 	"path/filepath"
@@ -15,7 +15,7 @@ import (
 func splitWith(t *testing.T, authorsPerTopic int, protocol, sets string) []*SetData {
 	t.Helper()
 	corpusPath, vecPath := fixtures.Corpus(t, authorsPerTopic, 2, 400)
-	src := fixtureConfig(t, corpusPath, vecPath).Text
+	src := fixtures.Experiment(corpusPath, vecPath)
 	src = strings.Replace(src, "[protocol]\n", "[protocol]\n"+protocol, 1)
 	src = strings.Replace(src, "[[sets]]\nname = \"6\"\nauthors = 6\n", sets, 1)
 	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
@@ -68,7 +68,7 @@ func TestSnippetsPerAuthorTakesDisjointWindows(t *testing.T) {
 	}
 	// 400-word stories give (400 − 200)/100 = 2 windows each, 4 per author: 5 is too many.
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 5\n", 1)
+	src := strings.Replace(fixtures.Experiment(corpusPath, vecPath), "[protocol]\n", "[protocol]\nsnippets_per_author = 5\n", 1)
 	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 		t.Fatalf("%d authors, want 8 (5 per topic, one left per topic for topic training)", len(s.Authors))
 	}
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	base := fixtureConfig(t, corpusPath, vecPath).Text
+	base := fixtures.Experiment(corpusPath, vecPath)
 	for _, c := range []struct{ from, to, want string }{
 		{"authors = 6\n", "authors = 6\nall_authors = true\n", "sets[0].all_authors"},
 		{"[protocol]\n", "[protocol]\nsnippets_per_author = -1\n", "protocol.snippets_per_author"},
@@ -96,18 +96,5 @@ func TestAllAuthorsTakesEveryEligibleAuthor(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one naming %s", c.to, err, c.want)
 		}
-	}
-}
-
-// The table caption describes the snippets the protocol took.
-func TestProtocolNoteNamesSnippetsPerAuthor(t *testing.T) {
-	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	src := strings.Replace(fixtureConfig(t, corpusPath, vecPath).Text, "[protocol]\n", "[protocol]\nsnippets_per_author = 3\n", 1)
-	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if note := protocolNote(cfg); !strings.Contains(note, "3 disjoint snippets of 100 words per author") {
-		t.Errorf("protocol note %q does not name the snippets", note)
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package protocol
 
 import (
 	"fmt"
@@ -167,7 +167,7 @@ func TestSplitResample(t *testing.T) {
 		}
 		return sets
 	}
-	if s := split("none")[0]; s.Draws != nil || s.draw(2) != s {
+	if s := split("none")[0]; s.Draws != nil || s.Draw(2) != s {
 		t.Error("resample = none made draws")
 	}
 	sn := split("snippets")[0]

@@ -1,4 +1,4 @@
-package experiments
+package protocol
 
 import (
 	"fmt"
@@ -13,8 +13,7 @@ import (
 
 func TestSplitFollowsTheProtocol(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 5, 3, 400)
-	cfg := fixtureConfig(t, corpusPath, vecPath)
-	src := strings.Replace(cfg.Text, "[protocol]\n", "[protocol]\nstories_per_author = 2\n", 1)
+	src := strings.Replace(fixtures.Experiment(corpusPath, vecPath), "[protocol]\n", "[protocol]\nstories_per_author = 2\n", 1)
 	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,7 @@
-package experiments
+// Package protocol draws the sets of each repeat from the corpus: the authorship protocol of
+// Fernandes et al. (known texts, snippets, topic training), the classification protocol of
+// SynTF, and the PAN protocol (one set per problem).
+package protocol
 
 import (
 	"fmt"
@@ -50,24 +53,24 @@ type SetData struct {
 	// per repeat when [protocol] resample is not "none" (Draws[0] is the set itself).
 	Repeat int
 	Draws  []*SetData
-	// drawKey names what the draw's topic training data depends on: the set name, with the
+	// DrawKey names what the draw's topic training data depends on: the set name, with the
 	// repeat when the evaluation authors are redrawn.
-	drawKey string
-	// noTopicTask marks a set without topic classification (the pan protocol): TopicTrain is
+	DrawKey string
+	// NoTopicTask marks a set without topic classification (the pan protocol): TopicTrain is
 	// then only the mechanisms' training corpus, not reported as topic training data.
-	noTopicTask bool
+	NoTopicTask bool
 }
 
-// draw returns the set's draw for repeat rep.
-func (s *SetData) draw(rep int) *SetData {
+// Draw returns the set's draw for repeat rep.
+func (s *SetData) Draw(rep int) *SetData {
 	if s.Draws == nil {
 		return s
 	}
 	return s.Draws[rep]
 }
 
-// draws returns every draw of the set (itself alone without resampling).
-func (s *SetData) draws() []*SetData {
+// AllDraws returns every draw of the set (itself alone without resampling).
+func (s *SetData) AllDraws() []*SetData {
 	if s.Draws == nil {
 		return []*SetData{s}
 	}
@@ -129,15 +132,15 @@ func Split(cfg *runconfig.Config, docs []corpus.Document, logf func(format strin
 			}
 		}
 		logf("set %s: %d authors over topics %s, %s, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
-			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), describeN(s.draws()), len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
+			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), DescribeN(s.AllDraws()), len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
 		sets = append(sets, s)
 	}
 	return sets, nil
 }
 
-// describeN gives the common length N of a set's draws as the caption does: the mean over the
+// DescribeN gives the common length N of a set's draws as the caption does: the mean over the
 // draws, with the range when they differ ("N = 437.2 words (mean over 5 draws, 431–445)").
-func describeN(draws []*SetData) string {
+func DescribeN(draws []*SetData) string {
 	lo, hi, sum := draws[0].N, draws[0].N, 0
 	for _, d := range draws {
 		lo, hi, sum = min(lo, d.N), max(hi, d.N), sum+d.N
@@ -148,17 +151,17 @@ func describeN(draws []*SetData) string {
 	return fmt.Sprintf("N = %s words (mean over %d draws, %d–%d)", strconv.FormatFloat(float64(sum)/float64(len(draws)), 'f', 1, 64), len(draws), lo, hi)
 }
 
-// wholePoolSets names the sets of an authorship run with resample = "authors" whose draws all
+// WholePoolSets names the sets of an authorship run with resample = "authors" whose draws all
 // have the same authors.
-func wholePoolSets(cfg *runconfig.Config, sets []*SetData) []string {
+func WholePoolSets(cfg *runconfig.Config, sets []*SetData) []string {
 	if cfg.Protocol.Kind != runconfig.ProtocolAuthorship || cfg.Protocol.Resample != runconfig.ResampleAuthors || cfg.Repeats < 2 {
 		return nil
 	}
 	var out []string
 	for _, s := range sets {
 		same := true
-		first := slices.Sorted(slices.Values(s.draws()[0].Authors))
-		for _, d := range s.draws()[1:] {
+		first := slices.Sorted(slices.Values(s.AllDraws()[0].Authors))
+		for _, d := range s.AllDraws()[1:] {
 			same = same && slices.Equal(first, slices.Sorted(slices.Values(d.Authors)))
 		}
 		if same {
@@ -377,9 +380,9 @@ func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, 
 		return nil, pl.infeasible(cfg, sc.Name, n)
 	}
 	s := &SetData{Name: sc.Name, Topics: pl.topics, AuthorTopic: placed, EMDMean: math.NaN(), EMDMin: math.NaN(),
-		Repeat: rep, drawKey: sc.Name}
+		Repeat: rep, DrawKey: sc.Name}
 	if p.Resample == runconfig.ResampleAuthors {
-		s.drawKey = fmt.Sprintf("%s/rep=%d", sc.Name, rep)
+		s.DrawKey = fmt.Sprintf("%s/rep=%d", sc.Name, rep)
 	}
 	inSet := map[string]bool{}
 	for _, t := range pl.topics {
@@ -447,7 +450,7 @@ func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, 
 // together, are held out for validation, so that no document has chunks on both sides.
 func topicTraining(cfg *runconfig.Config, s *SetData, inSet map[string]bool, docs []corpus.Document) error {
 	p := cfg.Protocol
-	rng := rngs.New(uint64(cfg.Seed), "topic-train/set="+s.drawKey)
+	rng := rngs.New(uint64(cfg.Seed), "topic-train/set="+s.DrawKey)
 	byTopic := map[string][][][]string{} // topic → documents → chunks
 	wanted := map[string]bool{}
 	for _, t := range s.Topics {
@@ -526,11 +529,11 @@ func topicTraining(cfg *runconfig.Config, s *SetData, inSet map[string]bool, doc
 	return nil
 }
 
-// measureBagDistances sets EMDMean and EMDMin: the Earth Mover's distance between the snippets
+// MeasureBagDistances sets EMDMean and EMDMin: the Earth Mover's distance between the snippets
 // of consecutive evaluation documents (i, i+1), over their in-vocabulary words (an
 // out-of-vocabulary word that differs between two documents leaves them without a finite
 // metric guarantee), both bags truncated to the shorter one.
-func (s *SetData) measureBagDistances(store *embeddings.Store) error {
+func (s *SetData) MeasureBagDistances(store *embeddings.Store) error {
 	if len(s.Eval) < 2 {
 		return nil
 	}

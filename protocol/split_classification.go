@@ -1,4 +1,4 @@
-package experiments
+package protocol
 
 import (
 	"fmt"
@@ -80,7 +80,7 @@ func splitClassification(cfg *runconfig.Config, docs []corpus.Document, logf fun
 				sc.Name, sc.Authors, len(eligible), p.MinTopicsPerAuthor)
 		}
 		rng := rngs.New(uint64(cfg.Seed), "split/set="+sc.Name)
-		s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), drawKey: sc.Name}
+		s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), DrawKey: sc.Name}
 		topics := map[string]bool{}
 		for _, c := range eligible[:sc.Authors] {
 			s.Authors = append(s.Authors, c.author)
