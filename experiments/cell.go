@@ -18,6 +18,7 @@ import (
 	"dptext/report"
 	"dptext/rngs"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // privatise applies the mechanism of c to docs, each document with its own stream, or reads
@@ -75,7 +76,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			Scorer: scorer, Metric: metric, Value: v}
 	}
 	var rows []report.Row
-	var preds []prediction
+	var preds []rundir.Prediction
 	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
 	if err != nil {
 		return err
@@ -97,7 +98,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 				if !math.IsNaN(v) {
 					sum, n = sum+v, n+1
 				}
-				preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
+				preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
 					Value: strconv.FormatFloat(v, 'g', -1, 64)})
 			}
 			r.spent.add("utility", start)
@@ -132,7 +133,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		}
 		s := learn.Score(truth, pred)
 		for i := range pred {
-			preds = append(preds, prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],
+			preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],
 				Item: i, Author: set.EvalAuthors[i]})
 		}
 		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
@@ -145,7 +146,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return r.writeRows(filepath.Join(r.dir, "cells", cellFile(r.cellPath(c))), r.cellPath(c), rows, preds, termVectors(m, private, privateKnown))
+	return r.writeRows(filepath.Join(r.dir, "cells", rundir.CellFile(r.cellPath(c))), r.cellPath(c), rows, preds, termVectors(m, private, privateKnown))
 }
 
 // documentID names evaluation document i of a set in predictions.csv: its story id, or its
@@ -196,7 +197,7 @@ func termVectors(m mechanisms.Mechanism, private, privateKnown [][]string) strin
 // writeTermVectors writes the tf/ folder of a completed run (file name → content).
 func (r *runner) writeTermVectors(files map[string]string) error {
 	for name, data := range files {
-		if err := writeFileAtomic(filepath.Join(r.dir, "tf", name), []byte(data)); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(r.dir, "tf", name), []byte(data)); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"dptext/embeddings"
 	"dptext/registry"
 	"dptext/runconfig"
+	"dptext/rundir"
 	"dptext/text"
 )
 
@@ -21,9 +22,9 @@ import (
 type inputs struct {
 	docs   []corpus.Document
 	store  *embeddings.Store
-	inputs []Input
+	inputs []rundir.Input
 	// corpus describes the corpus read, for the manifest and captions.
-	corpus *CorpusRead
+	corpus *rundir.CorpusRead
 	// cacheDir holds data derived from the inputs that outlives a run (e.g. SynTF's ℓ).
 	cacheDir string
 }
@@ -35,7 +36,7 @@ func loadInputs(ctx context.Context, cfg *runconfig.Config, opts RunOptions, log
 	if err != nil {
 		return nil, err
 	}
-	data, err := dataInputs(cfg)
+	data, err := rundir.DataInputs(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 		if r.err == nil {
 			// The hash is of the files read, also for the default corpus (whose cache Ensure
 			// checked against its pinned hash): an edit anywhere changes the fingerprint.
-			r.sum, r.n, r.err = hashPath(path)
+			r.sum, r.n, r.err = rundir.HashPath(path)
 		}
 		done <- r
 	}()
@@ -101,9 +102,9 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 	}
 	in.docs = rd.docs
 	logSkipped(logf, "corpus", rd.skipped)
-	in.corpus = describeCorpus(c, format, rd.docs, rd.skipped)
+	in.corpus = rundir.DescribeCorpus(c, format, rd.docs, rd.skipped)
 	sum, n := rd.sum, rd.n
-	input := Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
+	input := rundir.Input{Role: "corpus", Path: filepath.ToSlash(c.Path), SHA256: sum, Bytes: n}
 	if format.Dataset != "" {
 		input.Path = npmInput("corpus", format.Dataset).Path
 	}
@@ -123,9 +124,9 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 // LoadEmbeddings loads the vectors e names (path: e.Path resolved by the caller; empty for the
 // default data, fetched into dataDir if missing), applies the vocabulary filter and top_k, and
 // returns the manifest entry of the file.
-func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dataDir string, log io.Writer) (*embeddings.Store, Input, error) {
+func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dataDir string, log io.Writer) (*embeddings.Store, rundir.Input, error) {
 	var store *embeddings.Store
-	var input Input
+	var input rundir.Input
 	if path == "" {
 		paths, err := datasets.Ensure(ctx, dataDir, registry.DefaultEmbeddings, log)
 		if err != nil {
@@ -147,11 +148,11 @@ func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dat
 		if store, err = embeddings.LoadContext(ctx, path, e.Format, topK); err != nil {
 			return nil, input, err
 		}
-		sum, n, err := hashPath(path)
+		sum, n, err := rundir.HashPath(path)
 		if err != nil {
 			return nil, input, err
 		}
-		input = Input{Role: "embeddings", Path: filepath.ToSlash(e.Path), SHA256: sum, Bytes: n}
+		input = rundir.Input{Role: "embeddings", Path: filepath.ToSlash(e.Path), SHA256: sum, Bytes: n}
 	}
 	store = restrictVocabulary(store, e)
 	if store.Len() == 0 {
@@ -161,9 +162,9 @@ func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dat
 }
 
 // npmInput names a default dataset in the manifest by its pinned package and tarball hash.
-func npmInput(role, name string) Input {
+func npmInput(role, name string) rundir.Input {
 	d, _ := datasets.Lookup(name)
-	return Input{Role: role, Path: "npm:" + d.Package + "@" + d.Version, SHA256: d.SHA256}
+	return rundir.Input{Role: role, Path: "npm:" + d.Package + "@" + d.Version, SHA256: d.SHA256}
 }
 
 // restrictVocabulary applies the vocabulary filter and top_k. With vocabulary = "words" only

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/rundir"
 )
 
 // A run into a folder of the user's refuses, lists what is there and touches nothing; a rerun
@@ -27,7 +28,7 @@ func TestRunNeverRemovesUserFiles(t *testing.T) {
 		}
 	}
 	err := runFixture(t, cfg, user, 1, context.Background(), nil)
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "fig.png, paper.pdf, tf/") {
+	if !errors.Is(err, rundir.ErrRefused) || !strings.Contains(err.Error(), "fig.png, paper.pdf, tf/") {
 		t.Fatalf("run into a user's folder: got %v, want a refusal listing fig.png, paper.pdf and tf/", err)
 	}
 	entries, _ := os.ReadDir(user)
@@ -93,7 +94,7 @@ func TestCheckOutDir(t *testing.T) {
 		return d
 	}
 	for _, ok := range []string{filepath.Join(base, "missing"), mk("empty"), mk("killed", "run.lock", "cells/x.cell", ".manifest.json.tmp-9")} {
-		if err := checkOutDir(ok); err != nil {
+		if err := rundir.CheckOutDir(ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
@@ -104,7 +105,7 @@ func TestCheckOutDir(t *testing.T) {
 	// Without a manifest, outputs of a complete run and foreign files in cells/ are the user's.
 	for _, bad := range []string{file, mk("home", "thesis.tex", "run.lock"), mk("fake", "manifest.json", "x.png"),
 		mk("data", "cells/data.csv"), mk("tables", "results.csv"), mk("tsv", "tf/a.tsv")} {
-		if err := checkOutDir(bad); !errors.Is(err, ErrRefused) {
+		if err := rundir.CheckOutDir(bad); !errors.Is(err, rundir.ErrRefused) {
 			t.Errorf("%s: got %v, want a refusal", bad, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"dptext/internal/fixtures"
 	"dptext/report"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // A whole run of the pan protocol: per problem, the attacker names the writers of the
@@ -93,7 +94,7 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 	if err := runFixture(t, cfg, dir, 1, context.Background(), &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"dptext/registry"
+	"dptext/rundir"
 )
 
 // privateCache keeps privatised documents under a key that covers everything they depend on,
@@ -122,5 +123,5 @@ func (pc *privateCache) store(key string, docs [][]string) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	return writeFileAtomic(pc.path(key), buf.Bytes())
+	return rundir.WriteFileAtomic(pc.path(key), buf.Bytes())
 }

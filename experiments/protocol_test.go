@@ -10,6 +10,7 @@ import (
 
 	"dptext/internal/fixtures"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // A deliberately broken mechanism under the baseline's name must make CompareRuns fail and
@@ -133,7 +134,7 @@ attack = "char-ngram-svm"
 		}
 	}
 	// SynTF releases term-frequency vectors: one sparse line per private document.
-	tf := readFile(t, filepath.Join(dir, "tf", strings.TrimSuffix(cellFile("set=top8/mech=syntf/eps=5/rep=0"), ".cell")+".tsv"))
+	tf := readFile(t, filepath.Join(dir, "tf", strings.TrimSuffix(rundir.CellFile("set=top8/mech=syntf/eps=5/rep=0"), ".cell")+".tsv"))
 	lines := strings.Split(strings.TrimSpace(tf), "\n")
 	if !strings.HasPrefix(lines[0], "eval\t0\t") || !strings.Contains(tf, "known\t0\t") {
 		t.Fatalf("tf file starts %q", lines[0])

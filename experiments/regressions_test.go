@@ -14,6 +14,7 @@ import (
 	"dptext/internal/fixtures"
 	"dptext/rngs"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // The committed SynTF config runs the classification protocol, and its caption says so: no
@@ -145,14 +146,14 @@ name = "sr-nn"
 	if err := runconfig.CheckComponents(cfg); err != nil {
 		t.Fatalf("the model beside the config was not found: %v", err)
 	}
-	inputs, err := dataInputs(cfg)
+	inputs, err := rundir.DataInputs(cfg)
 	if err != nil || len(inputs) != 1 || !strings.HasPrefix(inputs[0].Role, "model") {
 		t.Fatalf("model not fingerprinted: %v, %v", inputs, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "m.erae"), append(data, 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	changed, err := dataInputs(cfg)
+	changed, err := rundir.DataInputs(cfg)
 	if err != nil || changed[0].SHA256 == inputs[0].SHA256 {
 		t.Fatalf("a changed model keeps its fingerprint: %v, %v", changed, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"dptext/registry"
 	"dptext/report"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // runFacts are what a run learnt from its data that the caption states and results.csv does
@@ -17,7 +18,7 @@ import (
 type runFacts struct {
 	// corpus describes the corpus read (nil for a run recorded before the manifest held it:
 	// the config's [corpus] is named instead).
-	corpus *CorpusRead
+	corpus *rundir.CorpusRead
 	// wholePool names the sets whose authors were the same in every draw (Manifest.WholePoolSets).
 	wholePool []string
 }
@@ -133,16 +134,16 @@ func intervalNote(cfg *runconfig.Config, wholePool []string) string {
 // text saved in its manifest, holding the directory's lock meanwhile. It needs nothing outside
 // the folder: the corpus and embeddings the config names are not looked up.
 func Rereport(dir string) error {
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a run directory: %w", dir, err)
 	}
-	unlock, err := lockRunDir(dir, func(string, ...any) {})
+	unlock, err := rundir.LockRunDir(dir, func(string, ...any) {})
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if man.Status != StatusComplete {
+	if man.Status != rundir.StatusComplete {
 		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}
 	cfg, err := runconfig.ParseSavedConfig(man.ConfigPath, man.Config)
@@ -184,14 +185,14 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 // CheckComplete fails when dir has a manifest that does not say complete (a folder with a
 // results.csv and no manifest, such as a hand-made baseline, passes).
 func CheckComplete(dir string) error {
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if os.IsNotExist(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("%s: unreadable manifest.json: %w", dir, err)
 	}
-	if man.Status != StatusComplete {
+	if man.Status != rundir.StatusComplete {
 		return fmt.Errorf("%s: the run is not complete: %s", dir, man.StatusLine())
 	}
 	return nil
@@ -208,7 +209,7 @@ func CopyBaseline(runDir, dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(dst, f), data); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dst, f), data); err != nil {
 			return err
 		}
 	}

@@ -11,11 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +28,7 @@ import (
 	"dptext/report"
 	"dptext/rngs"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // RunOptions control where and how a config runs.
@@ -52,7 +51,7 @@ type RunOptions struct {
 	// Shard, when set, runs only that part of the cells (see Shard and assignShards) and
 	// ends with status "shard complete" in shards/K-of-N.json, without results.csv:
 	// Merge writes the outputs once every shard is done.
-	Shard Shard
+	Shard rundir.Shard
 	// merge makes Run compute nothing: it checks every cell and writes the outputs (Merge).
 	merge bool
 }
@@ -96,18 +95,18 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	if err := runconfig.CheckComponents(cfg); err != nil {
 		return dir, err
 	}
-	if err := checkOutDir(dir); err != nil {
+	if err := rundir.CheckOutDir(dir); err != nil {
 		return dir, err
 	}
-	unlock, err := lockFor(dir, opts.Shard, logf)
+	unlock, err := rundir.LockFor(dir, opts.Shard, logf)
 	if err != nil {
 		return dir, err
 	}
 	defer unlock()
 	if opts.Shard.Sharded() {
-		removeShardTemps(dir, opts.Shard)
+		rundir.RemoveShardTemps(dir, opts.Shard)
 	} else {
-		removeStaleTemps(dir)
+		rundir.RemoveStaleTemps(dir)
 	}
 	if err := checkRunDir(dir, cfg, opts.Force && !opts.Shard.Sharded(), logf); err != nil {
 		return dir, err
@@ -116,59 +115,59 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	// failed start does not destroy the results of an earlier run.
 	in, err := loadInputs(ctx, cfg, opts, logf)
 	if err != nil {
-		if _, merr := readManifestFile(dir, opts.Shard); os.IsNotExist(merr) {
+		if _, merr := rundir.ReadManifestFile(dir, opts.Shard); os.IsNotExist(merr) {
 			// Nothing to keep: say in a manifest how this first attempt ended.
-			man := newManifest(cfg, opts.Jobs)
-			man.setShard(opts.Shard)
-			man.Status, man.Error = StatusFailed, err.Error()
+			man := rundir.NewManifest(cfg, opts.Jobs)
+			man.SetShard(opts.Shard)
+			man.Status, man.Error = rundir.StatusFailed, err.Error()
 			if errors.Is(err, context.Canceled) {
-				man.Status, man.Error = StatusInterrupted, "interrupted while loading the inputs; run the same command again"
+				man.Status, man.Error = rundir.StatusInterrupted, "interrupted while loading the inputs; run the same command again"
 			}
-			_ = man.write(dir)
+			_ = man.Write(dir)
 		}
 		return dir, err
 	}
-	fp := newFingerprint(cfg, in.inputs)
+	fp := rundir.NewFingerprint(cfg, in.inputs)
 	switch {
 	case opts.Shard.Sharded():
-		err = prepareShardDir(dir, fp)
+		err = rundir.PrepareShardDir(dir, fp)
 	case opts.merge:
-		err = prepareMergeDir(dir, cfg.Report)
+		err = rundir.PrepareMergeDir(dir, cfg.Report)
 	default:
 		err = prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
 	}
 	if err != nil {
 		return dir, err
 	}
-	man := newManifest(cfg, opts.Jobs)
-	man.setShard(opts.Shard)
+	man := rundir.NewManifest(cfg, opts.Jobs)
+	man.SetShard(opts.Shard)
 	man.Inputs = in.inputs
 	man.Corpus = in.corpus
-	live := &liveManifest{m: man, dir: dir}
-	if err := live.update(func(*Manifest) {}); err != nil {
+	live := rundir.NewLiveManifest(dir, man)
+	if err := live.Update(func(*rundir.Manifest) {}); err != nil {
 		return dir, err
 	}
 	stop, beating := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(beating)
-		live.beat(stop)
+		live.Beat(stop)
 	}()
 	err = run(ctx, cfg, opts, dir, in, fp, live, logf)
 	close(stop)
 	<-beating
-	if werr := live.update(func(m *Manifest) {
+	if werr := live.Update(func(m *rundir.Manifest) {
 		end := time.Now().UTC()
 		m.Finished = &end
 		switch {
 		case err == nil && opts.Shard.Sharded():
-			m.Status = StatusShardComplete
+			m.Status = rundir.StatusShardComplete
 		case err == nil:
-			m.Status = StatusComplete
+			m.Status = rundir.StatusComplete
 		case errors.Is(err, context.Canceled):
-			m.Status, m.Error = StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
+			m.Status, m.Error = rundir.StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
 				m.CellsDone, m.Cells, filepath.Join(dir, "cells"))
 		default:
-			m.Status, m.Error = StatusFailed, err.Error()
+			m.Status, m.Error = rundir.StatusFailed, err.Error()
 		}
 	}); werr != nil && err == nil {
 		err = werr
@@ -176,24 +175,10 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	return dir, err
 }
 
-// ErrRefused marks errors of Run that refused to start (a locked folder, or finished cells
-// of another config, version or input): the folder was left as it was.
-var ErrRefused = errors.New("refused")
-
-// refusef formats a refusal (see ErrRefused).
-func refusef(format string, args ...any) error {
-	return &refusal{msg: fmt.Sprintf(format, args...)}
-}
-
-type refusal struct{ msg string }
-
-func (r *refusal) Error() string        { return r.msg }
-func (r *refusal) Is(target error) bool { return target == ErrRefused }
-
 // checkRunDir refuses, before any data is read, to mix two configs or two versions of a
 // component in one directory, and says what an earlier run there left.
 func checkRunDir(dir string, cfg *runconfig.Config, force bool, logf func(string, ...any)) error {
-	old, err := ReadManifest(dir)
+	old, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil
 	}
@@ -202,17 +187,17 @@ func checkRunDir(dir string, cfg *runconfig.Config, force bool, logf func(string
 		return nil
 	}
 	if old.ConfigHash != cfg.Hash {
-		return refusef("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
+		return rundir.Refusef("%s holds a run of another config (sha256 %s…, this one %s…): choose another --out, or --force to discard it",
 			dir, short12(old.ConfigHash), cfg.Hash[:12])
 	}
-	if changed := changedComponents(old.Components, componentVersions(cfg)); len(changed) > 0 {
-		return refusef("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
+	if changed := rundir.ChangedComponents(old.Components, rundir.ComponentVersions(cfg)); len(changed) > 0 {
+		return rundir.Refusef("%s holds cells made by other versions of %s: choose another --out, or --force to recompute them",
 			dir, strings.Join(changed, ", "))
 	}
 	switch alive, why := old.Liveness(); {
 	case !alive:
 		logf("%s: the previous run died without finishing (%s; %d of %d cells were finished); resuming it", dir, why, old.CellsDone, old.Cells)
-	case old.Status == StatusComplete:
+	case old.Status == rundir.StatusComplete:
 		logf("%s: a complete run of this config is there; its finished cells are reused if its inputs are unchanged (--force recomputes)", dir)
 	default:
 		logf("%s: resuming a run that ended %s (%d of %d cells were finished)", dir, old.Status, old.CellsDone, old.Cells)
@@ -229,10 +214,10 @@ func short12(s string) string {
 
 // prepareRunDir discards finished cells with force, else refuses cells made from other
 // inputs or settings (checkFingerprint); then removes the outputs of any earlier run.
-func prepareRunDir(dir string, fp *fingerprint, layout report.Layout, force bool, logf func(string, ...any)) error {
+func prepareRunDir(dir string, fp *rundir.Fingerprint, layout report.Layout, force bool, logf func(string, ...any)) error {
 	cells := filepath.Join(dir, "cells")
 	if force {
-		if err := removeCellFiles(cells); err != nil {
+		if err := rundir.RemoveCellFiles(cells); err != nil {
 			return err
 		}
 	}
@@ -247,25 +232,13 @@ func prepareRunDir(dir string, fp *fingerprint, layout report.Layout, force bool
 	if err := os.MkdirAll(cells, 0o755); err != nil {
 		return err
 	}
-	if err := checkFingerprint(dir, fp); err != nil {
+	if err := rundir.CheckFingerprint(dir, fp); err != nil {
 		return err
 	}
-	return removeRunOutputs(dir, layout)
+	return rundir.RemoveRunOutputs(dir, layout)
 }
 
-// changedComponents lists the components whose version differs between two runs, as
-// "name (old → new)".
-func changedComponents(old, now map[string]string) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(now)) {
-		if v, ok := old[k]; ok && v != now[k] {
-			out = append(out, fmt.Sprintf("%s (%s → %s)", k, v, now[k]))
-		}
-	}
-	return out
-}
-
-func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *fingerprint, live *liveManifest, logf func(string, ...any)) error {
+func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *rundir.Fingerprint, live *rundir.LiveManifest, logf func(string, ...any)) error {
 	sets, err := protocol.Split(cfg, in.docs, logf)
 	if err != nil {
 		return err
@@ -273,7 +246,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	whole := protocol.WholePoolSets(cfg, sets)
 	if len(whole) > 0 {
 		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
-		if err := live.update(func(m *Manifest) { m.WholePoolSets = whole }); err != nil {
+		if err := live.Update(func(m *rundir.Manifest) { m.WholePoolSets = whole }); err != nil {
 			return err
 		}
 	}
@@ -295,7 +268,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		}
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint, r.ctx, r.logf = fp.hash(), ctx, logf
+	r.fingerprint, r.ctx, r.logf = fp.Hash(), ctx, logf
 	all := cells
 	if opts.Shard.Sharded() {
 		cells, r.ownsFit = r.shardCells(all, opts.Shard)
@@ -305,7 +278,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		if err := r.verify(all); err != nil {
 			return err
 		}
-		if err := fp.write(dir); err != nil {
+		if err := fp.Write(dir); err != nil {
 			return err
 		}
 	}
@@ -314,7 +287,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		// A shard recomputes its own cells; the other shards' files are not its to remove.
 		todo, done = cells, 0
 	}
-	if err := live.update(func(m *Manifest) { m.Cells, m.CellsDone = len(cells), done }); err != nil {
+	if err := live.Update(func(m *rundir.Manifest) { m.Cells, m.CellsDone = len(cells), done }); err != nil {
 		return err
 	}
 	if done > 0 {
@@ -325,7 +298,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	}
 	prog := newProgress(len(cells), done, opts.Progress, logf)
 	if err := r.runCells(ctx, todo, func(c cell) {
-		_ = live.update(func(m *Manifest) { m.CellsDone++ })
+		_ = live.Update(func(m *rundir.Manifest) { m.CellsDone++ })
 		prog.done(c.path(cfg, sets))
 	}); err != nil {
 		prog.finish()
@@ -351,7 +324,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err := r.writeTermVectors(out.tf); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
 		return err
 	}
 	if lines, err := report.AtChanceLines(out.rows, cfg.Report); err == nil {
@@ -368,10 +341,10 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.
-	if err := writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
 	}
-	if err := live.update(func(m *Manifest) { m.Rows, m.PhaseSeconds = len(out.rows), r.spent.seconds() }); err != nil {
+	if err := live.Update(func(m *rundir.Manifest) { m.Rows, m.PhaseSeconds = len(out.rows), r.spent.seconds() }); err != nil {
 		return err
 	}
 	logf("wrote %s (%d rows), predictions.csv, table.md and plots", filepath.Join(dir, "results.csv"), len(out.rows))
@@ -387,19 +360,19 @@ func (r *runner) plan(cells []cell, logf func(string, ...any)) (todo []cell, don
 		if ok, seen := valid[file]; seen {
 			return ok
 		}
-		rec, err := readCell(filepath.Join(r.dir, "cells", file), cellPath)
+		rec, err := rundir.ReadCell(filepath.Join(r.dir, "cells", file), cellPath)
 		ok := err == nil && rec.Fingerprint == r.fingerprint
 		switch {
 		case err == nil && !ok:
 			logf("cell %s: computed from other inputs (fingerprint differs); recomputing", cellPath)
-		case err != nil && !errors.Is(err, errNoCell):
+		case err != nil && !errors.Is(err, rundir.ErrNoCell):
 			logf("cell %s: file %s is not a complete cell file (%v); recomputing", cellPath, file, err)
 		}
 		valid[file] = ok
 		return ok
 	}
 	for _, c := range cells {
-		ok := check(cellFile(r.cellPath(c)), r.cellPath(c))
+		ok := check(rundir.CellFile(r.cellPath(c)), r.cellPath(c))
 		for _, key := range r.fitKeys(c) {
 			if r.writesFit(key) {
 				ok = check(fitFile(key), fitPath(key)) && ok
@@ -440,7 +413,7 @@ func (r *runner) fitKey(c cell, si int) string {
 }
 
 func fitPath(key string) string { return "fit/" + key }
-func fitFile(key string) string { return "fit__" + cellFile(key) }
+func fitFile(key string) string { return "fit__" + rundir.CellFile(key) }
 
 // runner holds what the cells of one run share: the split, lazily built mechanisms and
 // lazily fitted static scorers.
@@ -622,12 +595,12 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 }
 
 // writeRows writes a cell file holding rows, predictions and term vectors of cellPath.
-func (r *runner) writeRows(file, cellPath string, rows []report.Row, preds []prediction, tf string) error {
+func (r *runner) writeRows(file, cellPath string, rows []report.Row, preds []rundir.Prediction, tf string) error {
 	var buf bytes.Buffer
 	if err := report.WriteRows(&buf, rows); err != nil {
 		return err
 	}
-	return writeCell(file, &cellRecord{Fingerprint: r.fingerprint, Cell: cellPath, Rows: buf.String(), Predictions: preds, TF: tf})
+	return rundir.WriteCell(file, &rundir.CellRecord{Fingerprint: r.fingerprint, Cell: cellPath, Rows: buf.String(), Predictions: preds, TF: tf})
 }
 
 // collected is what collect reads back from the cell files.
@@ -664,21 +637,21 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		items = append(items, item{fitFile(k), fitPath(k)})
 	}
 	for _, c := range cells {
-		items = append(items, item{cellFile(r.cellPath(c)), r.cellPath(c)})
+		items = append(items, item{rundir.CellFile(r.cellPath(c)), r.cellPath(c)})
 	}
 	var pred bytes.Buffer
 	pw := csv.NewWriter(&pred)
 	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction", "item", "author", "value"})
 	for i, it := range items {
 		file := filepath.Join(r.dir, "cells", it.file)
-		rec, err := readCell(file, it.path)
+		rec, err := rundir.ReadCell(file, it.path)
 		if err == nil && rec.Fingerprint != r.fingerprint {
 			err = fmt.Errorf("computed from other inputs")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v (run again to recompute it)", file, err)
 		}
-		rs, err := rec.rows(file)
+		rs, err := rec.ParseRows(file)
 		if err != nil {
 			return nil, err
 		}

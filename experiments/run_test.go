@@ -13,6 +13,7 @@ import (
 	"dptext/internal/fixtures"
 	"dptext/registry"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // fixtureConfig is the small experiment of fixtures.Experiment on the generated corpus.
@@ -71,8 +72,8 @@ func TestRunIsDeterministicAcrossJobsAndWritesEverything(t *testing.T) {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}
 	}
-	man, err := ReadManifest(d1)
-	if err != nil || man.Status != StatusComplete || man.Cells != 6 || man.CellsDone != 6 || len(man.Inputs) != 2 {
+	man, err := rundir.ReadManifest(d1)
+	if err != nil || man.Status != rundir.StatusComplete || man.Cells != 6 || man.CellsDone != 6 || len(man.Inputs) != 2 {
 		t.Fatalf("manifest %+v, %v", man, err)
 	}
 	// The none mechanism keeps everything, so the author attacker cannot do worse than on
@@ -128,8 +129,8 @@ func TestInterruptedRunResumesToTheSameResults(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "results.csv")); !os.IsNotExist(err) {
 		t.Fatal("an interrupted run left a results.csv that looks complete")
 	}
-	man, _ := ReadManifest(dir)
-	if man.Status != StatusInterrupted || man.CellsDone != 3 {
+	man, _ := rundir.ReadManifest(dir)
+	if man.Status != rundir.StatusInterrupted || man.CellsDone != 3 {
 		t.Fatalf("manifest after interrupt: status %s, %d cells done", man.Status, man.CellsDone)
 	}
 	var log bytes.Buffer
@@ -168,8 +169,8 @@ func TestFailedRunSaysSoInItsManifest(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `set "6": asks for 9 authors`) {
 		t.Fatalf("got %v", err)
 	}
-	man, _ := ReadManifest(dir)
-	if man.Status != StatusFailed || !strings.Contains(man.Error, "asks for 9 authors") {
+	man, _ := rundir.ReadManifest(dir)
+	if man.Status != rundir.StatusFailed || !strings.Contains(man.Error, "asks for 9 authors") {
 		t.Fatalf("manifest: %+v", man)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"dptext/internal/fixtures"
+	"dptext/rundir"
 )
 
 // deadPID returns the id of a process that has exited.
@@ -45,7 +46,7 @@ func TestRerunAfterCorpusEditRefusesOrRecomputes(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := runFixture(t, cfg, dir, 2, context.Background(), nil)
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "changed: corpus (sha256") {
+	if !errors.Is(err, rundir.ErrRefused) || !strings.Contains(err.Error(), "changed: corpus (sha256") {
 		t.Fatalf("rerun after a corpus edit: got %v", err)
 	}
 	if readFile(t, filepath.Join(dir, "results.csv")) != old {
@@ -76,27 +77,27 @@ func TestRunDirectoryIsLocked(t *testing.T) {
 	// concurrent run would) is refused and leaves the lock alone; once it is released, a run
 	// goes ahead and removes its own lock at the end. (Deterministic: two real runs started
 	// together need not overlap.)
-	held, _ := json.Marshal(lockInfo{PID: os.Getpid(), Host: hostname(), Started: time.Now()})
-	if err := os.WriteFile(filepath.Join(dir, lockName), held, 0o644); err != nil {
+	held, _ := json.Marshal(rundir.LockInfo{PID: os.Getpid(), Host: rundir.Hostname(), Started: time.Now()})
+	if err := os.WriteFile(filepath.Join(dir, rundir.LockName), held, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err := runFixture(t, cfg, dir, 1, context.Background(), nil)
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "is locked by a running process") {
+	if !errors.Is(err, rundir.ErrRefused) || !strings.Contains(err.Error(), "is locked by a running process") {
 		t.Fatalf("a run into a locked folder: got %v, want a refusal", err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, lockName)); string(got) != string(held) {
+	if got, _ := os.ReadFile(filepath.Join(dir, rundir.LockName)); string(got) != string(held) {
 		t.Fatal("the refused run touched the other run's lock")
 	}
-	os.Remove(filepath.Join(dir, lockName))
+	os.Remove(filepath.Join(dir, rundir.LockName))
 	if err := runFixture(t, cfg, dir, 1, context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, lockName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, rundir.LockName)); !os.IsNotExist(err) {
 		t.Fatal("the lock outlived the run")
 	}
 	// A stale lock of a dead process of this host is reported and taken over.
-	data, _ := json.Marshal(lockInfo{PID: deadPID(t), Host: hostname(), Started: time.Now()})
-	if err := os.WriteFile(filepath.Join(dir, lockName), data, 0o644); err != nil {
+	data, _ := json.Marshal(rundir.LockInfo{PID: deadPID(t), Host: rundir.Hostname(), Started: time.Now()})
+	if err := os.WriteFile(filepath.Join(dir, rundir.LockName), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
@@ -107,8 +108,8 @@ func TestRunDirectoryIsLocked(t *testing.T) {
 		t.Fatalf("no stale-lock message:\n%s", log.String())
 	}
 	// A lock of another host is not second-guessed.
-	data, _ = json.Marshal(lockInfo{PID: 1, Host: "elsewhere", Started: time.Now()})
-	os.WriteFile(filepath.Join(dir, lockName), data, 0o644)
+	data, _ = json.Marshal(rundir.LockInfo{PID: 1, Host: "elsewhere", Started: time.Now()})
+	os.WriteFile(filepath.Join(dir, rundir.LockName), data, 0o644)
 	if err := runFixture(t, cfg, dir, 1, context.Background(), nil); err == nil || !strings.Contains(err.Error(), "on host elsewhere") {
 		t.Fatalf("lock of another host: got %v", err)
 	}
@@ -123,7 +124,7 @@ func TestTruncatedCellIsRecomputed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := readFile(t, filepath.Join(dir, "results.csv"))
-	file := filepath.Join(dir, "cells", cellFile("set=6/mech=expmech/eps=2/rep=1"))
+	file := filepath.Join(dir, "cells", rundir.CellFile("set=6/mech=expmech/eps=2/rep=1"))
 	data := readFile(t, file)
 	if err := os.WriteFile(file, []byte(data[:len(data)/2]), 0o644); err != nil {
 		t.Fatal(err)
@@ -200,16 +201,16 @@ func TestInterruptedRunLeavesNoOldOutputsAndDeadRunsAreNamed(t *testing.T) {
 			t.Errorf("%s of the earlier run is still there after an interrupted run", f)
 		}
 	}
-	man, err := ReadManifest(dir)
-	if err != nil || man.Status != StatusInterrupted || !strings.Contains(man.Error, "finished cells are kept") {
+	man, err := rundir.ReadManifest(dir)
+	if err != nil || man.Status != rundir.StatusInterrupted || !strings.Contains(man.Error, "finished cells are kept") {
 		t.Fatalf("manifest %+v, %v", man, err)
 	}
 	// Pretend the process was killed: status running, pid of a dead process.
-	man.Status, man.PID, man.Host = StatusRunning, deadPID(t), hostname()
-	if err := man.write(dir); err != nil {
+	man.Status, man.PID, man.Host = rundir.StatusRunning, deadPID(t), rundir.Hostname()
+	if err := man.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	m2, _ := ReadManifest(dir)
+	m2, _ := rundir.ReadManifest(dir)
 	if alive, _ := m2.Liveness(); alive || !strings.HasPrefix(m2.StatusLine(), "dead") {
 		t.Fatalf("a run of a dead process reads %q", m2.StatusLine())
 	}
@@ -271,8 +272,8 @@ func TestPredictionsAreWrittenDeterministically(t *testing.T) {
 
 // A run of another host is alive while its heartbeat is recent, dead after staleAfter.
 func TestLivenessOfAnotherHostsRunFollowsItsHeartbeat(t *testing.T) {
-	recent, old := time.Now().Add(-HeartbeatInterval), time.Now().Add(-2*staleAfter)
-	m := &Manifest{Status: StatusRunning, PID: 1, Host: "elsewhere", Heartbeat: &recent}
+	recent, old := time.Now().Add(-rundir.HeartbeatInterval), time.Now().Add(-2*rundir.StaleAfter)
+	m := &rundir.Manifest{Status: rundir.StatusRunning, PID: 1, Host: "elsewhere", Heartbeat: &recent}
 	if alive, why := m.Liveness(); !alive {
 		t.Fatalf("recent heartbeat judged dead: %s", why)
 	}
@@ -280,8 +281,8 @@ func TestLivenessOfAnotherHostsRunFollowsItsHeartbeat(t *testing.T) {
 	if alive, _ := m.Liveness(); alive || !strings.Contains(m.StatusLine(), "no heartbeat from pid 1 on host elsewhere") {
 		t.Fatalf("stale heartbeat: %s", m.StatusLine())
 	}
-	m.Status = StatusComplete
-	if m.StatusLine() != StatusComplete {
+	m.Status = rundir.StatusComplete
+	if m.StatusLine() != rundir.StatusComplete {
 		t.Fatalf("complete run reads %q", m.StatusLine())
 	}
 }

@@ -17,72 +17,8 @@ import (
 
 	"dptext/internal/fixtures"
 	"dptext/registry"
+	"dptext/rundir"
 )
-
-func TestParseShard(t *testing.T) {
-	for in, want := range map[string]Shard{"0/3": {0, 3}, "2/3": {2, 3}, "0/1": {0, 1}} {
-		got, err := ParseShard(in)
-		if err != nil || got != want {
-			t.Errorf("ParseShard(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for in, msg := range map[string]string{"3/3": "from 0 to 2", "-1/3": "from 0 to 2", "1/0": "at least 1", "1": "want K/N", "a/3": "whole numbers"} {
-		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), msg) {
-			t.Errorf("ParseShard(%q): error %v, want one saying %q", in, err, msg)
-		}
-	}
-}
-
-func TestShardFromEnv(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
-	good := []struct {
-		env    func(string) string
-		shards int
-		want   Shard
-	}{
-		{env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "4"), 0, Shard{2, 4}},
-		// An array 1-4 (sbatch --array=1-4): task 1 is shard 0.
-		{env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "1"), 0, Shard{0, 4}},
-		// An array 10-16:3 (tasks 10, 13, 16): task 16 is shard 2.
-		{env("SLURM_ARRAY_TASK_ID", "16", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_MIN", "10", "SLURM_ARRAY_TASK_STEP", "3"), 3, Shard{2, 3}},
-		{env("JOB_COMPLETION_INDEX", "4"), 5, Shard{4, 5}},
-		{env("JOB_COMPLETION_INDEX", "0", "DPTEXT_SHARDS", "2"), 0, Shard{0, 2}},
-		{env("AWS_BATCH_JOB_ARRAY_INDEX", "1", "DPTEXT_SHARDS", "2"), 0, Shard{1, 2}},
-		// sbatch --array=2 reruns shard 2 of 3: a one-task array, the count from --shards.
-		{env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "1", "SLURM_ARRAY_TASK_MIN", "2"), 3, Shard{2, 3}},
-	}
-	for i, c := range good {
-		got, err := ShardFromEnv(c.env, c.shards)
-		if err != nil || got != c.want {
-			t.Errorf("case %d: got %v, %v; want %v", i, got, err, c.want)
-		}
-	}
-	bad := []struct {
-		env    func(string) string
-		shards int
-		msg    string
-	}{
-		{env(), 0, "none of SLURM_ARRAY_TASK_ID"},
-		{env("SLURM_ARRAY_TASK_ID", "2"), 0, "SLURM_ARRAY_TASK_COUNT is unset"},
-		{env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "4"), 0, "from 0 to 3"},
-		{env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4"), 3, "--shards 3 but the Slurm array has 4"},
-		{env("JOB_COMPLETION_INDEX", "1"), 0, "--shards N or set DPTEXT_SHARDS"},
-		{env("AWS_BATCH_JOB_ARRAY_INDEX", "5"), 5, "from 0 to 4"},
-		// Before, this ran "shard 0/1": every cell, into the shards' folder.
-		{env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_COUNT", "1", "SLURM_ARRAY_TASK_MIN", "2"), 0, "pass --shards N to run shard 2 of N"},
-	}
-	for i, c := range bad {
-		if _, err := ShardFromEnv(c.env, c.shards); err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("bad case %d: error %v, want one saying %q", i, err, c.msg)
-		}
-	}
-}
 
 // gridItems is a sweep of sets × mechanisms × ε × repeats with the cost model of cellCost.
 func gridItems(sets []int, mechs map[string]int, repeats int) []shardItem {
@@ -240,7 +176,7 @@ func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
 	for k := 0; k < 3; k++ {
 		beforeShard := listCells(t, dir)
 		var log bytes.Buffer
-		if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 2, Log: &log, DataDir: data, Force: true, Shard: Shard{k, 3}}); err != nil {
+		if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 2, Log: &log, DataDir: data, Force: true, Shard: rundir.Shard{K: k, N: 3}}); err != nil {
 			t.Fatalf("shard %d: %v\n%s", k, err, log.String())
 		}
 		for f, content := range listCells(t, dir) {
@@ -255,8 +191,8 @@ func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "results.csv")); !os.IsNotExist(err) {
 			t.Fatalf("shard %d left results.csv (%v)", k, err)
 		}
-		m, err := readManifestAt(filepath.Join(dir, "shards", fmt.Sprintf("%d-of-3.json", k)))
-		if err != nil || m.Status != StatusShardComplete || m.Shard == nil || *m.Shard != (Shard{k, 3}) {
+		m, err := rundir.ReadManifestAt(filepath.Join(dir, "shards", fmt.Sprintf("%d-of-3.json", k)))
+		if err != nil || m.Status != rundir.StatusShardComplete || m.Shard == nil || *m.Shard != (rundir.Shard{K: k, N: 3}) {
 			t.Fatalf("shard %d manifest: %+v, %v", k, m, err)
 		}
 	}
@@ -292,7 +228,7 @@ func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
 		t.Fatal("a refused merge wrote results.csv")
 	}
 	var log bytes.Buffer
-	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 2, Log: &log, DataDir: data, Shard: Shard{1, 3}}); err != nil {
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 2, Log: &log, DataDir: data, Shard: rundir.Shard{K: 1, N: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`\d+ of \d+ cells already finished; running 1\n`).MatchString(log.String()) {
@@ -307,7 +243,7 @@ func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
 			t.Errorf("%s of 3 shards + merge differs from the whole run's", f)
 		}
 	}
-	if m, err := ReadManifest(dir); err != nil || m.Status != StatusComplete {
+	if m, err := rundir.ReadManifest(dir); err != nil || m.Status != rundir.StatusComplete {
 		t.Errorf("merged manifest: %+v, %v", m, err)
 	}
 
@@ -322,7 +258,7 @@ func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
 	path := filepath.Join(dir, "cells", victim)
 	body := cellBody(t, path)
 	body.Fingerprint = strings.Repeat("0", 64)
-	if err := writeCell(path, body); err != nil {
+	if err := rundir.WriteCell(path, body); err != nil {
 		t.Fatal(err)
 	}
 	err = Merge(context.Background(), dir, RunOptions{Log: &bytes.Buffer{}, DataDir: data})
@@ -332,10 +268,10 @@ func TestShardsAndMergeGiveTheWholeRunsResults(t *testing.T) {
 }
 
 // cellBody reads a cell file without checking its fingerprint.
-func cellBody(t *testing.T, path string) *cellRecord {
+func cellBody(t *testing.T, path string) *rundir.CellRecord {
 	t.Helper()
 	raw := readFile(t, path)
-	body := &cellRecord{}
+	body := &rundir.CellRecord{}
 	if err := json.Unmarshal([]byte(raw[:strings.LastIndex(raw[:len(raw)-1], "\n")]), body); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -347,44 +283,44 @@ func cellBody(t *testing.T, path string) *cellRecord {
 func TestShardLocks(t *testing.T) {
 	dir := t.TempDir()
 	logf := func(string, ...any) {}
-	unlock, err := lockFor(dir, Shard{}, logf)
+	unlock, err := rundir.LockFor(dir, rundir.Shard{}, logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockFor(dir, Shard{0, 2}, logf); err == nil || !strings.Contains(err.Error(), "whole run or a merge") {
+	if _, err := rundir.LockFor(dir, rundir.Shard{K: 0, N: 2}, logf); err == nil || !strings.Contains(err.Error(), "whole run or a merge") {
 		t.Errorf("shard under a whole run's lock: %v", err)
 	}
 	unlock()
-	u0, err := lockFor(dir, Shard{0, 2}, logf)
+	u0, err := rundir.LockFor(dir, rundir.Shard{K: 0, N: 2}, logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u1, err := lockFor(dir, Shard{1, 2}, logf)
+	u1, err := rundir.LockFor(dir, rundir.Shard{K: 1, N: 2}, logf)
 	if err != nil {
 		t.Fatalf("two shards of one run: %v", err)
 	}
-	if _, err := lockFor(dir, Shard{0, 2}, logf); err == nil {
+	if _, err := rundir.LockFor(dir, rundir.Shard{K: 0, N: 2}, logf); err == nil {
 		t.Error("shard 0/2 taken twice")
 	}
-	if _, err := lockFor(dir, Shard{1, 3}, logf); err == nil || !strings.Contains(err.Error(), "another shard count") {
+	if _, err := rundir.LockFor(dir, rundir.Shard{K: 1, N: 3}, logf); err == nil || !strings.Contains(err.Error(), "another shard count") {
 		t.Errorf("a shard of another count: %v", err)
 	}
-	if _, err := lockFor(dir, Shard{}, logf); err == nil || !strings.Contains(err.Error(), "shards are still running") {
+	if _, err := rundir.LockFor(dir, rundir.Shard{}, logf); err == nil || !strings.Contains(err.Error(), "shards are still running") {
 		t.Errorf("whole run while shards run: %v", err)
 	}
 	u0()
 	u1()
 	// A stale shard lock of this host (its process is gone) is taken over.
-	stale, _ := json.Marshal(lockInfo{PID: deadPID(t), Host: hostname()})
-	if err := os.WriteFile(filepath.Join(dir, shardLockName(Shard{0, 2})), stale, 0o644); err != nil {
+	stale, _ := json.Marshal(rundir.LockInfo{PID: deadPID(t), Host: rundir.Hostname()})
+	if err := os.WriteFile(filepath.Join(dir, rundir.ShardLockName(rundir.Shard{K: 0, N: 2})), stale, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u, err := lockFor(dir, Shard{}, logf)
+	u, err := rundir.LockFor(dir, rundir.Shard{}, logf)
 	if err != nil {
 		t.Fatalf("whole run over a dead shard's lock: %v", err)
 	}
 	u()
-	u, err = lockFor(dir, Shard{0, 2}, logf)
+	u, err = rundir.LockFor(dir, rundir.Shard{K: 0, N: 2}, logf)
 	if err != nil {
 		t.Fatalf("taking over a dead shard's lock: %v", err)
 	}

@@ -15,12 +15,13 @@ import (
 	"dptext/mechanisms"
 	"dptext/report"
 	"dptext/rngs"
+	"dptext/rundir"
 )
 
 // itemScore is one scorer's score of one item in one cell.
 type itemScore struct {
 	cell cell
-	pred prediction
+	pred rundir.Prediction
 }
 
 // writeVerdicts writes verdict.md and verdict.csv for every set from the item scores of the
@@ -48,10 +49,10 @@ func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.R
 	if err := w.Error(); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "verdict.csv"), c.Bytes()); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "verdict.csv"), c.Bytes()); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "verdict.md"), md.Bytes())
+	return rundir.WriteFileAtomic(filepath.Join(dir, "verdict.md"), md.Bytes())
 }
 
 // setVerdict gathers the item scores of set si into curve points and runs the comparisons:

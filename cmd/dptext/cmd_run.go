@@ -11,6 +11,7 @@ import (
 
 	"dptext/experiments"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -55,7 +56,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return nil
 	}
 	if err != nil {
-		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusFailed && man.Error == err.Error() {
+		if man, merr := rundir.ReadManifest(dir); merr == nil && man.Status == rundir.StatusFailed && man.Error == err.Error() {
 			return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
 		}
 		return err
@@ -77,18 +78,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // keptCells says what an interrupted run or shard s (zero: the whole run) in dir kept, from
 // its own manifest (a shard's is shards/K-of-N.json).
-func keptCells(dir string, s experiments.Shard) string {
-	man, err := experiments.ReadManifest(dir)
+func keptCells(dir string, s rundir.Shard) string {
+	man, err := rundir.ReadManifest(dir)
 	if s.Sharded() {
 		man, err = nil, os.ErrNotExist
-		mans, _ := experiments.ShardManifests(dir)
+		mans, _ := rundir.ShardManifests(dir)
 		for _, m := range mans {
 			if m.Shard != nil && *m.Shard == s {
 				man, err = m, nil
 			}
 		}
 	}
-	if err != nil || man.Status != experiments.StatusInterrupted || man.Cells == 0 {
+	if err != nil || man.Status != rundir.StatusInterrupted || man.Cells == 0 {
 		return "nothing was computed yet"
 	}
 	return fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))

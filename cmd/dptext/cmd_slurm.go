@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"dptext/datasets"
-	"dptext/experiments"
 	"dptext/runconfig"
+	"dptext/rundir"
 	"dptext/slurm"
 )
 
@@ -79,7 +79,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("%v", err)
 	}
 	// The shards would refuse a folder of the user's: say so now, before writing into it.
-	if err := experiments.CheckOutDir(job.Out); err != nil {
+	if err := rundir.CheckOutDir(job.Out); err != nil {
 		return err
 	}
 	scripts, err := job.Write()

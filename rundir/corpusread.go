@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"fmt"
@@ -38,8 +38,8 @@ type CorpusRead struct {
 	Changes map[string]int `json:"changes,omitempty"`
 }
 
-// describeCorpus summarises the documents read under the config's [corpus].
-func describeCorpus(c registry.CorpusConfig, f registry.CorpusFormat, docs []corpus.Document, skipped corpus.Skipped) *CorpusRead {
+// DescribeCorpus summarises the documents read under the config's [corpus].
+func DescribeCorpus(c registry.CorpusConfig, f registry.CorpusFormat, docs []corpus.Document, skipped corpus.Skipped) *CorpusRead {
 	r := &CorpusRead{Format: c.Format, Documents: len(docs), Changes: map[string]int(skipped)}
 	if f.Dataset != "" {
 		r.Collection = f.Dataset

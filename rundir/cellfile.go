@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 // cellFormat is the version of the cell file layout; files of other versions are recomputed.
 const cellFormat = 3
 
-// cellRecord is the content of one finished file in cells/: a cell's rows, its per-document
+// CellRecord is the content of one finished file in cells/: a cell's rows, its per-document
 // predictions and term vectors, and the fingerprint of everything it was computed from.
-type cellRecord struct {
+type CellRecord struct {
 	Format int `json:"format"`
 	// Fingerprint is the hash of the run's fingerprint (config, versions, seed, inputs).
 	Fingerprint string `json:"fingerprint"`
@@ -28,14 +28,14 @@ type cellRecord struct {
 	// Rows is the results.csv text of the cell's rows (header included).
 	Rows string `json:"rows"`
 	// Predictions are the scorers' answers for each evaluation document.
-	Predictions []prediction `json:"predictions,omitempty"`
+	Predictions []Prediction `json:"predictions,omitempty"`
 	// TF is the tf/ file of a mechanism that releases term-frequency vectors.
 	TF string `json:"tf,omitempty"`
 }
 
-// prediction is one scorer's answer for one evaluation document: a classifier's label, or a
+// Prediction is one scorer's answer for one evaluation document: a classifier's label, or a
 // utility measure's value.
-type prediction struct {
+type Prediction struct {
 	Scorer     string `json:"scorer"`
 	Document   string `json:"document"`
 	Truth      string `json:"truth"`
@@ -54,9 +54,9 @@ type prediction struct {
 // before it: a file cut short or altered fails the check and is not taken as finished.
 const cellTrailer = "sha256 "
 
-// cellFile is the file name of a cell path: a readable form followed by a hash of the exact
+// CellFile is the file name of a cell path: a readable form followed by a hash of the exact
 // path, so that two paths never share a file (labels "x=y" and "x-y" read alike).
-func cellFile(path string) string {
+func CellFile(path string) string {
 	readable := strings.NewReplacer("/", "__", "=", "-").Replace(path)
 	readable = strings.Map(func(r rune) rune {
 		if r == '.' || r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
@@ -71,8 +71,8 @@ func cellFile(path string) string {
 	return readable + "." + hex.EncodeToString(sum[:6]) + ".cell"
 }
 
-// writeCell writes rec to path atomically, with its checksum line.
-func writeCell(path string, rec *cellRecord) error {
+// WriteCell writes rec to path atomically, with its checksum line.
+func WriteCell(path string, rec *CellRecord) error {
 	rec.Format = cellFormat
 	body, err := json.Marshal(rec)
 	if err != nil {
@@ -82,19 +82,19 @@ func writeCell(path string, rec *cellRecord) error {
 	var buf bytes.Buffer
 	buf.Write(body)
 	buf.WriteString("\n" + cellTrailer + hex.EncodeToString(sum[:]) + "\n")
-	return writeFileAtomic(path, buf.Bytes())
+	return WriteFileAtomic(path, buf.Bytes())
 }
 
-// errNoCell: the cell file does not exist.
-var errNoCell = errors.New("no cell file")
+// ErrNoCell: the cell file does not exist.
+var ErrNoCell = errors.New("no cell file")
 
-// readCell reads and verifies a cell file: its checksum, format and that it holds the cell
+// ReadCell reads and verifies a cell file: its checksum, format and that it holds the cell
 // path. It returns errNoCell when there is no file, and another error when the file is not a
 // complete cell file.
-func readCell(file, cellPath string) (*cellRecord, error) {
+func ReadCell(file, cellPath string) (*CellRecord, error) {
 	data, err := os.ReadFile(file)
 	if os.IsNotExist(err) {
-		return nil, errNoCell
+		return nil, ErrNoCell
 	}
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func readCell(file, cellPath string) (*cellRecord, error) {
 	if err != nil || !bytes.Equal(want, got[:]) {
 		return nil, fmt.Errorf("checksum mismatch (the file was altered or cut short)")
 	}
-	rec := &cellRecord{}
+	rec := &CellRecord{}
 	if err := json.Unmarshal(body, rec); err != nil {
 		return nil, fmt.Errorf("not a cell file: %v", err)
 	}
@@ -121,7 +121,7 @@ func readCell(file, cellPath string) (*cellRecord, error) {
 	return rec, nil
 }
 
-// rows parses the cell's rows; name is used in errors.
-func (rec *cellRecord) rows(name string) ([]report.Row, error) {
+// ParseRows parses the cell's rows; name is used in errors.
+func (rec *CellRecord) ParseRows(name string) ([]report.Row, error) {
 	return report.ReadRows(strings.NewReader(rec.Rows), name)
 }

@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"encoding/json"
@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// lockName is the file in a run directory that a run holds exclusively while it runs.
-const lockName = "run.lock"
+// LockName is the file in a run directory that a run holds exclusively while it runs.
+const LockName = "run.lock"
 
-// lockInfo is the content of run.lock: who holds the directory.
-type lockInfo struct {
+// LockInfo is the content of run.lock: who holds the directory.
+type LockInfo struct {
 	PID     int       `json:"pid"`
 	Host    string    `json:"host"`
 	Started time.Time `json:"started"`
 }
 
-func hostname() string {
+func Hostname() string {
 	h, err := os.Hostname()
 	if err != nil {
 		return "unknown-host"
@@ -27,21 +27,21 @@ func hostname() string {
 	return h
 }
 
-// lockRunDir takes the exclusive lock of dir (creating dir). A lock left by a process of this
+// LockRunDir takes the exclusive lock of dir (creating dir). A lock left by a process of this
 // host that is no longer running is taken over with a log line; a live one, or one of another
 // host, is an error naming its holder. The returned function releases the lock.
-func lockRunDir(dir string, logf func(string, ...any)) (func(), error) {
-	return takeLock(dir, lockName, nil, logf)
+func LockRunDir(dir string, logf func(string, ...any)) (func(), error) {
+	return takeLock(dir, LockName, nil, logf)
 }
 
 // takeLock takes the lock file name (relative to dir) as lockRunDir describes; gone, when not
 // nil, may declare the holder of a lock of another host dead (then its lock is taken over).
-func takeLock(dir, name string, gone func(lockInfo) (bool, string), logf func(string, ...any)) (func(), error) {
+func takeLock(dir, name string, gone func(LockInfo) (bool, string), logf func(string, ...any)) (func(), error) {
 	path := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	me := lockInfo{PID: os.Getpid(), Host: hostname(), Started: time.Now().UTC()}
+	me := LockInfo{PID: os.Getpid(), Host: Hostname(), Started: time.Now().UTC()}
 	data, _ := json.Marshal(me)
 	for attempt := 0; attempt < 3; attempt++ {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -73,11 +73,11 @@ func takeLock(dir, name string, gone func(lockInfo) (bool, string), logf func(st
 			dead, why = gone(old)
 		}
 		if old.Host != me.Host && !dead {
-			return nil, refusef("%s is locked by pid %d on host %s (since %s): another dptext run is writing there. Wait for it, choose another --out, or remove %s if that process is gone",
+			return nil, Refusef("%s is locked by pid %d on host %s (since %s): another dptext run is writing there. Wait for it, choose another --out, or remove %s if that process is gone",
 				dir, old.PID, old.Host, old.Started.Format(time.RFC3339), path)
 		}
 		if old.Host == me.Host && processAlive(old.PID) {
-			return nil, refusef("%s is locked by a running process, pid %d (since %s): another dptext run is writing there. Wait for it or choose another --out",
+			return nil, Refusef("%s is locked by a running process, pid %d (since %s): another dptext run is writing there. Wait for it or choose another --out",
 				dir, old.PID, old.Started.Format(time.RFC3339))
 		}
 		if why == "" {
@@ -94,8 +94,8 @@ func takeLock(dir, name string, gone func(lockInfo) (bool, string), logf func(st
 	return nil, fmt.Errorf("could not take the lock %s", path)
 }
 
-func readLock(path string) (lockInfo, error) {
-	var li lockInfo
+func readLock(path string) (LockInfo, error) {
+	var li LockInfo
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return li, err

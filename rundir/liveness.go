@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"fmt"
@@ -19,8 +19,8 @@ var pollSleep = time.Sleep
 func watchHeartbeat(path string, m *Manifest) (dead bool, why string) {
 	first := beatOf(m)
 	for i := 0; i < heartbeatPolls; i++ {
-		pollSleep(staleAfter / heartbeatPolls)
-		now, err := readManifestAt(path)
+		pollSleep(StaleAfter / heartbeatPolls)
+		now, err := ReadManifestAt(path)
 		if err != nil {
 			return false, "" // being rewritten, or replaced: not dead
 		}
@@ -29,7 +29,7 @@ func watchHeartbeat(path string, m *Manifest) (dead bool, why string) {
 		}
 	}
 	who := fmt.Sprintf("pid %d on host %s", m.PID, m.Host)
-	return true, fmt.Sprintf("its heartbeat did not change while this host watched it for %s (%s; its clock may differ from this one's)", staleAfter, who)
+	return true, fmt.Sprintf("its heartbeat did not change while this host watched it for %s (%s; its clock may differ from this one's)", StaleAfter, who)
 }
 
 // beatOf is what changes while a run beats.
@@ -44,10 +44,10 @@ func beatOf(m *Manifest) string {
 // manifestAppears watches, for staleAfter, whether the holder li of a shard lock (of another
 // host, its clock possibly far off) writes its manifest at path: a shard still loading its
 // inputs has none yet, so a lock that only looks old is not taken over before this watch.
-func manifestAppears(path string, li lockInfo) bool {
+func manifestAppears(path string, li LockInfo) bool {
 	for i := 0; i < heartbeatPolls; i++ {
-		pollSleep(staleAfter / heartbeatPolls)
-		if m, err := readManifestAt(path); err == nil && m.PID == li.PID && m.Host == li.Host {
+		pollSleep(StaleAfter / heartbeatPolls)
+		if m, err := ReadManifestAt(path); err == nil && m.PID == li.PID && m.Host == li.Host {
 			return true
 		}
 	}

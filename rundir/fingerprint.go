@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"crypto/sha256"
@@ -15,10 +15,10 @@ import (
 	"dptext/runconfig"
 )
 
-// fingerprint is everything that determines a finished cell besides its own coordinates: the
+// Fingerprint is everything that determines a finished cell besides its own coordinates: the
 // config text, the component versions, the seed and the content hash of every input. Finished
 // cells are reused only under an equal fingerprint. It is kept in cells/fingerprint.json.
-type fingerprint struct {
+type Fingerprint struct {
 	ConfigHash string            `json:"config_sha256"`
 	Seed       uint64            `json:"seed"`
 	Components map[string]string `json:"component_versions"`
@@ -26,23 +26,23 @@ type fingerprint struct {
 	Inputs map[string]string `json:"inputs"`
 }
 
-func newFingerprint(cfg *runconfig.Config, inputs []Input) *fingerprint {
-	fp := &fingerprint{ConfigHash: cfg.Hash, Seed: uint64(cfg.Seed), Components: componentVersions(cfg), Inputs: map[string]string{}}
+func NewFingerprint(cfg *runconfig.Config, inputs []Input) *Fingerprint {
+	fp := &Fingerprint{ConfigHash: cfg.Hash, Seed: uint64(cfg.Seed), Components: ComponentVersions(cfg), Inputs: map[string]string{}}
 	for _, in := range inputs {
 		fp.Inputs[in.Role] = in.SHA256
 	}
 	return fp
 }
 
-// hash is the SHA-256 of the fingerprint's JSON (map keys sorted).
-func (fp *fingerprint) hash() string {
+// Hash is the SHA-256 of the fingerprint's JSON (map keys sorted).
+func (fp *Fingerprint) Hash() string {
 	data, _ := json.Marshal(fp)
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
 
-// diff names what differs from old, as "what (old → new)" items.
-func (fp *fingerprint) diff(old *fingerprint) []string {
+// Diff names what differs from old, as "what (old → new)" items.
+func (fp *Fingerprint) Diff(old *Fingerprint) []string {
 	short := func(s string) string {
 		if len(s) > 12 {
 			return s[:12] + "…"
@@ -59,7 +59,7 @@ func (fp *fingerprint) diff(old *fingerprint) []string {
 	if old.Seed != fp.Seed {
 		out = append(out, fmt.Sprintf("seed (%d → %d)", old.Seed, fp.Seed))
 	}
-	out = append(out, changedComponents(old.Components, fp.Components)...)
+	out = append(out, ChangedComponents(old.Components, fp.Components)...)
 	for _, k := range slices.Sorted(maps.Keys(mergeKeys(old.Inputs, fp.Inputs))) {
 		if old.Inputs[k] != fp.Inputs[k] {
 			out = append(out, fmt.Sprintf("%s (sha256 %s → %s)", k, short(old.Inputs[k]), short(fp.Inputs[k])))
@@ -82,7 +82,7 @@ func mergeKeys(a, b map[string]string) map[string]string {
 func fingerprintPath(dir string) string { return filepath.Join(dir, "cells", "fingerprint.json") }
 
 // readFingerprint reads cells/fingerprint.json; nil when there is none.
-func readFingerprint(dir string) (*fingerprint, error) {
+func readFingerprint(dir string) (*Fingerprint, error) {
 	data, err := os.ReadFile(fingerprintPath(dir))
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -90,36 +90,36 @@ func readFingerprint(dir string) (*fingerprint, error) {
 	if err != nil {
 		return nil, err
 	}
-	fp := &fingerprint{}
+	fp := &Fingerprint{}
 	if err := json.Unmarshal(data, fp); err != nil {
 		return nil, fmt.Errorf("%s: %w", fingerprintPath(dir), err)
 	}
 	return fp, nil
 }
 
-func (fp *fingerprint) write(dir string) error {
+func (fp *Fingerprint) Write(dir string) error {
 	data, err := json.MarshalIndent(fp, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(fingerprintPath(dir), append(data, '\n'))
+	return WriteFileAtomic(fingerprintPath(dir), append(data, '\n'))
 }
 
-// checkFingerprint refuses to reuse the finished cells in dir/cells when they were made from
+// CheckFingerprint refuses to reuse the finished cells in dir/cells when they were made from
 // anything else than now, naming what changed; it records now when no cell is there yet.
-func checkFingerprint(dir string, now *fingerprint) error {
+func CheckFingerprint(dir string, now *Fingerprint) error {
 	old, err := readFingerprint(dir)
 	if err != nil {
 		return err
 	}
-	if old == nil || old.hash() == now.hash() {
-		return now.write(dir)
+	if old == nil || old.Hash() == now.Hash() {
+		return now.Write(dir)
 	}
 	if !hasCellFiles(dir) {
-		return now.write(dir)
+		return now.Write(dir)
 	}
-	return refusef("%s holds finished cells computed from other data or settings; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
-		dir, strings.Join(now.diff(old), ", "))
+	return Refusef("%s holds finished cells computed from other data or settings; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
+		dir, strings.Join(now.Diff(old), ", "))
 }
 
 // hasCellFiles reports whether dir/cells holds any cell file.
@@ -128,10 +128,10 @@ func hasCellFiles(dir string) bool {
 	return len(files) > 0
 }
 
-// dataInputs hashes the data files the config's mechanisms and scorers declare
+// DataInputs hashes the data files the config's mechanisms and scorers declare
 // (MechanismSpec.Files, ScorerSpec.Files: SynTF's WordNet dictionary, the erae/ae-dp model
 // file, …), so that a change to them is noticed.
-func dataInputs(cfg *runconfig.Config) ([]Input, error) {
+func DataInputs(cfg *runconfig.Config) ([]Input, error) {
 	var out []Input
 	add := func(kind, table string, i int, id string, files []registry.InputFile) error {
 		for _, f := range files {
@@ -139,7 +139,7 @@ func dataInputs(cfg *runconfig.Config) ([]Input, error) {
 			if f.ConfigRelative {
 				path = cfg.Resolve(path)
 			}
-			sum, n, err := hashPath(path)
+			sum, n, err := HashPath(path)
 			if err != nil {
 				return fmt.Errorf("%s %s: %s: %w", kind, id, f.Key, err)
 			}

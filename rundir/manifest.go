@@ -1,4 +1,7 @@
-package experiments
+// Package rundir keeps the files of a run folder: the manifest and its heartbeat, the lock,
+// the checksummed cell files, the fingerprint of what the cells were computed from, the shard
+// a process computes and its shard files, and the clean-up that never touches a user's files.
+package rundir
 
 import (
 	"encoding/json"
@@ -79,13 +82,13 @@ type Input struct {
 	Bytes  int64  `json:"bytes"`
 }
 
-func newManifest(cfg *runconfig.Config, jobs int) *Manifest {
+func NewManifest(cfg *runconfig.Config, jobs int) *Manifest {
 	m := &Manifest{Tool: "dptext", Status: StatusRunning, Name: cfg.Name, ConfigPath: filepath.ToSlash(cfg.Path),
 		ConfigHash: cfg.Hash, Config: cfg.Text, Seed: uint64(cfg.Seed), Repeats: cfg.Repeats, Jobs: jobs,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		Modules: map[string]string{}, Started: time.Now().UTC(), PID: os.Getpid(), Host: hostname()}
+		Modules: map[string]string{}, Started: time.Now().UTC(), PID: os.Getpid(), Host: Hostname()}
 	m.Heartbeat = &m.Started
-	m.Components = componentVersions(cfg)
+	m.Components = ComponentVersions(cfg)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			m.Modules[d.Path] = d.Version
@@ -104,7 +107,7 @@ func newManifest(cfg *runconfig.Config, jobs int) *Manifest {
 	return m
 }
 
-func (m *Manifest) write(dir string) error {
+func (m *Manifest) Write(dir string) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -116,14 +119,14 @@ func (m *Manifest) write(dir string) error {
 			return err
 		}
 	}
-	return writeFileAtomic(filepath.Join(dir, name), append(data, '\n'))
+	return WriteFileAtomic(filepath.Join(dir, name), append(data, '\n'))
 }
 
 // HeartbeatInterval is how often a running run refreshes the heartbeat in its manifest.
 const HeartbeatInterval = 10 * time.Second
 
-// staleAfter is how old a heartbeat of another host's run may be before the run counts as dead.
-const staleAfter = 6 * HeartbeatInterval
+// StaleAfter is how old a heartbeat of another host's run may be before the run counts as dead.
+const StaleAfter = 6 * HeartbeatInterval
 
 // Liveness says whether a run whose manifest says "running" is really running. It returns
 // alive = true for runs in any other status; otherwise a run of this host is alive while its
@@ -144,7 +147,7 @@ func (m *Manifest) Liveness() (alive bool, why string) {
 			beat = (-age).String() + " ahead of this host's clock"
 		}
 	}
-	if m.PID > 0 && m.Host == hostname() {
+	if m.PID > 0 && m.Host == Hostname() {
 		if processAlive(m.PID) {
 			return true, ""
 		}
@@ -152,14 +155,14 @@ func (m *Manifest) Liveness() (alive bool, why string) {
 	}
 	// A heartbeat up to staleAfter in the future is a live run whose clock runs ahead of this
 	// one; taking its lock over is left to watchHeartbeat, which compares nothing across clocks.
-	if m.Heartbeat != nil && age >= -staleAfter && age <= staleAfter {
+	if m.Heartbeat != nil && age >= -StaleAfter && age <= StaleAfter {
 		return true, ""
 	}
 	who := "an unrecorded process"
 	if m.PID > 0 {
 		who = fmt.Sprintf("pid %d on host %s", m.PID, m.Host)
 	}
-	return false, fmt.Sprintf("no heartbeat from %s for %s (last %s)", who, staleAfter, beat)
+	return false, fmt.Sprintf("no heartbeat from %s for %s (last %s)", who, StaleAfter, beat)
 }
 
 // StatusLine describes how a run ended, or that it is still running, in one line; a run that
@@ -176,25 +179,28 @@ func (m *Manifest) StatusLine() string {
 	return m.Status
 }
 
-// liveManifest serialises updates of a run's manifest from its workers and its heartbeat.
-type liveManifest struct {
+// NewLiveManifest keeps m, the manifest of the run folder dir.
+func NewLiveManifest(dir string, m *Manifest) *LiveManifest { return &LiveManifest{m: m, dir: dir} }
+
+// LiveManifest serialises updates of a run's manifest from its workers and its heartbeat.
+type LiveManifest struct {
 	mu  sync.Mutex
 	m   *Manifest
 	dir string
 }
 
-// update applies f and rewrites manifest.json.
-func (l *liveManifest) update(f func(m *Manifest)) error {
+// Update applies f and rewrites manifest.json.
+func (l *LiveManifest) Update(f func(m *Manifest)) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	f(l.m)
 	now := time.Now().UTC()
 	l.m.Heartbeat = &now
-	return l.m.write(l.dir)
+	return l.m.Write(l.dir)
 }
 
-// beat refreshes the heartbeat every HeartbeatInterval until stop is closed.
-func (l *liveManifest) beat(stop <-chan struct{}) {
+// Beat refreshes the heartbeat every HeartbeatInterval until stop is closed.
+func (l *LiveManifest) Beat(stop <-chan struct{}) {
 	t := time.NewTicker(HeartbeatInterval)
 	defer t.Stop()
 	for {
@@ -202,7 +208,7 @@ func (l *liveManifest) beat(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			_ = l.update(func(*Manifest) {})
+			_ = l.Update(func(*Manifest) {})
 		}
 	}
 }
@@ -220,9 +226,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// componentVersions maps each registry entry a config uses ("mechanism/emd", "scorer/sr-nn") to
+// ComponentVersions maps each registry entry a config uses ("mechanism/emd", "scorer/sr-nn") to
 // its version. Finished cells are reused only while these are unchanged.
-func componentVersions(cfg *runconfig.Config) map[string]string {
+func ComponentVersions(cfg *runconfig.Config) map[string]string {
 	v := map[string]string{}
 	for _, c := range cfg.Mechanisms {
 		v["mechanism/"+c.Name] = registry.Mechanisms[c.Name].Version

@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"encoding/json"
@@ -20,11 +20,11 @@ func TestShardLockLivenessIgnoresClockSkew(t *testing.T) {
 	logf := func(string, ...any) {}
 	setup := func(beat time.Time) string {
 		dir := t.TempDir()
-		li, _ := json.Marshal(lockInfo{PID: 4242, Host: "node-b", Started: beat})
+		li, _ := json.Marshal(LockInfo{PID: 4242, Host: "node-b", Started: beat})
 		if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, shardLockName(s)), li, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, ShardLockName(s)), li, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		writeBeat(t, dir, s, beat)
@@ -35,19 +35,19 @@ func TestShardLockLivenessIgnoresClockSkew(t *testing.T) {
 	// Clock ahead by 5 s: before the fix this read "no heartbeat … (last -5s ago)".
 	pollSleep = func(time.Duration) { t.Fatal("a heartbeat near this clock was watched") }
 	dir := setup(time.Now().Add(5 * time.Second))
-	if _, err := lockFor(dir, s, logf); err == nil || !strings.Contains(err.Error(), "locked by pid 4242 on host node-b") {
+	if _, err := LockFor(dir, s, logf); err == nil || !strings.Contains(err.Error(), "locked by pid 4242 on host node-b") {
 		t.Fatalf("a live lock with a heartbeat 5 s ahead: got %v, want a refusal", err)
 	}
 
 	// Clock behind by 2·staleAfter, still beating: the watch sees the heartbeat move.
-	old := time.Now().Add(-2 * staleAfter)
+	old := time.Now().Add(-2 * StaleAfter)
 	dir = setup(old)
 	n := 0
 	pollSleep = func(time.Duration) {
 		n++
 		writeBeat(t, dir, s, old.Add(time.Duration(n)*HeartbeatInterval))
 	}
-	if _, err := lockFor(dir, s, logf); err == nil || !strings.Contains(err.Error(), "locked by pid 4242") {
+	if _, err := LockFor(dir, s, logf); err == nil || !strings.Contains(err.Error(), "locked by pid 4242") {
 		t.Fatalf("a beating lock with a clock behind: got %v, want a refusal", err)
 	}
 
@@ -56,7 +56,7 @@ func TestShardLockLivenessIgnoresClockSkew(t *testing.T) {
 	n = 0
 	pollSleep = func(time.Duration) { n++ }
 	var log strings.Builder
-	u, err := lockFor(dir, s, func(f string, a ...any) { log.WriteString(fmt.Sprintf(f, a...)) })
+	u, err := LockFor(dir, s, func(f string, a ...any) { log.WriteString(fmt.Sprintf(f, a...)) })
 	if err != nil {
 		t.Fatalf("a lock whose heartbeat stopped: %v", err)
 	}
@@ -69,7 +69,7 @@ func TestShardLockLivenessIgnoresClockSkew(t *testing.T) {
 func writeBeat(t *testing.T, dir string, s Shard, beat time.Time) {
 	t.Helper()
 	m := &Manifest{Tool: "dptext", Status: StatusRunning, PID: 4242, Host: "node-b", Heartbeat: &beat, Shard: &s}
-	if err := m.write(dir); err != nil {
+	if err := m.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,11 +82,11 @@ func TestShardLockWithoutManifestIsWatched(t *testing.T) {
 	defer func(f func(time.Duration)) { pollSleep = f }(pollSleep)
 	setup := func() string {
 		dir := t.TempDir()
-		li, _ := json.Marshal(lockInfo{PID: 4343, Host: "node-c", Started: time.Now().Add(-2 * staleAfter)})
+		li, _ := json.Marshal(LockInfo{PID: 4343, Host: "node-c", Started: time.Now().Add(-2 * StaleAfter)})
 		if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, shardLockName(s)), li, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, ShardLockName(s)), li, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return dir
@@ -95,16 +95,16 @@ func TestShardLockWithoutManifestIsWatched(t *testing.T) {
 	pollSleep = func(time.Duration) {
 		beat := time.Now()
 		m := &Manifest{Tool: "dptext", Status: StatusRunning, PID: 4343, Host: "node-c", Heartbeat: &beat, Shard: &s}
-		if err := m.write(dir); err != nil {
+		if err := m.Write(dir); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := lockFor(dir, s, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "locked by pid 4343 on host node-c") {
+	if _, err := LockFor(dir, s, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "locked by pid 4343 on host node-c") {
 		t.Fatalf("a loading shard whose manifest appears: got %v, want a refusal", err)
 	}
 	dir = setup()
 	pollSleep = func(time.Duration) {}
-	u, err := lockFor(dir, s, func(string, ...any) {})
+	u, err := LockFor(dir, s, func(string, ...any) {})
 	if err != nil {
 		t.Fatalf("a lock whose holder never wrote a manifest: %v", err)
 	}
@@ -114,7 +114,7 @@ func TestShardLockWithoutManifestIsWatched(t *testing.T) {
 // Liveness of another host's run: a heartbeat within staleAfter of this clock, on either side,
 // is alive; none at all, or one far ahead, is a first verdict of dead that says which.
 func TestLivenessToleratesSkewBothWays(t *testing.T) {
-	ahead, farAhead := time.Now().Add(5*time.Second), time.Now().Add(3*staleAfter)
+	ahead, farAhead := time.Now().Add(5*time.Second), time.Now().Add(3*StaleAfter)
 	m := &Manifest{Status: StatusRunning, PID: 7, Host: "elsewhere", Heartbeat: &ahead}
 	if alive, why := m.Liveness(); !alive {
 		t.Fatalf("heartbeat 5 s ahead judged dead: %s", why)

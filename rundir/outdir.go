@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 
 // runFolderNames are the entries dptext itself makes at the top of a run folder.
 var runFolderNames = map[string]bool{
-	"manifest.json": true, lockName: true, "cells": true, "shards": true, "tf": true,
+	"manifest.json": true, LockName: true, "cells": true, "shards": true, "tf": true,
 	"results.csv": true, "summary.csv": true, "table.md": true, "table.csv": true, "table.tex": true,
 	"predictions.csv": true, "verdict.md": true, "verdict.csv": true,
 	"slurm": true, // the scripts and logs of `dptext slurm`, written before the shards run
@@ -26,14 +26,13 @@ func isTempName(name string) bool {
 }
 
 // CheckOutDir is checkOutDir for commands that prepare a run folder (dptext slurm).
-func CheckOutDir(dir string) error { return checkOutDir(dir) }
 
-// checkOutDir refuses to use dir as a run folder unless it is missing, empty, or recognisably
+// CheckOutDir refuses to use dir as a run folder unless it is missing, empty, or recognisably
 // a dptext run folder: it holds a dptext manifest (manifest.json or shards/*.json), or only
 // what a run killed before its first manifest leaves (killedRunEntry). Anything else is a
 // folder of the user's, whose files a run must not mix with its own or remove: the refusal
 // lists what is there.
-func checkOutDir(dir string) error {
+func CheckOutDir(dir string) error {
 	info, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -42,7 +41,7 @@ func checkOutDir(dir string) error {
 		return fmt.Errorf("--out %s: %w", dir, err)
 	}
 	if !info.IsDir() {
-		return refusef("--out %s is a file, not a folder: choose a new or empty folder", dir)
+		return Refusef("--out %s is a file, not a folder: choose a new or empty folder", dir)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -70,7 +69,7 @@ func checkOutDir(dir string) error {
 		more = fmt.Sprintf(" and %d more", len(foreign)-8)
 		foreign = foreign[:8]
 	}
-	return refusef("--out %s is not empty and not a dptext run folder (no manifest.json): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
+	return Refusef("--out %s is not empty and not a dptext run folder (no manifest.json): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
 		dir, strings.Join(foreign, ", "), more)
 }
 
@@ -82,7 +81,7 @@ func checkOutDir(dir string) error {
 func killedRunEntry(dir string, e os.DirEntry) bool {
 	name := e.Name()
 	switch {
-	case isTempName(name) || (name == lockName && !e.IsDir()):
+	case isTempName(name) || (name == LockName && !e.IsDir()):
 		return true
 	case !e.IsDir():
 		return false
@@ -112,17 +111,17 @@ func killedRunEntry(dir string, e os.DirEntry) bool {
 func hasDptextManifest(dir string) bool {
 	files, _ := filepath.Glob(filepath.Join(dir, "shards", "*.json"))
 	for _, f := range append([]string{filepath.Join(dir, "manifest.json")}, files...) {
-		if m, err := readManifestAt(f); err == nil && m.Tool == "dptext" {
+		if m, err := ReadManifestAt(f); err == nil && m.Tool == "dptext" {
 			return true
 		}
 	}
 	return false
 }
 
-// removeStaleTemps removes the temporary files of the atomic writer that a killed run left in
+// RemoveStaleTemps removes the temporary files of the atomic writer that a killed run left in
 // the run folder, cells/ and tf/. Only a whole run or a merge calls it: it holds the folder's
 // lock and no shard runs there, so no live writer owns them.
-func removeStaleTemps(dir string) {
+func RemoveStaleTemps(dir string) {
 	for _, d := range []string{dir, filepath.Join(dir, "cells"), filepath.Join(dir, "tf"), filepath.Join(dir, "shards")} {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
@@ -133,8 +132,8 @@ func removeStaleTemps(dir string) {
 	}
 }
 
-// removeShardTemps removes the temporary files of shard s's own manifest left by a kill.
-func removeShardTemps(dir string, s Shard) {
+// RemoveShardTemps removes the temporary files of shard s's own manifest left by a kill.
+func RemoveShardTemps(dir string, s Shard) {
 	prefix := "." + s.name() + ".json.tmp-"
 	entries, _ := os.ReadDir(filepath.Join(dir, "shards"))
 	for _, e := range entries {
@@ -144,17 +143,17 @@ func removeShardTemps(dir string, s Shard) {
 	}
 }
 
-// removeRunOutputs removes the outputs a completed run writes (results, tables, the plots of
+// RemoveRunOutputs removes the outputs a completed run writes (results, tables, the plots of
 // its layout, tf/*.tsv, predictions), so that nothing of an earlier run stays beside an
 // unfinished one. Files dptext did not write (other names, other plots) are left alone.
-func removeRunOutputs(dir string, layout report.Layout) error {
+func RemoveRunOutputs(dir string, layout report.Layout) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || report.IsFigureFile(name, layout)) || name == "manifest.json" || name == lockName {
+		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || report.IsFigureFile(name, layout)) || name == "manifest.json" || name == LockName {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {
@@ -179,9 +178,9 @@ func removeIfEmpty(dir string) {
 	}
 }
 
-// removeCellFiles removes the files dptext writes in cells/ (cell files, the fingerprint, cell
+// RemoveCellFiles removes the files dptext writes in cells/ (cell files, the fingerprint, cell
 // files of older versions, temporary files), for --force; other files stay.
-func removeCellFiles(cells string) error {
+func RemoveCellFiles(cells string) error {
 	entries, err := os.ReadDir(cells)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -1,4 +1,4 @@
-package experiments
+package rundir
 
 import (
 	"crypto/sha256"
@@ -17,7 +17,7 @@ func TestHashPathFollowsLinks(t *testing.T) {
 	writeText(t, filepath.Join(root, "econ", "ann", "a.txt"), "alpha text")
 	writeText(t, filepath.Join(root, "econ", "bob", "b.txt"), "beta text")
 	want := sha256.Sum256([]byte("econ/ann/a.txt\x00alpha text" + "econ/bob/b.txt\x00beta text"))
-	sum, n, err := hashPath(root)
+	sum, n, err := HashPath(root)
 	if err != nil || sum != hex.EncodeToString(want[:]) || n != 19 {
 		t.Fatalf("plain tree: %s %d %v, want %x 19", sum, n, err, want)
 	}
@@ -35,19 +35,29 @@ func TestHashPathFollowsLinks(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "gone"), filepath.Join(root, "econ", "broken")); err != nil {
 		t.Fatal(err)
 	}
-	linked, n2, err := hashPath(root)
+	linked, n2, err := HashPath(root)
 	if err != nil || n2 != n+20 {
 		t.Fatalf("with links: %d bytes (%v), want %d", n2, err, n+20)
 	}
 	for _, f := range []string{filepath.Join(outside, "cyd", "c.txt"), filepath.Join(outside, "d.txt")} {
-		before, _, _ := hashPath(root)
+		before, _, _ := HashPath(root)
 		writeText(t, f, "edited behind the link")
-		after, _, err := hashPath(root)
+		after, _, err := HashPath(root)
 		if err != nil || after == before {
 			t.Fatalf("editing %s behind a link left the hash %s (%v)", f, after, err)
 		}
 	}
 	if linked == sum {
 		t.Fatal("the linked files did not enter the hash")
+	}
+}
+
+func writeText(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
