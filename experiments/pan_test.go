@@ -110,16 +110,3 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 		t.Errorf("log:\n%s", log.String())
 	}
 }
-
-// The table caption describes the snippets the protocol took.
-func TestProtocolNoteNamesSnippetsPerAuthor(t *testing.T) {
-	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	src := strings.Replace(fixtures.Experiment(corpusPath, vecPath), "[protocol]\n", "[protocol]\nsnippets_per_author = 3\n", 1)
-	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if note := protocolNote(cfg); !strings.Contains(note, "3 disjoint snippets of 100 words per author") {
-		t.Errorf("protocol note %q does not name the snippets", note)
-	}
-}

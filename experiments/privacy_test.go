@@ -113,29 +113,3 @@ func TestAuditRow(t *testing.T) {
 		t.Errorf("empty [audit]: %+v, %v; want the defaults", c.Audit, err)
 	}
 }
-
-// TestRelativeToOrderedNone: with a bag presentation of the original beside it, relative scores
-// are taken against the original in order (the first "none" whose order is not "bag").
-func TestRelativeToOrderedNone(t *testing.T) {
-	cfg, err := runconfig.ParseConfig("x.toml", "name = \"x\"\n[[sets]]\nname = \"s\"\nauthors = 2\n[[scorers]]\nname = \"sr-nn\"\n"+
-		"[[mechanisms]]\nname = \"none\"\nlabel = \"none-bag\"\n[mechanisms.params]\norder = \"bag\"\n[[mechanisms]]\nname = \"none\"\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := []report.Row{
-		{Set: "s", Mechanism: "none-bag", Scorer: "a", Metric: "accuracy", Value: 0.2},
-		{Set: "s", Mechanism: "none", Scorer: "a", Metric: "accuracy", Value: 0.4},
-	}
-	found := false
-	for _, r := range derivedRows(cfg, rows) {
-		if r.Mechanism == "none-bag" && r.Metric == "relative_accuracy" {
-			found = true
-			if r.Value != 0.5 {
-				t.Errorf("none-bag relative accuracy %v, want 0.2/0.4", r.Value)
-			}
-		}
-	}
-	if !found {
-		t.Error("no relative_accuracy row for none-bag")
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"dptext/internal/fixtures"
 	"dptext/runconfig"
 	"dptext/rundir"
+	"dptext/runreport"
 )
 
 // A deliberately broken mechanism under the baseline's name must make CompareRuns fail and
@@ -30,7 +31,7 @@ func TestCompareFlagsABrokenMechanism(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	moved, text, err := CompareRuns(baseDir, sameDir, 0.01)
+	moved, text, err := runreport.CompareRuns(baseDir, sameDir, 0.01)
 	if err != nil || moved {
 		t.Fatalf("an identical run moved (%v):\n%s", err, text)
 	}
@@ -43,7 +44,7 @@ func TestCompareFlagsABrokenMechanism(t *testing.T) {
 	if err := runFixture(t, broken, brokenDir, 2, context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	moved, text, err = CompareRuns(baseDir, brokenDir, 0.01)
+	moved, text, err = runreport.CompareRuns(baseDir, brokenDir, 0.01)
 	if err != nil || !moved {
 		t.Fatalf("the broken mechanism was not flagged (%v):\n%s", err, text)
 	}

@@ -15,27 +15,8 @@ import (
 	"dptext/rngs"
 	"dptext/runconfig"
 	"dptext/rundir"
+	"dptext/runreport"
 )
-
-// The committed SynTF config runs the classification protocol, and its caption says so: no
-// known texts, snippets or static attackers of the authorship protocol.
-func TestSynTFConfigIsCaptionedWithItsProtocol(t *testing.T) {
-	cfg, err := runconfig.LoadConfig(filepath.Join("..", "configs", "syntf.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes := strings.Join(caption(cfg, runFacts{}, "r").Notes, "\n")
-	for _, want := range []string{"Protocol: classification (SynTF)", "1000-word chunks", "40 % of each suspect's held out", "trains and tests on the privatised documents"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("caption lacks %q:\n%s", want, notes)
-		}
-	}
-	for _, bad := range []string{"known text =", "snippet =", "attackers trained on the original known texts"} {
-		if strings.Contains(notes, bad) {
-			t.Errorf("caption of a classification run says %q:\n%s", bad, notes)
-		}
-	}
-}
 
 // `dptext report RUN_DIR` needs only the run folder: with the corpus and embeddings gone (as
 // on another machine, or from another directory where the config's relative paths resolve
@@ -56,7 +37,7 @@ func TestRereportNeedsOnlyTheRunFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := Rereport(dir); err != nil {
+	if err := runreport.Rereport(dir); err != nil {
 		t.Fatalf("report without the inputs: %v", err)
 	}
 	if after := readFile(t, filepath.Join(dir, "table.md")); after != before {

@@ -29,6 +29,7 @@ import (
 	"dptext/rngs"
 	"dptext/runconfig"
 	"dptext/rundir"
+	"dptext/runreport"
 )
 
 // RunOptions control where and how a config runs.
@@ -337,7 +338,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 			return err
 		}
 	}
-	if err := WriteReport(dir, cfg, runFacts{corpus: in.corpus, wholePool: whole}, out.rows); err != nil {
+	if err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: in.corpus, WholePool: whole}, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.
@@ -674,7 +675,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		return nil, err
 	}
 	out.predictions = pred.Bytes()
-	out.rows = append(out.rows, derivedRows(r.cfg, out.rows)...)
+	out.rows = append(out.rows, runreport.DerivedRows(r.cfg, out.rows)...)
 	return out, nil
 }
 

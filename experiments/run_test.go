@@ -14,6 +14,7 @@ import (
 	"dptext/registry"
 	"dptext/runconfig"
 	"dptext/rundir"
+	"dptext/runreport"
 )
 
 // fixtureConfig is the small experiment of fixtures.Experiment on the generated corpus.
@@ -84,7 +85,7 @@ func TestRunIsDeterministicAcrossJobsAndWritesEverything(t *testing.T) {
 	// Rereport regenerates the same table from results.csv alone.
 	before := readFile(t, filepath.Join(d1, "table.md"))
 	os.Remove(filepath.Join(d1, "table.md"))
-	if err := Rereport(d1); err != nil {
+	if err := runreport.Rereport(d1); err != nil {
 		t.Fatal(err)
 	}
 	if readFile(t, filepath.Join(d1, "table.md")) != before {

@@ -15,6 +15,7 @@ import (
 
 	"dptext/internal/fixtures"
 	"dptext/rundir"
+	"dptext/runreport"
 )
 
 // deadPID returns the id of a process that has exited.
@@ -214,10 +215,10 @@ func TestInterruptedRunLeavesNoOldOutputsAndDeadRunsAreNamed(t *testing.T) {
 	if alive, _ := m2.Liveness(); alive || !strings.HasPrefix(m2.StatusLine(), "dead") {
 		t.Fatalf("a run of a dead process reads %q", m2.StatusLine())
 	}
-	if err := Rereport(dir); err == nil || !strings.Contains(err.Error(), "dead") {
+	if err := runreport.Rereport(dir); err == nil || !strings.Contains(err.Error(), "dead") {
 		t.Fatalf("report of a dead run: %v", err)
 	}
-	if _, _, err := CompareRuns(dir, dir, 0.01); err == nil || !strings.Contains(err.Error(), "dead") {
+	if _, _, err := runreport.CompareRuns(dir, dir, 0.01); err == nil || !strings.Contains(err.Error(), "dead") {
 		t.Fatalf("compare of a dead run: %v", err)
 	}
 	var log bytes.Buffer

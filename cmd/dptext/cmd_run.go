@@ -12,6 +12,7 @@ import (
 	"dptext/experiments"
 	"dptext/runconfig"
 	"dptext/rundir"
+	"dptext/runreport"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -68,7 +69,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "results: %s\n", dir)
 	if *update {
 		dst := filepath.Join("results", "baselines", cfg.Name)
-		if err := experiments.CopyBaseline(dir, dst); err != nil {
+		if err := runreport.CopyBaseline(dir, dst); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "baseline updated: %s (commit it deliberately)\n", dst)

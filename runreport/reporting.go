@@ -1,4 +1,7 @@
-package experiments
+// Package runreport writes and checks the reports of a run from its folder: the derived rows
+// (relative to the baseline, gains), the tables and plots with their captions, `dptext report`
+// (Rereport), the comparison with a baseline run (CompareRuns) and the baseline copy.
+package runreport
 
 import (
 	"fmt"
@@ -13,24 +16,24 @@ import (
 	"dptext/rundir"
 )
 
-// runFacts are what a run learnt from its data that the caption states and results.csv does
+// RunFacts are what a run learnt from its data that the caption states and results.csv does
 // not hold; they are kept in the manifest so that `dptext report` needs nothing else.
-type runFacts struct {
-	// corpus describes the corpus read (nil for a run recorded before the manifest held it:
+type RunFacts struct {
+	// Corpus describes the corpus read (nil for a run recorded before the manifest held it:
 	// the config's [corpus] is named instead).
-	corpus *rundir.CorpusRead
-	// wholePool names the sets whose authors were the same in every draw (Manifest.WholePoolSets).
-	wholePool []string
+	Corpus *rundir.CorpusRead
+	// WholePool names the sets whose authors were the same in every draw (Manifest.WholePoolSets).
+	WholePool []string
 }
 
 // WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
 // its rows, with a caption naming the config, the corpus read and the embeddings.
-func WriteReport(dir string, cfg *runconfig.Config, facts runFacts, rows []report.Row) error {
+func WriteReport(dir string, cfg *runconfig.Config, facts RunFacts, rows []report.Row) error {
 	return report.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
 }
 
-func caption(cfg *runconfig.Config, facts runFacts, runID string) report.Caption {
-	read := facts.corpus
+func caption(cfg *runconfig.Config, facts RunFacts, runID string) report.Caption {
+	read := facts.Corpus
 	corpus := "Corpus: " + cfg.Corpus.Format
 	if f, ok := registry.LookupCorpusFormat(cfg.Corpus.Format); ok {
 		corpus = "Corpus (as the config's [corpus] names it; this run's manifest does not describe the corpus read): " + f.Caption(cfg.Corpus) + "."
@@ -45,7 +48,7 @@ func caption(cfg *runconfig.Config, facts runFacts, runID string) report.Caption
 	if cfg.Embeddings.TopK > 0 {
 		emb += fmt.Sprintf(", top %d words", cfg.Embeddings.TopK)
 	}
-	notes := []string{corpus, "Embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg, facts.wholePool)}
+	notes := []string{corpus, "Embeddings: " + emb + ".", protocolNote(cfg), intervalNote(cfg, facts.WholePool)}
 	var adaptive []string
 	for _, s := range cfg.Scorers {
 		if cfg.Adaptive(s) {
@@ -154,7 +157,7 @@ func Rereport(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteReport(dir, cfg, runFacts{corpus: man.Corpus, wholePool: man.WholePoolSets}, rows)
+	return WriteReport(dir, cfg, RunFacts{Corpus: man.Corpus, WholePool: man.WholePoolSets}, rows)
 }
 
 // CompareRuns runs the regression check of a run against a baseline (both folders holding a

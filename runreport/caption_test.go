@@ -1,4 +1,4 @@
-package experiments
+package runreport
 
 import (
 	"os"
@@ -28,7 +28,7 @@ func TestCaptionFollowsTheConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return strings.Join(caption(cfg, runFacts{corpus: rundir.DescribeCorpus(cfg.Corpus, f, docs, skipped)}, "r").Notes, "\n")
+		return strings.Join(caption(cfg, RunFacts{Corpus: rundir.DescribeCorpus(cfg.Corpus, f, docs, skipped)}, "r").Notes, "\n")
 	}
 	c := text("resample = \"authors\"")
 	for _, want := range []string{`Corpus: JSON Lines corpus "c.jsonl", 1 document by 1 author over 1 topic.`, "the draw of the evaluation authors", "95 % Student t over 4 repeats", "balanced over the 2 topics with the most eligible authors"} {
@@ -71,7 +71,7 @@ func TestCaptionDescribesTheCorpusRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := strings.Join(caption(cfg, runFacts{corpus: rundir.DescribeCorpus(cfg.Corpus, f, docs, skipped)}, "r").Notes, "\n")
+	notes := strings.Join(caption(cfg, RunFacts{Corpus: rundir.DescribeCorpus(cfg.Corpus, f, docs, skipped)}, "r").Notes, "\n")
 	want := `Corpus: PAN collection "pan19-reuse" (language en), 35 documents over 8 topics: 34 by 7 authors and 1 by an unknown writer (open-set); 2 authors merged with another author that shares a byte-identical text; 3 open-set texts byte-identical to a named author's.`
 	if !strings.Contains(notes, want) {
 		t.Errorf("caption lacks %q:\n%s", want, notes)

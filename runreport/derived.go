@@ -1,4 +1,4 @@
-package experiments
+package runreport
 
 import (
 	"dptext/report"
@@ -9,10 +9,10 @@ import (
 // relative_<metric> (SynTF's "relative performance": private / original).
 var relativeMetrics = []string{report.MetricAccuracy, report.MetricMacroF1, report.MetricMacroPrecision, report.MetricMacroRecall}
 
-// derivedRows computes, from a run's rows, each scorer's performance relative to the none
+// DerivedRows computes, from a run's rows, each scorer's performance relative to the none
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
 // cell rows they derive from, in the same order, so they are as deterministic as those.
-func derivedRows(cfg *runconfig.Config, rows []report.Row) []report.Row {
+func DerivedRows(cfg *runconfig.Config, rows []report.Row) []report.Row {
 	noneLabel := "" // the label of the first baseline mechanism (registry.MechanismSpec.Baseline), if any
 	for i, m := range cfg.Mechanisms {
 		if o, err := cfg.MechanismOptions(i); err == nil && o.Baseline() && noneLabel == "" {
