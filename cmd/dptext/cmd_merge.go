@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"dptext/experiments"
 	"dptext/rundir"
+	"dptext/runner"
 )
 
 // parseShardFlags turns --shard (K/N, auto or empty) and --shards into a Shard.
@@ -49,7 +49,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("want one RUN_DIR (the --out of the shards)")
 	}
 	dir := pos[0]
-	if err := experiments.Merge(ctx, dir, experiments.RunOptions{Jobs: 1, Log: stderr}); err != nil {
+	if err := runner.Merge(ctx, dir, runner.RunOptions{Jobs: 1, Log: stderr}); err != nil {
 		return err
 	}
 	if table, err := os.ReadFile(filepath.Join(dir, "table.md")); err == nil {

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"dptext/experiments"
 	"dptext/runconfig"
 	"dptext/rundir"
+	"dptext/runner"
 	"dptext/runreport"
 )
 
@@ -37,7 +37,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	opts := experiments.RunOptions{OutDir: *out, Jobs: *jobs, Force: *force, Log: stderr}
+	opts := runner.RunOptions{OutDir: *out, Jobs: *jobs, Force: *force, Log: stderr}
 	if opts.Shard, err = parseShardFlags(*shard, *shards); err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		opts.Progress = stderr
 	}
-	dir, err := experiments.Run(ctx, cfg, opts)
+	dir, err := runner.Run(ctx, cfg, opts)
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
 			errInterrupted, keptCells(dir, opts.Shard), strings.Join(args, " "))

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"dptext/erae"
-	"dptext/experiments"
 	"dptext/runconfig"
+	"dptext/runner"
 )
 
 // cmdTrain trains a model a mechanism loads from a file: today ER-AE (`train erae`).
@@ -65,7 +65,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	td, err := experiments.LoadTrainingData(ctx, cfg, *dataDir, logf)
+	td, err := runner.LoadTrainingData(ctx, cfg, *dataDir, logf)
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ import (
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
-	"dptext/experiments"
 	"dptext/registry"
 	"dptext/runconfig"
+	"dptext/runner"
 	"dptext/text"
 )
 
@@ -56,7 +56,7 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 		return nil, err
 	}
 	cfg := runconfig.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
-	store, _, err := experiments.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
+	store, _, err := runner.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
 	return store, err
 }
 
@@ -92,7 +92,7 @@ func (m *mechanismFlags) decode() (*registry.MechanismOptions, error) {
 }
 
 // paramFlag collects repeated --param key=value flags as the body of a TOML inline table
-// (see experiments.ParseParams); values are TOML values (strings may be given without quotes,
+// (see configfile.ParseParams); values are TOML values (strings may be given without quotes,
 // they are then taken as written); a key given twice keeps its last value.
 type paramFlag struct {
 	keys   []string

@@ -1,8 +1,8 @@
-// Package experiments runs a validated config (package runconfig): it reads the corpus and the
+// Package runner runs a validated config (package runconfig): it reads the corpus and the
 // vectors, draws the sets (the protocol split), applies every mechanism at every ε, scores the
 // output with every scorer, and writes a run directory — cells, caches, locks, shards, the
 // manifest — and its reports (results.csv, predictions, verdicts, tables).
-package experiments
+package runner
 
 import (
 	"bytes"
