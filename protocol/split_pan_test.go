@@ -17,8 +17,7 @@ import (
 func panConfig(t *testing.T, extra string) *runconfig.Config {
 	t.Helper()
 	dir := t.TempDir()
-	pan := fixtures.PANCollection(t, "..")
-	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANExperiment(pan, fixtures.PANVectors(t, pan, dir))+extra)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "..", dir)+extra)
 	if err != nil {
 		t.Fatal(err)
 	}

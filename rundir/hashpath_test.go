@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 // A dir corpus is hashed through symbolic links, as the reader reads it: editing a file behind
@@ -14,15 +16,15 @@ import (
 // before links were followed keep their fingerprints.
 func TestHashPathFollowsLinks(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	writeText(t, filepath.Join(root, "econ", "ann", "a.txt"), "alpha text")
-	writeText(t, filepath.Join(root, "econ", "bob", "b.txt"), "beta text")
+	fixtures.WriteText(t, filepath.Join(root, "econ", "ann", "a.txt"), "alpha text")
+	fixtures.WriteText(t, filepath.Join(root, "econ", "bob", "b.txt"), "beta text")
 	want := sha256.Sum256([]byte("econ/ann/a.txt\x00alpha text" + "econ/bob/b.txt\x00beta text"))
 	sum, n, err := HashPath(root)
 	if err != nil || sum != hex.EncodeToString(want[:]) || n != 19 {
 		t.Fatalf("plain tree: %s %d %v, want %x 19", sum, n, err, want)
 	}
-	writeText(t, filepath.Join(outside, "cyd", "c.txt"), "gamma text")
-	writeText(t, filepath.Join(outside, "d.txt"), "delta text")
+	fixtures.WriteText(t, filepath.Join(outside, "cyd", "c.txt"), "gamma text")
+	fixtures.WriteText(t, filepath.Join(outside, "d.txt"), "delta text")
 	if err := os.Symlink(filepath.Join(outside, "cyd"), filepath.Join(root, "econ", "cyd")); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestHashPathFollowsLinks(t *testing.T) {
 	}
 	for _, f := range []string{filepath.Join(outside, "cyd", "c.txt"), filepath.Join(outside, "d.txt")} {
 		before, _, _ := HashPath(root)
-		writeText(t, f, "edited behind the link")
+		fixtures.WriteText(t, f, "edited behind the link")
 		after, _, err := HashPath(root)
 		if err != nil || after == before {
 			t.Fatalf("editing %s behind a link left the hash %s (%v)", f, after, err)
@@ -49,15 +51,5 @@ func TestHashPathFollowsLinks(t *testing.T) {
 	}
 	if linked == sum {
 		t.Fatal("the linked files did not enter the hash")
-	}
-}
-
-func writeText(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

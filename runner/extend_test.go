@@ -150,7 +150,7 @@ func TestAddingOneComponentOfEachKind(t *testing.T) {
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", d.Author, d.Topic, d.Text)
 	}
 	dir := t.TempDir()
-	writeText(t, filepath.Join(dir, "corpus.tsv"), b.String())
+	fixtures.WriteText(t, filepath.Join(dir, "corpus.tsv"), b.String())
 	src := fmt.Sprintf(`name = "extend"
 [corpus]
 format = "tsv"

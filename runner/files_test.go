@@ -2,9 +2,9 @@ package runner
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"dptext/internal/fixtures"
 )
 
 func writeJSON(t *testing.T, path string, v any) {
@@ -13,15 +13,5 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeText(t, path, string(data))
-}
-
-func writeText(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixtures.WriteText(t, path, string(data))
 }

@@ -33,16 +33,16 @@ func TestSameExperimentOnOtherLayouts(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			t.Fatal(err)
 		}
-		writeText(t, filepath.Join(dirRoot, d["topic"], d["author"], d["id"]+".txt"), d["text"])
+		fixtures.WriteText(t, filepath.Join(dirRoot, d["topic"], d["author"], d["id"]+".txt"), d["text"])
 		// PAN: the topic is the problem, the author a candidate; the texts are known texts.
 		prob := "problem-" + d["topic"]
-		writeText(t, filepath.Join(panRoot, prob, d["author"], "known-"+d["id"]+".txt"), d["text"])
+		fixtures.WriteText(t, filepath.Join(panRoot, prob, d["author"], "known-"+d["id"]+".txt"), d["text"])
 		if !strings.HasSuffix(d["id"], "-0") {
 			continue
 		}
 		problems[prob] = append(problems[prob], map[string]string{"author-name": d["author"]})
 		u := "unknown-" + d["id"] + ".txt"
-		writeText(t, filepath.Join(panRoot, prob, "unknown", u), d["text"][:200])
+		fixtures.WriteText(t, filepath.Join(panRoot, prob, "unknown", u), d["text"][:200])
 		truth[prob] = append(truth[prob], map[string]string{"unknown-text": u, "true-author": d["author"]})
 	}
 	var coll []map[string]string

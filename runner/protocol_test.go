@@ -179,7 +179,7 @@ attack = "char-ngram-svm"
 		b.Write(append(out, '\n'))
 	}
 	multiCorpus := filepath.Join(t.TempDir(), "multi.jsonl")
-	writeText(t, multiCorpus, b.String())
+	fixtures.WriteText(t, multiCorpus, b.String())
 	cfg, err = runconfig.ParseConfig(filepath.Join(t.TempDir(), "multi2.toml"), strings.Replace(multi, corpusPath, multiCorpus, 1))
 	if err != nil {
 		t.Fatal(err)
