@@ -425,6 +425,42 @@ func (c *Config) validate() error {
 	if err := c.checkCounts(); err != nil {
 		return err
 	}
+	if err := c.validateData(); err != nil {
+		return err
+	}
+	if err := c.validateProtocol(); err != nil {
+		return err
+	}
+	if err := c.validateSets(); err != nil {
+		return err
+	}
+	if len(c.Mechanisms) == 0 {
+		return &configfile.Error{File: c.Path, Key: "mechanisms", Msg: "missing: add at least one [[mechanisms]] table (e.g. name = \"none\")"}
+	}
+	if len(c.Scorers) == 0 {
+		return &configfile.Error{File: c.Path, Key: "scorers", Msg: "missing: add at least one [[scorers]] table (e.g. name = \"sr-nn\")"}
+	}
+	if err := c.validateMechanisms(); err != nil {
+		return err
+	}
+	if err := c.validateScorers(); err != nil {
+		return err
+	}
+	if err := c.validateGains(); err != nil {
+		return err
+	}
+	if err := c.validateAudit(); err != nil {
+		return err
+	}
+	if err := c.validateVerdict(); err != nil {
+		return err
+	}
+	return c.validateReport()
+}
+
+// validateData checks the [corpus] and [embeddings] tables (and that their files exist,
+// unless the config is a saved one).
+func (c *Config) validateData() error {
 	format, ok := registry.LookupCorpusFormat(c.Corpus.Format)
 	switch {
 	case !ok:
@@ -460,6 +496,11 @@ func (c *Config) validate() error {
 	if c.Embeddings.TopK < 0 {
 		return c.ErrAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)
 	}
+	return nil
+}
+
+// validateProtocol checks the [protocol] table.
+func (c *Config) validateProtocol() error {
 	p := c.Protocol
 	switch {
 	case p.Kind != ProtocolAuthorship && p.Kind != ProtocolClassification && p.Kind != ProtocolPAN:
@@ -493,9 +534,12 @@ func (c *Config) validate() error {
 	case !(p.ValidationShare >= 0 && p.ValidationShare < 1):
 		return c.ErrAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
 	}
-	if err := c.validateTopicsResample(); err != nil {
-		return err
-	}
+	return c.validateTopicsResample()
+}
+
+// validateSets checks the [[sets]] tables against the protocol.
+func (c *Config) validateSets() error {
+	p := c.Protocol
 	if len(c.Sets) == 0 {
 		return &configfile.Error{File: c.Path, Key: "sets", Msg: "missing: add at least one [[sets]] table with name and authors"}
 	}
@@ -530,28 +574,7 @@ func (c *Config) validate() error {
 			return c.ErrAt(path, "authors", "%v", err)
 		}
 	}
-	if len(c.Mechanisms) == 0 {
-		return &configfile.Error{File: c.Path, Key: "mechanisms", Msg: "missing: add at least one [[mechanisms]] table (e.g. name = \"none\")"}
-	}
-	if len(c.Scorers) == 0 {
-		return &configfile.Error{File: c.Path, Key: "scorers", Msg: "missing: add at least one [[scorers]] table (e.g. name = \"sr-nn\")"}
-	}
-	if err := c.validateMechanisms(); err != nil {
-		return err
-	}
-	if err := c.validateScorers(); err != nil {
-		return err
-	}
-	if err := c.validateGains(); err != nil {
-		return err
-	}
-	if err := c.validateAudit(); err != nil {
-		return err
-	}
-	if err := c.validateVerdict(); err != nil {
-		return err
-	}
-	return c.validateReport()
+	return nil
 }
 
 // Topics is [protocol] topics: a number (Count, the topics with the most eligible authors)
