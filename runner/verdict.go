@@ -59,6 +59,54 @@ func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.R
 // at the attack levels, then at the claimed and audited ε levels of each unit.
 func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]*report.VerdictResult, error) {
 	v := r.cfg.Verdict
+	points, cluster, authors, err := r.curvePoints(si, items)
+	if err != nil {
+		return nil, err
+	}
+	chance := 1 / float64(len(r.sets[si].Authors))
+	spec := report.VerdictSpec{Attack: v.Attack, Utilities: v.Utilities, Baseline: *v.Baseline,
+		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+	for _, x := range v.AboveChance {
+		spec.Levels = append(spec.Levels, chance+x)
+		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
+	}
+	name := r.sets[si].Name
+	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(uint64(r.cfg.Seed), "verdict/set="+name))
+	if err != nil {
+		return nil, err
+	}
+	out := []*report.VerdictResult{res}
+	for _, axis := range []struct {
+		name   string
+		levels map[string][]float64
+	}{{"claimed", v.ClaimedEps}, {"audited", v.AuditedEps}} {
+		if len(axis.levels) == 0 {
+			continue
+		}
+		units, err := r.mechanismUnits(si, items)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := r.unitVerdicts(si, axis.name, axis.levels, units, points, cluster, len(authors), results)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	if !v.Halves {
+		return out, nil
+	}
+	if err := r.checkHalves(name, res, spec, cluster, authors, points); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// curvePoints gathers the item scores of set si into one curve point per mechanism and ε
+// (every wanted scorer's score of every item, items in repeat and position order), with each
+// item's cluster (its author's index among the sorted authors).
+func (r *runner) curvePoints(si int, items []itemScore) (points []report.CurvePoint, cluster []int, authors []string, err error) {
+	v := r.cfg.Verdict
 	type itemKey struct{ rep, item int }
 	type pointKey struct {
 		mech int
@@ -96,7 +144,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		case it.pred.Value != "":
 			f, err := strconv.ParseFloat(it.pred.Value, 64)
 			if err != nil {
-				return nil, fmt.Errorf("cell %s: scorer %s item %d: value %q: %v", it.cell.path(r.cfg, r.sets), it.pred.Scorer, it.pred.Item, it.pred.Value, err)
+				return nil, nil, nil, fmt.Errorf("cell %s: scorer %s item %d: value %q: %v", it.cell.path(r.cfg, r.sets), it.pred.Scorer, it.pred.Item, it.pred.Value, err)
 			}
 			x = f
 		case it.pred.Truth == it.pred.Prediction:
@@ -110,7 +158,6 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		}
 		return keys[i].item < keys[j].item
 	})
-	var authors []string
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if a := authorOf[k]; !seen[a] {
@@ -123,11 +170,10 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 	for i, a := range authors {
 		ai[a] = i
 	}
-	cluster := make([]int, len(keys))
+	cluster = make([]int, len(keys))
 	for i, k := range keys {
 		cluster[i] = ai[authorOf[k]]
 	}
-	var points []report.CurvePoint
 	for _, pk := range order {
 		p := report.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
 		for name := range wanted {
@@ -135,7 +181,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 			for i, k := range keys {
 				x, ok := scores[pk][name][k]
 				if !ok {
-					return nil, fmt.Errorf("mechanism %s ε %s: scorer %s has no score for item %d of repeat %d: the items are not paired", p.Mechanism, pk.eps, name, k.item, k.rep)
+					return nil, nil, nil, fmt.Errorf("mechanism %s ε %s: scorer %s has no score for item %d of repeat %d: the items are not paired", p.Mechanism, pk.eps, name, k.item, k.rep)
 				}
 				xs[i] = x
 			}
@@ -143,44 +189,17 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		}
 		points = append(points, p)
 	}
-	chance := 1 / float64(len(r.sets[si].Authors))
-	spec := report.VerdictSpec{Attack: v.Attack, Utilities: v.Utilities, Baseline: *v.Baseline,
-		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
-	for _, x := range v.AboveChance {
-		spec.Levels = append(spec.Levels, chance+x)
-		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
-	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
+		return nil, nil, nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
 	}
-	name := r.sets[si].Name
-	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(uint64(r.cfg.Seed), "verdict/set="+name))
-	if err != nil {
-		return nil, err
-	}
-	out := []*report.VerdictResult{res}
-	for _, axis := range []struct {
-		name   string
-		levels map[string][]float64
-	}{{"claimed", v.ClaimedEps}, {"audited", v.AuditedEps}} {
-		if len(axis.levels) == 0 {
-			continue
-		}
-		units, err := r.mechanismUnits(si, items)
-		if err != nil {
-			return nil, err
-		}
-		rs, err := r.unitVerdicts(si, axis.name, axis.levels, units, points, cluster, len(authors), results)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rs...)
-	}
-	if !v.Halves {
-		return out, nil
-	}
+	return points, cluster, authors, nil
+}
+
+// checkHalves reruns the comparisons of res (set name) on two disjoint halves of the authors, drawn from
+// the seed, and records whether each half agrees (VerdictResult.CheckHalves).
+func (r *runner) checkHalves(name string, res *report.VerdictResult, spec report.VerdictSpec, cluster []int, authors []string, points []report.CurvePoint) error {
 	if len(authors) < 4 {
-		return nil, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
+		return fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
 	}
 	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
 	var halves [2]*report.VerdictResult
@@ -208,12 +227,13 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 				hp[j].Scores[s] = ys
 			}
 		}
+		var err error
 		if halves[h], err = report.MatchedVerdicts(spec, subCluster, len(in), hp, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	res.CheckHalves(halves[0], halves[1])
-	return out, nil
+	return nil
 }
 
 // guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",
