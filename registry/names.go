@@ -3,7 +3,6 @@ package registry
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	"dptext/configfile"
 	"dptext/learn"
+	"dptext/report"
 	"dptext/resources"
 )
 
@@ -22,19 +22,19 @@ func ScorerNames() []string { return slices.Sorted(maps.Keys(Scorers)) }
 
 // DecodeMechanism decodes params (the body of a TOML inline table, as ParseParams reads it,
 // "command line" in errors) into the options of the registered mechanism name, and checks ε
-// (ignored, and may be NaN, for mechanisms without ε). The options say what they need (Needs)
-// and build the mechanism (Build).
-func DecodeMechanism(name string, eps float64, params string) (*MechanismOptions, error) {
+// (ignored, and may be absent, for mechanisms without ε). The options say what they need
+// (Needs) and build the mechanism (Build).
+func DecodeMechanism(name string, eps report.Epsilon, params string) (*MechanismOptions, error) {
 	entry, ok := Mechanisms[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown mechanism %q; valid: %s", name, strings.Join(MechanismNames(), ", "))
 	}
 	if entry.UsesEpsilon {
-		if err := entry.Epsilons.Check(eps); err != nil {
-			if math.IsNaN(eps) {
+		if err := entry.Epsilons.Check(eps.Value()); err != nil {
+			if !eps.Set() {
 				return nil, fmt.Errorf("mechanism %q needs --epsilon: %v", name, err)
 			}
-			return nil, fmt.Errorf("--epsilon %g for mechanism %q: %v", eps, name, err)
+			return nil, fmt.Errorf("--epsilon %s for mechanism %q: %v", eps, name, err)
 		}
 	}
 	p, err := configfile.ParseParams("command line", name, params)

@@ -7,6 +7,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"dptext/registry"
+	"dptext/report"
 )
 
 const validConfig = `name = "t"
@@ -142,7 +143,7 @@ func TestParamsStrictnessIsPerComponent(t *testing.T) {
 // Command-line params are the body of a TOML inline table: values are typed as in a config,
 // dotted keys reach nested tables, and bad text or an unknown key names what is valid.
 func TestParseParamsFromTheCommandLine(t *testing.T) {
-	o, err := registry.DecodeMechanism("expmech", 5, `rating = "context", language_model.order = 2`)
+	o, err := registry.DecodeMechanism("expmech", report.EpsilonOf(5), `rating = "context", language_model.order = 2`)
 	if err != nil || !o.Needs().LanguageModel {
 		t.Fatalf("got %v, %v; want a context rating with a language model", o, err)
 	}
@@ -154,7 +155,7 @@ func TestParseParamsFromTheCommandLine(t *testing.T) {
 		`candidates = 9999999999999`: `command line: params.candidates: 9999999999999: at most`,
 		`rating = "a", rating = "b"`: `command line: params: `,
 	} {
-		if _, err := registry.DecodeMechanism("expmech", 5, body); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if _, err := registry.DecodeMechanism("expmech", report.EpsilonOf(5), body); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q…", body, err, want)
 		}
 	}

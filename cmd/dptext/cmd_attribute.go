@@ -61,7 +61,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
 		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
 	if mo != nil {
-		if opts.Mechanism, err = mo.Build(&env, mech.epsilon); err != nil {
+		if opts.Mechanism, err = mo.Build(&env, mech.epsilon.Value()); err != nil {
 			return err
 		}
 	}

@@ -68,7 +68,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	m, err := mo.Build(env, mech.epsilon)
+	m, err := mo.Build(env, mech.epsilon.Value())
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	rep.Write(stdout, mech.name, mech.epsilon, target.Store.Len(), time.Since(start))
+	rep.Write(stdout, mech.name, mech.epsilon.Value(), target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
 		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}

@@ -75,7 +75,7 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	m, err := mo.Build(env, mech.epsilon)
+	m, err := mo.Build(env, mech.epsilon.Value())
 	if err != nil {
 		return err
 	}

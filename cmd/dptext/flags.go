@@ -15,6 +15,7 @@ import (
 	"dptext/datasets"
 	"dptext/embeddings"
 	"dptext/registry"
+	"dptext/report"
 	"dptext/runconfig"
 	"dptext/runner"
 	"dptext/text"
@@ -64,7 +65,7 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 // and its repeatable parameter flag, key=value as in a config's params table.
 type mechanismFlags struct {
 	name    string
-	epsilon float64
+	epsilon report.Epsilon
 	params  *paramFlag
 	// inline is more parameters as the body of a TOML inline table (dptext audit's --params);
 	// a key set both here and by a parameter flag is an error.
@@ -77,7 +78,7 @@ type mechanismFlags struct {
 func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string) *mechanismFlags {
 	m := &mechanismFlags{params: newParamFlag()}
 	fs.StringVar(&m.name, "mechanism", defaultName, nameHelp)
-	fs.Float64Var(&m.epsilon, "epsilon", math.NaN(), "ε of the mechanism")
+	fs.Var(epsilonFlag{&m.epsilon}, "epsilon", "ε of the mechanism, a `FLOAT`")
 	fs.Var(m.params, paramName, "mechanism parameter `key=value` (repeatable), as in a config's params table")
 	return m
 }
@@ -89,6 +90,25 @@ func (m *mechanismFlags) decode() (*registry.MechanismOptions, error) {
 		body += ", "
 	}
 	return registry.DecodeMechanism(m.name, m.epsilon, body+m.inline)
+}
+
+// epsilonFlag reads --epsilon into a report.Epsilon (absent unless given).
+type epsilonFlag struct{ e *report.Epsilon }
+
+func (f epsilonFlag) String() string {
+	if f.e == nil {
+		return ""
+	}
+	return f.e.String()
+}
+
+func (f epsilonFlag) Set(s string) error {
+	e, err := report.ParseEpsilon(s)
+	if err == nil && !e.Set() {
+		err = fmt.Errorf("empty: want a number")
+	}
+	*f.e = e
+	return err
 }
 
 // paramFlag collects repeated --param key=value flags as the body of a TOML inline table
