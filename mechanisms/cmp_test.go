@@ -12,6 +12,7 @@ import (
 	"dptext/rngs"
 
 	"dptext/internal/fixtures"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 )
 
 // Ratings of the token-sampling exponential mechanism (ExpMechOptions.Rating).
@@ -163,7 +164,7 @@ func NewExpMech(store *embeddings.Store, epsilon float64, opts ExpMechOptions) (
 	}
 	m := &ExpMech{store: store, epsilon: epsilon, opts: opts, cache: newRowCache(opts.CacheRows)}
 	if opts.Rating != ExpMechRatingRandom {
-		m.unit = unitRows(store)
+		m.unit = linalg.UnitRows(store.Matrix(), store.Dim())
 	}
 	return m, nil
 }

@@ -1,6 +1,9 @@
 package mechanisms
 
-import "math"
+import (
+	"dptext/linalg"
+	"math"
+)
 
 // blockSize is how many positions of a document get their rating rows in one matrix product.
 const blockSize = 64
@@ -60,7 +63,7 @@ func (m *ExpMech) cosines(ids []int) []float32 {
 		copy(query[q*dim:], m.unit[id*dim:(id+1)*dim])
 	}
 	cos := make([]float32, len(ids)*n)
-	mulABt(cos, query, len(ids), m.unit, n, dim)
+	linalg.MulABt(cos, query, len(ids), m.unit, n, dim)
 	return cos
 }
 

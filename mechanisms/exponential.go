@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"dptext/linalg"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -50,7 +51,7 @@ func ExponentialLogProbabilities(ratings []float64, scale float64) []float64 {
 func ExponentialCumulative(ratings []float64, scale float64) []float64 {
 	cum := make([]float64, len(ratings))
 	total := exponentialWeights(cum, ratings, scale)
-	divide(cum, total)
+	linalg.Divide(cum, total)
 	cum[len(cum)-1] = 1
 	return cum
 }
@@ -65,7 +66,7 @@ func exponentialWeights(cum, ratings []float64, scale float64) (total float64) {
 		}
 	}
 	cum = cum[:len(ratings)]
-	expShifted(cum, ratings, maxU, scale)
+	linalg.ExpShifted(cum, ratings, maxU, scale)
 	for i, w := range cum {
 		total += w
 		cum[i] = total

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 )
 
 // distanceEM is the exponential mechanism over word vectors shared by SanText, SanText+ and TEM:
@@ -62,7 +63,7 @@ func (e *distanceEM) ratings(x int) []float64 {
 // ratingsBatch returns ratings(x) for every x of xs. Four input rows share each pass over the
 // output rows: the four sums are independent dependency chains (the single-row loop is bound by
 // the latency of its one chain of additions) and each vocabulary vector is loaded once for the
-// four; with AVX2, an assembly kernel (sqDist4x4) takes the four inputs in one register and four
+// four; with AVX2, an assembly kernel (linalg.SqDist4x4) takes the four inputs in one register and four
 // output rows at a time. Every sum is the same float64 expression in the same order as in
 // euclidean, so the ratings are bit-identical to ratings(x).
 func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
@@ -82,7 +83,7 @@ func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
 		var sums [16]float64
 		for ; j+4 <= len(r0); j += 4 {
 			ys := [4][]float32{e.store.Vector(e.row(j)), e.store.Vector(e.row(j + 1)), e.store.Vector(e.row(j + 2)), e.store.Vector(e.row(j + 3))}
-			if !sqDist4x4(&sums, q, &ys) {
+			if !linalg.SqDist4x4(&sums, q, &ys) {
 				break
 			}
 			for r := range 4 {

@@ -11,6 +11,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/fixtures"
+	"dptext/linalg"
 )
 
 // samplingStore is a 40-word, 4-dimensional store with unit-scale normal vectors.
@@ -254,10 +255,9 @@ func TestRatingsBatchIsBitIdentical(t *testing.T) {
 	} {
 		xs := []int{7, 0, 299, 7, 150, 33, 12, 5, 81, 44, 3}
 		got := e.ratingsBatch(xs)
-		saved := useSqDistAVX2
-		useSqDistAVX2 = false
+		saved := linalg.SetAssembly(false)
 		goOnly := e.ratingsBatch(xs)
-		useSqDistAVX2 = saved
+		linalg.SetAssembly(saved)
 		for k, x := range xs {
 			want := e.ratings(x)
 			for j := range want {

@@ -110,7 +110,7 @@ func ComputeEll(store *embeddings.Store, epsilon float64, opts SynTFOptions, wor
 // ComputeEllGrid computes ℓ for every ε of epsilons in one pass over the ratings (which do not
 // depend on ε). Since ln P(w|v) = ε·ρ(v,w)/(2Δ) − ln Z_v, ℓ needs every row normaliser Z_v:
 // the vocabulary is processed in blocks of EllBlock source words, each block's ratings against
-// all words computed by one matrix product (mulABt) plus bigram overlaps, its normalisers
+// all words computed by one matrix product (linalg.MulABt) plus bigram overlaps, its normalisers
 // by a log-sum-exp per row, and per target word w the running maximum and minimum over v of
 // ln P(w|v). Only workers × EllBlock × |V| ratings exist at once; workers ≤ 0 means GOMAXPROCS.
 // Maxima and minima are exact, so the result does not depend on the number of workers. With

@@ -1,6 +1,9 @@
 package mechanisms
 
-import "dptext/embeddings"
+import (
+	"dptext/embeddings"
+	"dptext/linalg"
+)
 
 // Rating clip settings (SynTFOptions.Clip), which fix the interval of width Δ the rating
 // ρ(v, w) = cos(Vec v, Vec w) − s·B(v, w) lies in. Cosines are clamped to [−1, 1] (float32
@@ -44,7 +47,7 @@ type synTFRater struct {
 func newSynTFRater(store *embeddings.Store, s float64, clip string) *synTFRater {
 	n, dim := store.Len(), store.Dim()
 	r := &synTFRater{size: n, dim: dim, bigramS: float32(s), clipUnit: clip == SynTFClipUnit}
-	r.unit = unitRows(store)
+	r.unit = linalg.UnitRows(store.Matrix(), store.Dim())
 	type feature struct {
 		bigram     string
 		occurrence int
@@ -104,7 +107,7 @@ func (r *synTFRater) rows(dst []float32, src []int, sc *synTFScratch) {
 	for i, v := range src {
 		copy(q[i*dim:(i+1)*dim], r.unit[v*dim:(v+1)*dim])
 	}
-	mulABt(dst[:b*r.size], q, b, r.unit, r.size, dim)
+	linalg.MulABt(dst[:b*r.size], q, b, r.unit, r.size, dim)
 	lo, hi := r.bounds()
 	lo32, hi32 := float32(lo), float32(hi)
 	for i, v := range src {

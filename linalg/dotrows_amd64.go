@@ -1,4 +1,4 @@
-package mechanisms
+package linalg
 
 import (
 	"runtime"
@@ -7,7 +7,7 @@ import (
 )
 
 // useDotAVX2 selects the assembly dot-product kernel, under the condition on which vek32.Dot
-// uses its AVX2 code (whose arithmetic the kernel reproduces); tests switch it off to compare.
+// uses its AVX2 code (whose arithmetic the kernel reproduces).
 var useDotAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && runtime.GOOS != "darwin"
 
 //go:noescape
@@ -18,7 +18,7 @@ func dotRowsAVX2(dst, a, b *float32, n, k int)
 func dotRows(dst, a, b []float32) {
 	k := len(a)
 	_ = b[len(dst)*k-1]
-	if !useDotAVX2 {
+	if !assembly || !useDotAVX2 {
 		dotRowsGo(dst, a, b)
 		return
 	}

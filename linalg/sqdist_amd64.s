@@ -5,7 +5,7 @@
 // For the four float32 rows y_r (k values each) and four float64 queries interleaved by
 // dimension in q (q[4t+c] is dimension t of query c), sets dst[4r+c] = Σ_t (q[4t+c] − y_r[t])²,
 // summed in order t = 0…k−1 from 0 with one rounding per subtraction, product and addition:
-// the arithmetic of the scalar loop of ratingsBatch, lane by lane, so bit-identical to it. The
+// the arithmetic of the scalar float64 loop, lane by lane, so bit-identical to it. The
 // four rows keep four independent chains of additions in flight. Requires AVX2, k ≥ 1.
 TEXT ·sqDist4x4AVX2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI

@@ -1,4 +1,4 @@
-package mechanisms
+package linalg
 
 import (
 	"math"
@@ -6,12 +6,12 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// useExpAVX2 selects the assembly kernels of exponential_amd64.s. On a CPU with AVX and FMA,
+// useExpAVX2 selects the assembly kernels of exp_amd64.s. On a CPU with AVX and FMA,
 // math.Exp takes the fused branch the exponential kernel reproduces.
 var useExpAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // expKernelConstants are the constants of math.Exp's amd64 assembly (exp_amd64.s), each
-// repeated in the four lanes of a register, at the byte offsets exponential_amd64.s uses.
+// repeated in the four lanes of a register, at the byte offsets exp_amd64.s uses.
 type expKernelConstants struct {
 	log2e, ln2Upper, ln2Lower, sixteenth [4]float64    // 0, 32, 64, 96
 	taylor                               [8][4]float64 // 128 … 352: 1/8! … 1/2!, 1
@@ -51,12 +51,12 @@ var expConstants = func() *expKernelConstants {
 //go:noescape
 func expShiftedAVX2(dst, src *float64, n int, shift, scale float64, k *expKernelConstants) (done int)
 
-// expShifted sets dst[i] = math.Exp(scale*(src[i]-shift)) for every i (len(dst) ≥ len(src)),
+// ExpShifted sets dst[i] = math.Exp(scale*(src[i]-shift)) for every i (len(dst) ≥ len(src)),
 // bit for bit, four at a time where the CPU allows.
-func expShifted(dst, src []float64, shift, scale float64) {
+func ExpShifted(dst, src []float64, shift, scale float64) {
 	dst = dst[:len(src)]
 	for i := 0; i < len(src); {
-		if useExpAVX2 && len(src)-i >= 4 {
+		if assembly && useExpAVX2 && len(src)-i >= 4 {
 			i += expShiftedAVX2(&dst[i], &src[i], len(src)-i, shift, scale, expConstants)
 		}
 		// One group the kernel left (special arguments) or the tail.
@@ -69,10 +69,10 @@ func expShifted(dst, src []float64, shift, scale float64) {
 //go:noescape
 func divideAVX2(x *float64, n int, d float64) (done int)
 
-// divide sets x[i] /= d for every i, four at a time where the CPU allows.
-func divide(x []float64, d float64) {
+// Divide sets x[i] /= d for every i, four at a time where the CPU allows.
+func Divide(x []float64, d float64) {
 	i := 0
-	if useExpAVX2 && len(x) >= 4 {
+	if assembly && useExpAVX2 && len(x) >= 4 {
 		i = divideAVX2(&x[0], len(x), d)
 	}
 	for ; i < len(x); i++ {

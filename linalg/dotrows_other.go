@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package mechanisms
+package linalg
 
 // dotRows sets dst[j] = vek32.Dot(a, b_j) for the len(dst) rows b_j of b (row-major, len(a)
 // columns, len(a) ≥ 1).
