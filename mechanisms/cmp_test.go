@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 	"dptext/rngs"
 
 	"dptext/internal/fixtures"
@@ -218,7 +219,7 @@ func TestDecodeMechanismsGuaranteesAndValidation(t *testing.T) {
 	if g := c.Guarantee(x); g.Metric != MetricPositional || g.Epsilon != 4 {
 		t.Errorf("cmp guarantee %+v", g)
 	}
-	if d, want := c.PairDistance(x, y), euclidean(store.Vector(1), store.Vector(3)); math.Abs(d-want) > 1e-12 {
+	if d, want := c.PairDistance(x, y), linalg.Euclidean(store.Vector(1), store.Vector(3)); math.Abs(d-want) > 1e-12 {
 		t.Errorf("cmp pair distance %g, want %g", d, want)
 	}
 	mh, err := NewMahalanobis(store, 2, DefaultMahalanobisOptions())
@@ -228,7 +229,7 @@ func TestDecodeMechanismsGuaranteesAndValidation(t *testing.T) {
 	if g := mh.Guarantee(x); g.Metric != MetricMahalanobis {
 		t.Errorf("mahalanobis guarantee %+v", g)
 	}
-	if d, want := mh.PairDistance(x, y), mh.shape.distance(store.Vector(1), store.Vector(3)); d != want || d == euclidean(store.Vector(1), store.Vector(3)) {
+	if d, want := mh.PairDistance(x, y), mh.shape.distance(store.Vector(1), store.Vector(3)); d != want || d == linalg.Euclidean(store.Vector(1), store.Vector(3)) {
 		t.Errorf("mahalanobis pair distance %g, want the Mahalanobis norm %g", d, want)
 	}
 	v, err := NewVickrey(store, 2, VickreyOptions{OOV: OOVKeep, Noise: VickreyNoiseMahalanobis, Lambda: 0.5, T: 0.5})

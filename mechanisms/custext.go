@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 	"dptext/text"
 )
 
@@ -83,7 +84,7 @@ func CusTextSets(store *embeddings.Store, k int) [][]int {
 		v := store.Vector(x)
 		for r := range n {
 			if !assigned[r] {
-				cands = append(cands, cand{r, euclidean(v, store.Vector(r))})
+				cands = append(cands, cand{r, linalg.Euclidean(v, store.Vector(r))})
 			}
 		}
 		sort.Slice(cands, func(i, j int) bool {
@@ -152,7 +153,7 @@ func (m *CusText) utilities(x int) []float64 {
 	u := make([]float64, len(set))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for j, y := range set {
-		u[j] = euclidean(m.store.Vector(x), m.store.Vector(y))
+		u[j] = linalg.Euclidean(m.store.Vector(x), m.store.Vector(y))
 		lo, hi = math.Min(lo, u[j]), math.Max(hi, u[j])
 	}
 	for j := range u {

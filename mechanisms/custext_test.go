@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/linalg"
 )
 
 func TestCusTextSetsPartitionByNearestUnassigned(t *testing.T) {
@@ -27,13 +28,13 @@ func TestCusTextSetsPartitionByNearestUnassigned(t *testing.T) {
 		t.Fatalf("%d rows covered, want %d", len(seen), store.Len())
 	}
 	// The first set is row 0 and its 5 nearest rows.
-	d0 := euclidean(store.Vector(0), store.Vector(sets[0][5]))
+	d0 := linalg.Euclidean(store.Vector(0), store.Vector(sets[0][5]))
 	for r := range store.Len() {
 		in := false
 		for _, x := range sets[0] {
 			in = in || x == r
 		}
-		if !in && euclidean(store.Vector(0), store.Vector(r)) < d0 {
+		if !in && linalg.Euclidean(store.Vector(0), store.Vector(r)) < d0 {
 			t.Fatalf("row %d is nearer to row 0 than the set's farthest word but not in the set", r)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 )
 
 // EMD out-of-vocabulary policies (option oov).
@@ -150,16 +151,21 @@ func (m *EMD) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
 	return out, nil
 }
 
-// noisyVector writes z = x + r·u into dst, r ~ Gamma(n, 1/ε) and u uniform on the sphere
+// LaplaceNoisyVector writes z = x + r·u into dst, r ~ Gamma(n, 1/ε) and u uniform on the sphere
 // (direction is scratch of len(x)), and checks that z can be decoded (checkNoisy).
-func noisyVector(rng *rand.Rand, epsilon float64, x []float32, direction, dst []float64) error {
-	radius := laplaceRadius(rng, len(x), epsilon)
-	sphereDirection(rng, direction)
+func LaplaceNoisyVector(rng *rand.Rand, epsilon float64, x []float32, direction, dst []float64) error {
+	radius := LaplaceRadius(rng, len(x), epsilon)
+	SphereDirection(rng, direction)
 	for t, v := range x {
 		dst[t] = float64(v) + radius*direction[t]
 	}
 	return checkNoisy(dst)
 }
+
+// Decode sets rows[i] to the vocabulary row the mechanism releases for the i-th noisy vector
+// of queries (row-major, len(rows) × Dim() values): the exact nearest word, as TryApply decodes.
+// Calibration (package calibrate) decodes its own draws with it.
+func (m *EMD) Decode(queries []float64, rows []int) { m.decoder.Decode(queries, rows) }
 
 // Guarantee is, under order "bag", εN·E_d-privacy for a document of N words (metric "EMD"):
 // the probability of any output changes by at most a factor exp(εN·E_d(doc, doc′)) =
@@ -211,7 +217,7 @@ func (m *EMD) Diagnose(original, private []string) map[string]float64 {
 					unchanged++
 				}
 				if out, ok := m.store.Lookup(private[j]); ok {
-					cosSum += cosine(m.store.Vector(row), m.store.Vector(out))
+					cosSum += linalg.Cosine(m.store.Vector(row), m.store.Vector(out))
 				}
 			}
 			j++

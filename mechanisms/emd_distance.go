@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 	"dptext/transport"
 )
 
@@ -42,7 +43,7 @@ func BagDistance(store *embeddings.Store, a, b []string) (float64, error) {
 	for i, ra := range rowsA {
 		va := store.Vector(ra)
 		for j, rb := range rowsB {
-			cost[i*m+j] = euclidean(va, store.Vector(rb))
+			cost[i*m+j] = linalg.Euclidean(va, store.Vector(rb))
 		}
 	}
 	total, _ := transport.Match(cost, m)
@@ -61,14 +62,4 @@ func splitByVocabulary(store *embeddings.Store, bag []string) (rows []int, oov m
 		}
 	}
 	return rows, oov
-}
-
-// euclidean is the float64 Euclidean distance of two float32 vectors.
-func euclidean(a, b []float32) float64 {
-	s := 0.0
-	for i, x := range a {
-		d := float64(x) - float64(b[i])
-		s += d * d
-	}
-	return math.Sqrt(s)
 }

@@ -11,16 +11,16 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// laplaceRadius draws the length of n-dimensional Laplace noise of parameter ε: Gamma with
+// LaplaceRadius draws the length of n-dimensional Laplace noise of parameter ε: Gamma with
 // shape n and scale 1/ε (Fernandes et al. 2019, Def. 6 and Thm. 4.1). gonum's Beta is the
 // rate, hence Beta: ε.
-func laplaceRadius(rng *rand.Rand, n int, epsilon float64) float64 {
+func LaplaceRadius(rng *rand.Rand, n int, epsilon float64) float64 {
 	return distuv.Gamma{Alpha: float64(n), Beta: epsilon, Src: rng}.Rand()
 }
 
-// sphereDirection fills u with a direction uniform on the unit sphere: standard normals
+// SphereDirection fills u with a direction uniform on the unit sphere: standard normals
 // divided by their norm (Marsaglia 1972), redrawn in the (probability-zero) case of norm 0.
-func sphereDirection(rng *rand.Rand, u []float64) {
+func SphereDirection(rng *rand.Rand, u []float64) {
 	for {
 		sq := 0.0
 		for i := range u {
@@ -43,10 +43,10 @@ func sphereDirection(rng *rand.Rand, u []float64) {
 type perturbation func(rng *rand.Rand, x []float32, scratch, dst []float64) error
 
 // laplacePerturbation is the n-dimensional Laplace noise of parameter ε (density ∝ exp(−ε‖z−x‖)),
-// drawn as noisyVector draws it.
+// drawn as LaplaceNoisyVector draws it.
 func laplacePerturbation(epsilon float64) perturbation {
 	return func(rng *rand.Rand, x []float32, scratch, dst []float64) error {
-		return noisyVector(rng, epsilon, x, scratch, dst)
+		return LaplaceNoisyVector(rng, epsilon, x, scratch, dst)
 	}
 }
 

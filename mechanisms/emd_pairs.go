@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 	"dptext/transport"
 )
 
@@ -18,7 +19,7 @@ import (
 // Documents whose released lengths differ are at +Inf.
 func (m *EMD) PairDistance(x, y []string) float64 {
 	if m.opts.Order == OrderKeep {
-		return m.positionalDistance(x, y, euclidean)
+		return m.positionalDistance(x, y, linalg.Euclidean)
 	}
 	ax, bx := m.releasedUnits(x)
 	ay, by := m.releasedUnits(y)
@@ -65,7 +66,7 @@ func matchedDistance(store *embeddings.Store, a, b []int) float64 {
 	for i, ra := range a {
 		va := store.Vector(ra)
 		for j, rb := range b {
-			cost[i*n+j] = euclidean(va, store.Vector(rb))
+			cost[i*n+j] = linalg.Euclidean(va, store.Vector(rb))
 		}
 	}
 	total, _ := transport.Match(cost, n)
@@ -109,7 +110,7 @@ func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged i
 	cosines := make([]float64, n*n)
 	for i, ri := range in {
 		for j, ro := range out {
-			c := cosine(m.store.Vector(ri), m.store.Vector(ro))
+			c := linalg.Cosine(m.store.Vector(ri), m.store.Vector(ro))
 			cosines[i*n+j], cost[i*n+j] = c, 1-c
 		}
 	}

@@ -43,7 +43,7 @@ func TestLaplaceRadiusIsGamma(t *testing.T) {
 	}{{1, 2}, {2, 0.5}, {100, 10}, {300, 30}} {
 		radii := make([]float64, samples)
 		for i := range radii {
-			radii[i] = laplaceRadius(rng, c.n, c.eps)
+			radii[i] = LaplaceRadius(rng, c.n, c.eps)
 		}
 		right := distuv.Gamma{Alpha: float64(c.n), Beta: c.eps}
 		if d := ksStatistic(radii, right.CDF); d > critical {
@@ -69,7 +69,7 @@ func TestSphereDirectionIsUniform(t *testing.T) {
 	mean, meanSq := make([]float64, n), make([]float64, n)
 	u := make([]float64, n)
 	for range samples {
-		sphereDirection(rng, u)
+		SphereDirection(rng, u)
 		norm := 0.0
 		for i, x := range u {
 			norm += x * x
@@ -300,57 +300,6 @@ func TestBagDistance(t *testing.T) {
 	}
 }
 
-func TestCalibrateEMD(t *testing.T) {
-	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
-	cal, err := CalibrateEMD(store, []float64{1e9, 0.01}, 300, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	still, moved := cal[0], cal[1]
-	if still.UnchangedShare != 1 || still.RankShares[0] != 1 || math.Abs(still.MeanCosine-1) > 1e-12 {
-		t.Errorf("ε = 1e9 should change nothing: %+v", still)
-	}
-	// At ε = 0.01 the noise (radius ≈ 600) swamps unit-scale vectors: outputs are the extreme
-	// words of the vocabulary, mostly far from the input.
-	if moved.UnchangedShare > 0.1 || moved.RankShares[len(EMDRankBuckets)-1] < 0.5 || moved.MeanCosine > 0.5 {
-		t.Errorf("ε = 0.01 should change most words: %+v", moved)
-	}
-	for _, c := range cal {
-		sum := 0.0
-		for _, s := range c.RankShares {
-			sum += s
-		}
-		if math.Abs(sum-1) > 1e-12 || c.Words != 300 {
-			t.Errorf("ε = %g: rank shares sum to %v over %d words", c.Epsilon, sum, c.Words)
-		}
-	}
-	if math.Abs(moved.MeanNoiseRadius-600)/600 > 0.05 { // Gamma(6, 100) mean 600, sd 245/√300
-		t.Errorf("mean noise radius %v, want ≈ 600", moved.MeanNoiseRadius)
-	}
-	if _, err := CalibrateEMD(store, nil, 10, rngs.New(1, ""), DefaultEMDOptions()); err == nil {
-		t.Error("no epsilon accepted")
-	}
-}
-
-func TestNearestNeighboursAgainstFullSort(t *testing.T) {
-	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(10, 10)), 300, 4, 1)
-	sample := []int{0, 17, 299}
-	got := nearestNeighbours(store, sample, 2)
-	for i, row := range sample {
-		all := make([]int, store.Len())
-		for w := range all {
-			all[w] = w
-		}
-		x := store.Vector(row)
-		sort.SliceStable(all, func(p, q int) bool {
-			return squaredEuclidean(x, store.Vector(all[p])) < squaredEuclidean(x, store.Vector(all[q]))
-		})
-		if !slices.Equal(got[i], all[:calibrationNeighbours]) {
-			t.Errorf("neighbours of row %d differ from a full sort", row)
-		}
-	}
-}
-
 func BenchmarkEMDApply400Words(b *testing.B) {
 	store := fixtures.RandomStore(b, rand.New(rand.NewPCG(1, 2)), 30000, 100, 0.4)
 	m, err := NewEMD(store, 10, DefaultEMDOptions())
@@ -364,33 +313,5 @@ func BenchmarkEMDApply400Words(b *testing.B) {
 	rng := rngs.New(1, "bench")
 	for b.Loop() {
 		m.Apply(rng, doc)
-	}
-}
-
-// N_w and S_w (Feyisetan et al. 2020, §4.2): at a huge ε every draw releases the word itself
-// (N_w = K, S_w = 1); at a tiny ε almost none does and the outputs spread over many words. An
-// intermediate ε lies in between, and N_w/K agrees with CalibrateEMD's unchanged share.
-func TestCalibrateCMP(t *testing.T) {
-	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
-	const words, draws = 60, 40
-	cal, err := CalibrateCMP(store, []float64{1e9, 0.01, 3}, words, draws, rngs.New(9, "calibrate"), EMDOptions{OOV: OOVKeep, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	still, moved, mid := cal[0], cal[1], cal[2]
-	if still.MeanNw != draws || still.MedianNw != draws || still.MeanSw != 1 || still.MedianSw != 1 {
-		t.Errorf("ε = 1e9: %+v, want N_w = %d and S_w = 1", still, draws)
-	}
-	if moved.MeanNw > 0.1*draws || moved.MedianSw < 5 {
-		t.Errorf("ε = 0.01: %+v, want N_w near 0 and many distinct outputs", moved)
-	}
-	if !(mid.MeanNw < still.MeanNw && mid.MeanNw > moved.MeanNw && mid.MeanSw > 1 && mid.MeanSw < moved.MeanSw) {
-		t.Errorf("ε = 3 should lie between: %+v", mid)
-	}
-	if mid.Words != words || mid.Draws != draws {
-		t.Errorf("counts %+v", mid)
-	}
-	if _, err := CalibrateCMP(store, []float64{1}, 10, 0, rngs.New(1, ""), DefaultEMDOptions()); err == nil {
-		t.Error("draws = 0 accepted")
 	}
 }

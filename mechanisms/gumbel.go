@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 	"dptext/nearest"
 )
 
@@ -238,7 +239,7 @@ func vocabularyDistanceRange(store *embeddings.Store) (dmin, dmax float64, err e
 		if other == i {
 			other = second[i]
 		}
-		dmin = math.Min(dmin, euclidean(store.Vector(i), store.Vector(other)))
+		dmin = math.Min(dmin, linalg.Euclidean(store.Vector(i), store.Vector(other)))
 	}
 	centroid := make([]float64, dim)
 	for i := 0; i < n; i++ {
@@ -253,7 +254,7 @@ func vocabularyDistanceRange(store *embeddings.Store) (dmin, dmax float64, err e
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
-		radius[i] = euclidean64(centroid, store.Vector(i))
+		radius[i] = linalg.Euclidean64(centroid, store.Vector(i))
 	}
 	sort.SliceStable(order, func(p, q int) bool { return radius[order[p]] > radius[order[q]] })
 	// Triangle inequality: d(x_i, x_j) ≤ r_i + r_j, so with the radii in decreasing order both
@@ -268,7 +269,7 @@ func vocabularyDistanceRange(store *embeddings.Store) (dmin, dmax float64, err e
 			if radius[i]+radius[j] < dmax*(1-1e-9) {
 				break
 			}
-			if d := euclidean(vi, store.Vector(j)); d > dmax {
+			if d := linalg.Euclidean(vi, store.Vector(j)); d > dmax {
 				dmax = d
 			}
 		}
@@ -293,7 +294,7 @@ func (m *TruncatedGumbel) neighbours(x, want int, prepared map[int][]float64) (r
 		return unpackNeighbours(c)
 	}
 	v := m.store.Vector(x)
-	packed := m.nearestPacked(func(j int) float64 { return euclidean(v, m.store.Vector(j)) }, want)
+	packed := m.nearestPacked(func(j int) float64 { return linalg.Euclidean(v, m.store.Vector(j)) }, want)
 	if len(packed)/2 <= gumbelPrefix {
 		m.cache.put(x, packed)
 	}
@@ -302,7 +303,7 @@ func (m *TruncatedGumbel) neighbours(x, want int, prepared map[int][]float64) (r
 
 // prepare returns the packed gumbelPrefix nearest rows of every distinct row of xs, from the
 // cache or computed four rows per pass over the vocabulary (distanceEM.ratingsBatch, whose
-// distances are bit-identical to euclidean), and caches them: a pure function of the rows, so it
+// distances are bit-identical to linalg.Euclidean), and caches them: a pure function of the rows, so it
 // changes speed, never output.
 func (m *TruncatedGumbel) prepare(xs []int) map[int][]float64 {
 	rows, missing := m.cache.lookup(xs)

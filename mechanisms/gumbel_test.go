@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"dptext/linalg"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,7 +55,7 @@ func TestTruncatedGumbelDeltaRangeIsExact(t *testing.T) {
 	wantMin, wantMax := math.Inf(1), 0.0
 	for i := 0; i < store.Len(); i++ {
 		for j := i + 1; j < store.Len(); j++ {
-			d := euclidean(store.Vector(i), store.Vector(j))
+			d := linalg.Euclidean(store.Vector(i), store.Vector(j))
 			wantMin, wantMax = math.Min(wantMin, d), math.Max(wantMax, d)
 		}
 	}

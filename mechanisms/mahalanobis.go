@@ -199,8 +199,8 @@ func newEllipse(vocab *embeddings.Store, lambda float64) (*ellipse, error) {
 // direction are drawn as for EMD (radius first), then the direction is shaped.
 func (e *ellipse) perturbation(epsilon float64) perturbation {
 	return func(rng *rand.Rand, x []float32, scratch, dst []float64) error {
-		radius := laplaceRadius(rng, len(x), epsilon)
-		sphereDirection(rng, scratch)
+		radius := LaplaceRadius(rng, len(x), epsilon)
+		SphereDirection(rng, scratch)
 		for a, v := range x {
 			s := 0.0
 			for b, u := range scratch {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 )
 
 // MetricSensitivePositional names the guarantee of SanText+: the positional sum of Euclidean
@@ -166,7 +167,7 @@ func (s *SanText) PairDistance(x, y []string) float64 {
 		case a < s.sensitive || b < s.sensitive:
 			return math.Inf(1)
 		}
-		return euclidean(s.store.Vector(a), s.store.Vector(b))
+		return linalg.Euclidean(s.store.Vector(a), s.store.Vector(b))
 	})
 }
 

@@ -55,7 +55,7 @@ func (e *distanceEM) ratings(x int) []float64 {
 	out := make([]float64, e.size())
 	v := e.store.Vector(x)
 	for j := range out {
-		out[j] = -math.Min(euclidean(v, e.store.Vector(e.row(j))), e.gamma)
+		out[j] = -math.Min(linalg.Euclidean(v, e.store.Vector(e.row(j))), e.gamma)
 	}
 	return out
 }

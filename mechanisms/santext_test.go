@@ -116,10 +116,10 @@ func TestSanTextMatchesItsFormula(t *testing.T) {
 	lp, _ := m.LogProbabilities("w03")
 	z := 0.0
 	for r := range store.Len() {
-		z += math.Exp(-euclidean(store.Vector(3), store.Vector(r)))
+		z += math.Exp(-linalg.Euclidean(store.Vector(3), store.Vector(r)))
 	}
 	for r := range store.Len() {
-		want := -euclidean(store.Vector(3), store.Vector(r)) - math.Log(z)
+		want := -linalg.Euclidean(store.Vector(3), store.Vector(r)) - math.Log(z)
 		if math.Abs(lp[r]-want) > 1e-12 {
 			t.Fatalf("row %d: ln P = %v, want exp(−(ε/2)d)/Z: %v", r, lp[r], want)
 		}
@@ -180,7 +180,7 @@ func TestTEMEqualsItsGumbelAlgorithm(t *testing.T) {
 	weight := map[int]float64{}
 	z, outside := 0.0, 0
 	for r := range store.Len() {
-		if d := euclidean(store.Vector(7), store.Vector(r)); d <= gamma {
+		if d := linalg.Euclidean(store.Vector(7), store.Vector(r)); d <= gamma {
 			weight[r] = math.Exp(-eps / 2 * d)
 			z += weight[r]
 		} else {

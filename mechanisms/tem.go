@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 )
 
 // TEMOptions configure NewTEM.
@@ -125,7 +126,7 @@ func (m *TEM) Guarantee(doc []string) Guarantee {
 // PairDistance is Σᵢ d(xᵢ, yᵢ) (see PairBounder).
 func (m *TEM) PairDistance(x, y []string) float64 {
 	return positionalDistance(m.store, m.opts.OOV, x, y, func(a, b int) float64 {
-		return euclidean(m.store.Vector(a), m.store.Vector(b))
+		return linalg.Euclidean(m.store.Vector(a), m.store.Vector(b))
 	})
 }
 

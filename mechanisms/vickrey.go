@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/linalg"
 )
 
 // Vickrey noise kinds (option noise).
@@ -174,7 +175,7 @@ func (m *Vickrey) PairDistance(x, y []string) float64 {
 	if m.shape != nil {
 		return m.positionalDistance(x, y, m.shape.distance)
 	}
-	return m.positionalDistance(x, y, euclidean)
+	return m.positionalDistance(x, y, linalg.Euclidean)
 }
 
 // PairDistanceKey identifies the vocabulary, the noise (and λ) and the out-of-vocabulary policy.

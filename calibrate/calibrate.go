@@ -1,4 +1,7 @@
-package mechanisms
+// Package calibrate measures what the noise-then-decode mechanisms do to single words, per ε:
+// the share unchanged, how far outputs move among the input's neighbours, and Feyisetan et
+// al.'s N_w and S_w — the tables of `dptext calibrate`.
+package calibrate
 
 import (
 	"fmt"
@@ -10,12 +13,13 @@ import (
 
 	"dptext/embeddings"
 	"dptext/linalg"
+	"dptext/mechanisms"
 	"dptext/stats"
 )
 
-// EMDRankBuckets are the buckets of CalibrateEMD's histogram of the output word's rank among the
+// RankBuckets are the buckets of EMD's histogram of the output word's rank among the
 // input word's nearest neighbours (rank 0 is the word itself). The last bucket is open.
-var EMDRankBuckets = []struct {
+var RankBuckets = []struct {
 	Label  string
 	Lo, Hi int // inclusive rank range
 }{
@@ -25,17 +29,17 @@ var EMDRankBuckets = []struct {
 // calibrationNeighbours is the number of nearest neighbours ranked exactly (ranks 0..100).
 const calibrationNeighbours = 101
 
-// EMDCalibration describes what the EMD mechanism does to single words at one ε: the diagnostics
+// EMDStats describes what the EMD mechanism does to single words at one ε: the diagnostics
 // of the "curse of dimensionality" of the mechanism (most outputs are either the word itself or
 // a word unrelated to it).
-type EMDCalibration struct {
+type EMDStats struct {
 	Epsilon float64
 	// Words is the number of sampled words.
 	Words int
 	// UnchangedShare is the share of words decoded to themselves.
 	UnchangedShare float64
 	// RankShares[b] is the share of outputs whose rank among the input's neighbours falls in
-	// EMDRankBuckets[b].
+	// RankBuckets[b].
 	RankShares []float64
 	// MeanCosine is the mean cosine similarity of the input and output vectors.
 	MeanCosine float64
@@ -43,35 +47,35 @@ type EMDCalibration struct {
 	MeanNoiseRadius float64
 }
 
-// CalibrateEMD runs the EMD mechanism on sampleWords words drawn uniformly (with replacement)
+// EMD runs the EMD mechanism on sampleWords words drawn uniformly (with replacement)
 // from the vocabulary (restricted to opts.TopK) and reports, for each ε, the share unchanged,
-// the histogram of the output's neighbour rank and the mean cosine(input, output). The same
+// the histogram of the output's neighbour rank and the mean linalg.Cosine(input, output). The same
 // sample is used at every ε. Neighbour ranks order the vocabulary by Euclidean distance from the
 // input word (ties by row); they are exact up to float32 rounding of the preselection of the 128
 // nearest words.
-func CalibrateEMD(store *embeddings.Store, eps []float64, sampleWords int, rng *rand.Rand, opts EMDOptions) ([]EMDCalibration, error) {
+func EMD(store *embeddings.Store, eps []float64, sampleWords int, rng *rand.Rand, opts mechanisms.EMDOptions) ([]EMDStats, error) {
 	if sampleWords <= 0 {
 		return nil, fmt.Errorf("emd calibration: sample_words = %d: want > 0", sampleWords)
 	}
 	if len(eps) == 0 {
 		return nil, fmt.Errorf("emd calibration: no epsilon given")
 	}
-	mechs := make([]*EMD, len(eps))
+	mechs := make([]*mechanisms.EMD, len(eps))
 	for i, e := range eps {
-		m, err := NewEMD(store, e, opts)
+		m, err := mechanisms.NewEMD(store, e, opts)
 		if err != nil {
 			return nil, err
 		}
 		mechs[i] = m
 	}
-	vocab := mechs[0].store
+	vocab := mechs[0].Store()
 	sample := make([]int, sampleWords)
 	for i := range sample {
 		sample[i] = rng.IntN(vocab.Len())
 	}
 	neighbours := nearestNeighbours(vocab, sample, opts.Workers)
 	dim := vocab.Dim()
-	out := make([]EMDCalibration, len(eps))
+	out := make([]EMDStats, len(eps))
 	queries := make([]float64, sampleWords*dim)
 	direction := make([]float64, dim)
 	decoded := make([]int, sampleWords)
@@ -79,13 +83,13 @@ func CalibrateEMD(store *embeddings.Store, eps []float64, sampleWords int, rng *
 		radiusSum := 0.0
 		for i, row := range sample {
 			z := queries[i*dim : (i+1)*dim]
-			if err := noisyVector(rng, m.epsilon, vocab.Vector(row), direction, z); err != nil {
-				return nil, fmt.Errorf("emd calibration at epsilon = %g: %w", m.epsilon, err)
+			if err := mechanisms.LaplaceNoisyVector(rng, m.Epsilon(), vocab.Vector(row), direction, z); err != nil {
+				return nil, fmt.Errorf("emd calibration at epsilon = %g: %w", m.Epsilon(), err)
 			}
-			radiusSum += euclidean64(z, vocab.Vector(row))
+			radiusSum += linalg.Euclidean64(z, vocab.Vector(row))
 		}
-		m.decoder.Decode(queries, decoded)
-		c := EMDCalibration{Epsilon: m.epsilon, Words: sampleWords, RankShares: make([]float64, len(EMDRankBuckets)),
+		m.Decode(queries, decoded)
+		c := EMDStats{Epsilon: m.Epsilon(), Words: sampleWords, RankShares: make([]float64, len(RankBuckets)),
 			MeanNoiseRadius: radiusSum / float64(sampleWords)}
 		for i, row := range sample {
 			if decoded[i] == row {
@@ -95,12 +99,12 @@ func CalibrateEMD(store *embeddings.Store, eps []float64, sampleWords int, rng *
 			if rank < 0 {
 				rank = calibrationNeighbours
 			}
-			for b, bucket := range EMDRankBuckets {
+			for b, bucket := range RankBuckets {
 				if rank >= bucket.Lo && rank <= bucket.Hi {
 					c.RankShares[b]++
 				}
 			}
-			c.MeanCosine += cosine(vocab.Vector(row), vocab.Vector(decoded[i]))
+			c.MeanCosine += linalg.Cosine(vocab.Vector(row), vocab.Vector(decoded[i]))
 		}
 		c.UnchangedShare /= float64(sampleWords)
 		c.MeanCosine /= float64(sampleWords)
@@ -166,7 +170,7 @@ func nearestNeighbours(vocab *embeddings.Store, sample []int, workers int) [][]i
 					}
 					x := vocab.Vector(sample[i])
 					for j := range best {
-						best[j].dist = squaredEuclidean(x, vocab.Vector(best[j].row))
+						best[j].dist = linalg.SquaredEuclidean(x, vocab.Vector(best[j].row))
 					}
 					slices.SortFunc(best, func(p, q scored) int {
 						if p.dist != q.dist {
@@ -194,47 +198,11 @@ func nearestNeighbours(vocab *embeddings.Store, sample []int, workers int) [][]i
 	return result
 }
 
-// squaredEuclidean is the float64 squared distance of two float32 vectors.
-func squaredEuclidean(a, b []float32) float64 {
-	s := 0.0
-	for i, x := range a {
-		d := float64(x) - float64(b[i])
-		s += d * d
-	}
-	return s
-}
-
-// cosine is the float64 cosine similarity of two float32 vectors (0 if either is zero).
-func cosine(a, b []float32) float64 {
-	dot, na, nb := 0.0, 0.0, 0.0
-	for i, x := range a {
-		y := float64(b[i])
-		dot += float64(x) * y
-		na += float64(x) * float64(x)
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
-// euclidean64 is the Euclidean distance of a float64 and a float32 vector (the length of the
-// noise added to x to make z).
-func euclidean64(z []float64, x []float32) float64 {
-	s := 0.0
-	for i, v := range z {
-		d := v - float64(x[i])
-		s += d * d
-	}
-	return math.Sqrt(s)
-}
-
-// CMPCalibration holds the calibration statistics of Feyisetan et al. (WSDM 2020, §4.2) for the
+// CMPStats holds the calibration statistics of Feyisetan et al. (WSDM 2020, §4.2) for the
 // Laplace-noise-then-nearest-word mechanisms (cmp, and emd word by word) at one ε: each sampled
 // word w is privatised Draws times, N_w counts the draws that release w itself and S_w the
 // distinct words released.
-type CMPCalibration struct {
+type CMPStats struct {
 	Epsilon float64
 	// Words is the number of sampled words, Draws the number of draws per word (K).
 	Words, Draws int
@@ -244,24 +212,24 @@ type CMPCalibration struct {
 	MeanSw, MedianSw float64
 }
 
-// CalibrateCMP privatises each of sampleWords words, drawn uniformly (with replacement) from
+// CMP privatises each of sampleWords words, drawn uniformly (with replacement) from
 // the vocabulary (restricted to opts.TopK), draws times at every ε of eps and reports N_w and
-// S_w (CMPCalibration). The same sample is used at every ε.
-func CalibrateCMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *rand.Rand, opts EMDOptions) ([]CMPCalibration, error) {
+// S_w (CMPStats). The same sample is used at every ε.
+func CMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *rand.Rand, opts mechanisms.EMDOptions) ([]CMPStats, error) {
 	if sampleWords <= 0 || draws <= 0 {
 		return nil, fmt.Errorf("cmp calibration: words = %d, draws = %d: want both > 0", sampleWords, draws)
 	}
 	if len(eps) == 0 {
 		return nil, fmt.Errorf("cmp calibration: no epsilon given")
 	}
-	out := make([]CMPCalibration, 0, len(eps))
+	out := make([]CMPStats, 0, len(eps))
 	var sample []int
 	for _, e := range eps {
-		m, err := NewEMD(store, e, opts)
+		m, err := mechanisms.NewEMD(store, e, opts)
 		if err != nil {
 			return nil, err
 		}
-		vocab := m.store
+		vocab := m.Store()
 		if sample == nil {
 			sample = make([]int, sampleWords)
 			for i := range sample {
@@ -279,11 +247,11 @@ func CalibrateCMP(store *embeddings.Store, eps []float64, sampleWords, draws int
 		}
 		for range draws {
 			for i, row := range sample {
-				if err := noisyVector(rng, m.epsilon, vocab.Vector(row), direction, queries[i*dim:(i+1)*dim]); err != nil {
-					return nil, fmt.Errorf("cmp calibration at epsilon = %g: %w", m.epsilon, err)
+				if err := mechanisms.LaplaceNoisyVector(rng, m.Epsilon(), vocab.Vector(row), direction, queries[i*dim:(i+1)*dim]); err != nil {
+					return nil, fmt.Errorf("cmp calibration at epsilon = %g: %w", m.Epsilon(), err)
 				}
 			}
-			m.decoder.Decode(queries, decoded)
+			m.Decode(queries, decoded)
 			for i, row := range sample {
 				if decoded[i] == row {
 					unchanged[i]++
@@ -295,7 +263,7 @@ func CalibrateCMP(store *embeddings.Store, eps []float64, sampleWords, draws int
 		for i := range outputs {
 			distinct[i] = float64(len(outputs[i]))
 		}
-		out = append(out, CMPCalibration{Epsilon: m.epsilon, Words: sampleWords, Draws: draws,
+		out = append(out, CMPStats{Epsilon: m.Epsilon(), Words: sampleWords, Draws: draws,
 			MeanNw: stats.Mean(unchanged), MedianNw: stats.Median(unchanged), MeanSw: stats.Mean(distinct), MedianSw: stats.Median(distinct)})
 	}
 	return out, nil
