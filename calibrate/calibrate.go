@@ -13,7 +13,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/linalg"
-	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
 	"dptext/stats"
 )
 
@@ -53,16 +53,16 @@ type EMDStats struct {
 // sample is used at every ε. Neighbour ranks order the vocabulary by Euclidean distance from the
 // input word (ties by row); they are exact up to float32 rounding of the preselection of the 128
 // nearest words.
-func EMD(store *embeddings.Store, eps []float64, sampleWords int, rng *rand.Rand, opts mechanisms.EMDOptions) ([]EMDStats, error) {
+func EMD(store *embeddings.Store, eps []float64, sampleWords int, rng *rand.Rand, opts metricdp.EMDOptions) ([]EMDStats, error) {
 	if sampleWords <= 0 {
 		return nil, fmt.Errorf("emd calibration: sample_words = %d: want > 0", sampleWords)
 	}
 	if len(eps) == 0 {
 		return nil, fmt.Errorf("emd calibration: no epsilon given")
 	}
-	mechs := make([]*mechanisms.EMD, len(eps))
+	mechs := make([]*metricdp.EMD, len(eps))
 	for i, e := range eps {
-		m, err := mechanisms.NewEMD(store, e, opts)
+		m, err := metricdp.NewEMD(store, e, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func EMD(store *embeddings.Store, eps []float64, sampleWords int, rng *rand.Rand
 		radiusSum := 0.0
 		for i, row := range sample {
 			z := queries[i*dim : (i+1)*dim]
-			if err := mechanisms.LaplaceNoisyVector(rng, m.Epsilon(), vocab.Vector(row), direction, z); err != nil {
+			if err := metricdp.LaplaceNoisyVector(rng, m.Epsilon(), vocab.Vector(row), direction, z); err != nil {
 				return nil, fmt.Errorf("emd calibration at epsilon = %g: %w", m.Epsilon(), err)
 			}
 			radiusSum += linalg.Euclidean64(z, vocab.Vector(row))
@@ -215,7 +215,7 @@ type CMPStats struct {
 // CMP privatises each of sampleWords words, drawn uniformly (with replacement) from
 // the vocabulary (restricted to opts.TopK), draws times at every ε of eps and reports N_w and
 // S_w (CMPStats). The same sample is used at every ε.
-func CMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *rand.Rand, opts mechanisms.EMDOptions) ([]CMPStats, error) {
+func CMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *rand.Rand, opts metricdp.EMDOptions) ([]CMPStats, error) {
 	if sampleWords <= 0 || draws <= 0 {
 		return nil, fmt.Errorf("cmp calibration: words = %d, draws = %d: want both > 0", sampleWords, draws)
 	}
@@ -225,7 +225,7 @@ func CMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *ra
 	out := make([]CMPStats, 0, len(eps))
 	var sample []int
 	for _, e := range eps {
-		m, err := mechanisms.NewEMD(store, e, opts)
+		m, err := metricdp.NewEMD(store, e, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +247,7 @@ func CMP(store *embeddings.Store, eps []float64, sampleWords, draws int, rng *ra
 		}
 		for range draws {
 			for i, row := range sample {
-				if err := mechanisms.LaplaceNoisyVector(rng, m.Epsilon(), vocab.Vector(row), direction, queries[i*dim:(i+1)*dim]); err != nil {
+				if err := metricdp.LaplaceNoisyVector(rng, m.Epsilon(), vocab.Vector(row), direction, queries[i*dim:(i+1)*dim]); err != nil {
 					return nil, fmt.Errorf("cmp calibration at epsilon = %g: %w", m.Epsilon(), err)
 				}
 			}

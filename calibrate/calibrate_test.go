@@ -3,7 +3,7 @@ package calibrate
 import (
 	"dptext/internal/fixtures"
 	"dptext/linalg"
-	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
 	"dptext/rngs"
 	"math"
 	"math/rand/v2"
@@ -14,7 +14,7 @@ import (
 
 func TestEMD(t *testing.T) {
 	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
-	cal, err := EMD(store, []float64{1e9, 0.01}, 300, rngs.New(9, "calibrate"), mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 2})
+	cal, err := EMD(store, []float64{1e9, 0.01}, 300, rngs.New(9, "calibrate"), metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +39,10 @@ func TestEMD(t *testing.T) {
 	if math.Abs(moved.MeanNoiseRadius-600)/600 > 0.05 { // Gamma(6, 100) mean 600, sd 245/√300
 		t.Errorf("mean noise radius %v, want ≈ 600", moved.MeanNoiseRadius)
 	}
-	if _, err := EMD(store, nil, 10, rngs.New(1, ""), mechanisms.DefaultEMDOptions()); err == nil {
+	if _, err := EMD(store, nil, 10, rngs.New(1, ""), metricdp.DefaultEMDOptions()); err == nil {
 		t.Error("no epsilon accepted")
 	}
-	if _, err := EMD(store, []float64{1e-40}, 10, rngs.New(1, ""), mechanisms.DefaultEMDOptions()); err == nil {
+	if _, err := EMD(store, []float64{1e-40}, 10, rngs.New(1, ""), metricdp.DefaultEMDOptions()); err == nil {
 		t.Error("calibration at ε = 1e-40 accepted")
 	}
 }
@@ -72,7 +72,7 @@ func TestNearestNeighboursAgainstFullSort(t *testing.T) {
 func TestCMP(t *testing.T) {
 	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(8, 8)), 400, 6, 1)
 	const words, draws = 60, 40
-	cal, err := CMP(store, []float64{1e9, 0.01, 3}, words, draws, rngs.New(9, "calibrate"), mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 2})
+	cal, err := CMP(store, []float64{1e9, 0.01, 3}, words, draws, rngs.New(9, "calibrate"), metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestCMP(t *testing.T) {
 	if mid.Words != words || mid.Draws != draws {
 		t.Errorf("counts %+v", mid)
 	}
-	if _, err := CMP(store, []float64{1}, 10, 0, rngs.New(1, ""), mechanisms.DefaultEMDOptions()); err == nil {
+	if _, err := CMP(store, []float64{1}, 10, 0, rngs.New(1, ""), metricdp.DefaultEMDOptions()); err == nil {
 		t.Error("draws = 0 accepted")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"dptext/calibrate"
 	"dptext/embeddings"
 	"dptext/experiments"
-	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
 	"dptext/rngs"
 )
 
@@ -43,7 +43,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stderr, "calibrating the emd mechanism on %d words × %d dimensions, %d sampled words per ε\n", store.Len(), store.Dim(), *words)
-	rows, err := calibrate.EMD(store, eps, *words, rngs.New(*seed, "calibrate"), mechanisms.DefaultEMDOptions())
+	rows, err := calibrate.EMD(store, eps, *words, rngs.New(*seed, "calibrate"), metricdp.DefaultEMDOptions())
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func printCMPCalibration(ctx context.Context, stdout, stderr io.Writer, store *e
 		return usagef("--words × --draws = %d: at most 10,000,000 decodes per ε", words*draws)
 	}
 	fmt.Fprintf(stderr, "N_w and S_w: %d sampled words × %d draws per ε\n", words, draws)
-	rows, err := calibrate.CMP(store, eps, words, draws, rngs.New(seed, "calibrate/cmp"), mechanisms.DefaultEMDOptions())
+	rows, err := calibrate.CMP(store, eps, words, draws, rngs.New(seed, "calibrate/cmp"), metricdp.DefaultEMDOptions())
 	if err != nil {
 		return err
 	}
