@@ -1,10 +1,11 @@
 package mechanisms
 
 import (
-	"dptext/linalg"
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"dptext/linalg"
 )
 
 // The exponential mechanism (McSherry and Talwar 2007) picks item i with probability

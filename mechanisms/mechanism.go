@@ -15,9 +15,10 @@
 package mechanisms
 
 import (
-	"dptext/embeddings"
 	"fmt"
 	"math/rand/v2"
+
+	"dptext/embeddings"
 )
 
 // A Mechanism privatises one document (a normalised token sequence). Parameters are validated

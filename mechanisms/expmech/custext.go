@@ -1,14 +1,15 @@
 package expmech
 
 import (
-	"dptext/embeddings"
-	"dptext/linalg"
-	"dptext/mechanisms"
-	"dptext/text"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"dptext/embeddings"
+	"dptext/linalg"
+	"dptext/mechanisms"
+	"dptext/text"
 )
 
 // CusTextOptions configure NewCusText.

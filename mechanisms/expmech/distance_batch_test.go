@@ -1,12 +1,13 @@
 package expmech
 
 import (
-	"dptext/mechanisms"
-	"dptext/rngs"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"dptext/mechanisms"
+	"dptext/rngs"
 )
 
 // batchMechanisms are the samplers with ApplyBatch, on a 2,000-word vocabulary, each at a

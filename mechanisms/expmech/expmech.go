@@ -1,13 +1,14 @@
 package expmech
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
 	"dptext/embeddings"
 	"dptext/linalg"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
-	"fmt"
-	"math"
-	"math/rand/v2"
 )
 
 // Ratings of the token-sampling exponential mechanism (ExpMechOptions.Rating).

@@ -1,9 +1,10 @@
 package expmech
 
 import (
+	"math"
+
 	"dptext/linalg"
 	"dptext/mechanisms"
-	"math"
 )
 
 // blockSize is how many positions of a document get their rating rows in one matrix product.

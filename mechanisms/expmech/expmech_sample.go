@@ -2,10 +2,11 @@ package expmech
 
 import (
 	"container/heap"
-	"dptext/mechanisms"
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"dptext/mechanisms"
 )
 
 // tokenSampler holds the per-document scratch space of ExpMech.Apply.

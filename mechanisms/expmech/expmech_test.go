@@ -1,11 +1,6 @@
 package expmech
 
 import (
-	"dptext/embeddings"
-	"dptext/internal/fixtures"
-	"dptext/mechanisms"
-	"dptext/ngram"
-	"dptext/rngs"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"dptext/embeddings"
+	"dptext/internal/fixtures"
+	"dptext/mechanisms"
+	"dptext/ngram"
+	"dptext/rngs"
 )
 
 // expMechFanStore has words w0…w(n−1) on the unit circle at angles of 180°/(n−1) apart, so that
@@ -300,6 +301,7 @@ func TestNewExpMechRejectsBadOptions(t *testing.T) {
 	}{
 		{0, func(*ExpMechOptions) {}, "epsilon = 0"},
 		{math.Inf(1), func(*ExpMechOptions) {}, "epsilon = +Inf"},
+		{1e-300, func(*ExpMechOptions) {}, "epsilon = 1e-300"},
 		{1, func(o *ExpMechOptions) { o.Rating = "bert" }, `rating = "bert": want "embedding", "context" or "random"`},
 		{1, func(o *ExpMechOptions) { o.Rating = ExpMechRatingContext }, "needs a context model"},
 		{1, func(o *ExpMechOptions) { o.Rating, o.Context = ExpMechRatingContext, otherLM }, "train it on the store's words"},

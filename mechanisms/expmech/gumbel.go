@@ -1,16 +1,17 @@
 package expmech
 
 import (
-	"dptext/embeddings"
-	"dptext/linalg"
-	"dptext/mechanisms"
-	"dptext/mechanisms/internal/rowcache"
-	"dptext/nearest"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
+
+	"dptext/embeddings"
+	"dptext/linalg"
+	"dptext/mechanisms"
+	"dptext/mechanisms/internal/rowcache"
+	"dptext/nearest"
 )
 
 // TruncatedGumbelOptions configure NewTruncatedGumbel.

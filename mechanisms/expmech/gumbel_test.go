@@ -1,13 +1,14 @@
 package expmech
 
 import (
-	"dptext/linalg"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
+
+	"dptext/linalg"
 )
 
 func TestLambertW0(t *testing.T) {

@@ -1,10 +1,11 @@
 package expmech
 
 import (
-	"dptext/mechanisms"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"dptext/mechanisms"
 )
 
 // Random replaces every token by a word drawn uniformly from the vocabulary, independently per

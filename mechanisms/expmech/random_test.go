@@ -1,10 +1,11 @@
 package expmech
 
 import (
-	"dptext/mechanisms"
-	"dptext/rngs"
 	"slices"
 	"testing"
+
+	"dptext/mechanisms"
+	"dptext/rngs"
 )
 
 // Uniform replacement: 50,000 draws over 5 words against 1/5 each (4 d.o.f., false-failure

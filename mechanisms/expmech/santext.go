@@ -1,12 +1,13 @@
 package expmech
 
 import (
-	"dptext/embeddings"
-	"dptext/linalg"
-	"dptext/mechanisms"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"dptext/embeddings"
+	"dptext/linalg"
+	"dptext/mechanisms"
 )
 
 // SanTextOptions configure NewSanText.

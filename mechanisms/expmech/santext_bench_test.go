@@ -1,12 +1,13 @@
 package expmech
 
 import (
-	"dptext/mechanisms"
-	"dptext/mechanisms/internal/rowcache"
-	"dptext/rngs"
 	"fmt"
 	"math"
 	"testing"
+
+	"dptext/mechanisms"
+	"dptext/mechanisms/internal/rowcache"
+	"dptext/rngs"
 )
 
 // Tokens per second of the sampling mechanisms over a 20,000-word, 100-dimensional vocabulary

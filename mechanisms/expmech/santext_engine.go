@@ -1,13 +1,14 @@
 package expmech
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
 	"dptext/embeddings"
 	"dptext/linalg"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
-	"fmt"
-	"math"
-	"math/rand/v2"
 )
 
 // distanceEM is the exponential mechanism over word vectors shared by SanText, SanText+ and TEM:

@@ -1,11 +1,6 @@
 package expmech
 
 import (
-	"dptext/embeddings"
-	"dptext/internal/fixtures"
-	"dptext/linalg"
-	"dptext/mechanisms"
-	"dptext/mechanisms/internal/rowcache"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +8,12 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"dptext/embeddings"
+	"dptext/internal/fixtures"
+	"dptext/linalg"
+	"dptext/mechanisms"
+	"dptext/mechanisms/internal/rowcache"
 )
 
 // samplingStore is a 40-word, 4-dimensional store with unit-scale normal vectors.

@@ -1,11 +1,12 @@
 package metricdp
 
 import (
-	"dptext/embeddings"
-	"dptext/mechanisms"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"dptext/embeddings"
+	"dptext/mechanisms"
 )
 
 // CMPOptions configures the CMP mechanism.

@@ -1,11 +1,6 @@
 package metricdp
 
 import (
-	"dptext/embeddings"
-	"dptext/internal/fixtures"
-	"dptext/linalg"
-	"dptext/mechanisms"
-	"dptext/rngs"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +9,12 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"dptext/embeddings"
+	"dptext/internal/fixtures"
+	"dptext/linalg"
+	"dptext/mechanisms"
+	"dptext/rngs"
 )
 
 // lineStore is a one-dimensional vocabulary a, b, c at 0, 1 and 3.

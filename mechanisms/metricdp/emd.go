@@ -1,11 +1,12 @@
 package metricdp
 
 import (
+	"fmt"
+	"math/rand/v2"
+
 	"dptext/embeddings"
 	"dptext/linalg"
 	"dptext/mechanisms"
-	"fmt"
-	"math/rand/v2"
 )
 
 // EMD out-of-vocabulary policies (option oov).

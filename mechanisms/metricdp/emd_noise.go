@@ -1,14 +1,15 @@
 package metricdp
 
 import (
-	"dptext/embeddings"
-	"dptext/mechanisms"
-	"dptext/nearest"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"dptext/embeddings"
+	"dptext/mechanisms"
+	"dptext/nearest"
 )
 
 // LaplaceRadius draws the length of n-dimensional Laplace noise of parameter ε: Gamma with

@@ -1,12 +1,13 @@
 package metricdp
 
 import (
+	"fmt"
+	"math"
+
 	"dptext/embeddings"
 	"dptext/linalg"
 	"dptext/mechanisms"
 	"dptext/transport"
-	"fmt"
-	"math"
 )
 
 // PairDistance is the distance of the EMD guarantee between documents x and y (see

@@ -1,9 +1,6 @@
 package metricdp
 
 import (
-	"dptext/internal/fixtures"
-	"dptext/mechanisms"
-	"dptext/rngs"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +10,10 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"dptext/internal/fixtures"
+	"dptext/mechanisms"
+	"dptext/rngs"
 )
 
 // ksStatistic returns the Kolmogorov–Smirnov distance between the sample and a CDF.

@@ -1,14 +1,15 @@
 package metricdp
 
 import (
-	"dptext/embeddings"
-	"dptext/mechanisms"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"dptext/embeddings"
+	"dptext/mechanisms"
 )
 
 // DefaultMahalanobisLambda is the default λ of the regularised covariance λΣ + (1−λ)I.

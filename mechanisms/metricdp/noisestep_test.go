@@ -1,10 +1,11 @@
 package metricdp
 
 import (
+	"testing"
+
 	"dptext/internal/fixtures"
 	"dptext/mechanisms"
 	"dptext/rngs"
-	"testing"
 )
 
 // TestNoisyVectorsAreWhatApplyDecodes: the noise step a NoiseStep exposes is the one its

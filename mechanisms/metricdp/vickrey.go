@@ -1,12 +1,13 @@
 package metricdp
 
 import (
-	"dptext/embeddings"
-	"dptext/linalg"
-	"dptext/mechanisms"
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"dptext/embeddings"
+	"dptext/linalg"
+	"dptext/mechanisms"
 )
 
 // Vickrey noise kinds (option noise).

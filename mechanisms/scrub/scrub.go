@@ -1,8 +1,6 @@
 package scrub
 
 import (
-	"dptext/mechanisms"
-	"dptext/text"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -10,6 +8,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"dptext/mechanisms"
+	"dptext/text"
 )
 
 // Scrub actions (ScrubOptions.Action).

@@ -1,10 +1,11 @@
 package scrub
 
 import (
-	"dptext/mechanisms"
 	"slices"
 	"strings"
 	"testing"
+
+	"dptext/mechanisms"
 )
 
 // In this corpus "Alice" is capitalised in mid-sentence three times and "Paris" twice; "Bob"

@@ -2,11 +2,6 @@ package syntf
 
 import (
 	"context"
-	"dptext/embeddings"
-	"dptext/lemma"
-	"dptext/mechanisms"
-	"dptext/mechanisms/internal/rowcache"
-	"dptext/text"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +9,12 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"dptext/embeddings"
+	"dptext/lemma"
+	"dptext/mechanisms"
+	"dptext/mechanisms/internal/rowcache"
+	"dptext/text"
 )
 
 // SynTFOptions configures SynTF. Keys are the names of the config's params table.

@@ -1,9 +1,6 @@
 package syntf
 
 import (
-	"dptext/embeddings"
-	"dptext/internal/fixtures"
-	"dptext/mechanisms"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,6 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"dptext/embeddings"
+	"dptext/internal/fixtures"
+	"dptext/mechanisms"
 )
 
 // randomSynTFStore returns n distinct random lowercase words of 1–8 letters (from a small alphabet,
