@@ -15,7 +15,7 @@ import (
 
 	"dptext/corpus"
 	"dptext/embeddings"
-	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
 	"dptext/rngs"
 	"dptext/runconfig"
 	"dptext/text"
@@ -553,7 +553,7 @@ func (s *SetData) MeasureBagDistances(store *embeddings.Store) error {
 		if m == 0 {
 			continue
 		}
-		d, err := mechanisms.BagDistance(store, a[:m], b[:m])
+		d, err := metricdp.BagDistance(store, a[:m], b[:m])
 		if err != nil {
 			return fmt.Errorf("set %q: %w", s.Name, err)
 		}

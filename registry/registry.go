@@ -18,6 +18,10 @@ import (
 	"dptext/erae"
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/mechanisms/expmech"
+	"dptext/mechanisms/metricdp"
+	"dptext/mechanisms/scrub"
+	"dptext/mechanisms/syntf"
 	"dptext/ngram"
 	"dptext/report"
 	"dptext/resources"
@@ -378,7 +382,7 @@ type noneOptions struct {
 
 // expMechOptions adds the context rating's language model to the token sampler's options.
 type expMechOptions struct {
-	mechanisms.ExpMechOptions
+	expmech.ExpMechOptions
 	// LanguageModel configures the n-gram model of the context rating, trained on Env.Corpus.
 	LanguageModel ngram.Options `toml:"language_model"`
 }
@@ -397,47 +401,47 @@ var Mechanisms = map[string]MechanismEntry{
 		},
 	},
 	"emd": {
-		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
+		Version: "2", UsesEpsilon: true, Epsilons: metricdp.EMDEpsilonRange,
 		Description: `EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; order = "bag": εN·EMD per document, "keep": ε·Σᵢd(xᵢ,x′ᵢ)`,
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 4,
 		TextParams: map[string]string{"order": strconv.Quote(mechanisms.OrderKeep)}, // the words are written back in place
-		Spec: MechanismSpec[mechanisms.EMDOptions]{
-			Defaults: mechanisms.DefaultEMDOptions,
-			Build: func(env *Env, eps float64, o mechanisms.EMDOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewEMD(env.Embeddings, eps, o)
+		Spec: MechanismSpec[metricdp.EMDOptions]{
+			Defaults: metricdp.DefaultEMDOptions,
+			Build: func(env *Env, eps float64, o metricdp.EMDOptions) (mechanisms.Mechanism, error) {
+				return metricdp.NewEMD(env.Embeddings, eps, o)
 			},
 		},
 	},
 	"cmp": {
-		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
+		Version: "1", UsesEpsilon: true, Epsilons: metricdp.EMDEpsilonRange,
 		Description: "CMP (Feyisetan, Balle, Drake, Diethe, WSDM 2020): per-word n-d Laplace noise on the embedding, nearest word, released in place; ε·Σᵢd(xᵢ,x′ᵢ) per document",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.CMPOptions]{
-			Defaults: mechanisms.DefaultCMPOptions,
-			Build: func(env *Env, eps float64, o mechanisms.CMPOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewCMP(env.Embeddings, eps, o)
+		Spec: MechanismSpec[metricdp.CMPOptions]{
+			Defaults: metricdp.DefaultCMPOptions,
+			Build: func(env *Env, eps float64, o metricdp.CMPOptions) (mechanisms.Mechanism, error) {
+				return metricdp.NewCMP(env.Embeddings, eps, o)
 			},
 		},
 	},
 	"mahalanobis": {
-		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
+		Version: "1", UsesEpsilon: true, Epsilons: metricdp.EMDEpsilonRange,
 		Description: "Mahalanobis (Xu, Aggarwal, Feyisetan, Teissier, PrivateNLP 2020): elliptical noise shaped by λΣ+(1−λ)I, nearest word (Euclidean), in place; ε·Σᵢ‖xᵢ−x′ᵢ‖_{Σ′⁻¹} (Mahalanobis norm) per document",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.MahalanobisOptions]{
-			Defaults: mechanisms.DefaultMahalanobisOptions,
-			Build: func(env *Env, eps float64, o mechanisms.MahalanobisOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewMahalanobis(env.Embeddings, eps, o)
+		Spec: MechanismSpec[metricdp.MahalanobisOptions]{
+			Defaults: metricdp.DefaultMahalanobisOptions,
+			Build: func(env *Env, eps float64, o metricdp.MahalanobisOptions) (mechanisms.Mechanism, error) {
+				return metricdp.NewMahalanobis(env.Embeddings, eps, o)
 			},
 		},
 	},
 	"vickrey": {
-		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.EMDEpsilonRange,
+		Version: "1", UsesEpsilon: true, Epsilons: metricdp.EMDEpsilonRange,
 		Description: "Vickrey (Xu et al., PrivateNLP 2021): CMP or Mahalanobis noise (noise), then the second-nearest word with probability t·d₁/(t·d₁+(1−t)·d₂); the noise's guarantee (Euclidean or Mahalanobis)",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.VickreyOptions]{
-			Defaults: mechanisms.DefaultVickreyOptions,
-			Build: func(env *Env, eps float64, o mechanisms.VickreyOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewVickrey(env.Embeddings, eps, o)
+		Spec: MechanismSpec[metricdp.VickreyOptions]{
+			Defaults: metricdp.DefaultVickreyOptions,
+			Build: func(env *Env, eps float64, o metricdp.VickreyOptions) (mechanisms.Mechanism, error) {
+				return metricdp.NewVickrey(env.Embeddings, eps, o)
 			},
 		},
 	},
@@ -446,17 +450,17 @@ var Mechanisms = map[string]MechanismEntry{
 		Description: "SynTF (Weggenmann, Kerschbaum 2018): n words sampled by the exponential mechanism from the document's term distribution; bounds εn, (ε+ln η)n, ℓn",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTermFrequencies, Cost: 2,
 		PrivacyTable: synTFPrivacyTable,
-		Spec: MechanismSpec[mechanisms.SynTFOptions]{
-			Defaults: mechanisms.DefaultSynTFOptions,
+		Spec: MechanismSpec[syntf.SynTFOptions]{
+			Defaults: syntf.DefaultSynTFOptions,
 			// tf-idf weighting learns document frequencies from the training corpus.
-			Needs: func(o mechanisms.SynTFOptions) Needs { return Needs{TrainingCorpus: o.Weighting == "tfidf"} },
-			Files: func(o mechanisms.SynTFOptions) []InputFile {
+			Needs: func(o syntf.SynTFOptions) Needs { return Needs{TrainingCorpus: o.Weighting == "tfidf"} },
+			Files: func(o syntf.SynTFOptions) []InputFile {
 				if !o.Lemmatize {
 					return nil
 				}
 				return []InputFile{{Key: "wordnet_dir", Role: "wordnet", Path: o.WordNetDir}}
 			},
-			Build: func(env *Env, eps float64, opts mechanisms.SynTFOptions) (mechanisms.Mechanism, error) {
+			Build: func(env *Env, eps float64, opts syntf.SynTFOptions) (mechanisms.Mechanism, error) {
 				if opts.EllCacheDir == "" {
 					opts.EllCacheDir = env.CacheDir
 				}
@@ -478,13 +482,13 @@ var Mechanisms = map[string]MechanismEntry{
 					// Document frequencies come from the corpus outside the evaluation authors.
 					tf := opts
 					tf.Weighting, tf.TightBound = "tf", false
-					m, err := mechanisms.NewSynTF(env.Embeddings, eps, tf)
+					m, err := syntf.NewSynTF(env.Embeddings, eps, tf)
 					if err != nil {
 						return nil, err
 					}
 					opts.IDF = m.FitIDF(env.Corpus)
 				}
-				return mechanisms.NewSynTF(env.Embeddings, eps, opts)
+				return syntf.NewSynTF(env.Embeddings, eps, opts)
 			},
 		},
 	},
@@ -494,17 +498,17 @@ var Mechanisms = map[string]MechanismEntry{
 		Spec: MechanismSpec[NoOptions]{
 			Defaults: func() NoOptions { return NoOptions{} },
 			Build: func(env *Env, _ float64, _ NoOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewRandom(env.Embeddings.Words())
+				return expmech.NewRandom(env.Embeddings.Words())
 			},
 		},
 	},
 	"scrub": {
 		Version: "1", Description: "PII scrubber baseline: names learned from the corpus and numbers replaced or removed (no DP guarantee)",
 		Needs: Needs{RawTexts: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.ScrubOptions]{
-			Defaults: mechanisms.DefaultScrubOptions,
-			Build: func(env *Env, _ float64, o mechanisms.ScrubOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewScrub(env.RawTexts, o)
+		Spec: MechanismSpec[scrub.ScrubOptions]{
+			Defaults: scrub.DefaultScrubOptions,
+			Build: func(env *Env, _ float64, o scrub.ScrubOptions) (mechanisms.Mechanism, error) {
+				return scrub.NewScrub(env.RawTexts, o)
 			},
 		},
 	},
@@ -526,14 +530,14 @@ var Mechanisms = map[string]MechanismEntry{
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 3,
 		Spec: MechanismSpec[expMechOptions]{
 			Defaults: func() expMechOptions {
-				return expMechOptions{ExpMechOptions: mechanisms.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}
+				return expMechOptions{ExpMechOptions: expmech.DefaultExpMechOptions(), LanguageModel: ngram.DefaultOptions()}
 			},
 			// The context rating is a language model trained on the training corpus.
 			Needs: func(o expMechOptions) Needs {
-				return Needs{LanguageModel: o.Rating == mechanisms.ExpMechRatingContext, TrainingCorpus: o.Rating == mechanisms.ExpMechRatingContext}
+				return Needs{LanguageModel: o.Rating == expmech.ExpMechRatingContext, TrainingCorpus: o.Rating == expmech.ExpMechRatingContext}
 			},
 			Build: func(env *Env, eps float64, opts expMechOptions) (mechanisms.Mechanism, error) {
-				if opts.Rating == mechanisms.ExpMechRatingContext {
+				if opts.Rating == expmech.ExpMechRatingContext {
 					lm, err := env.Memo(fmt.Sprintf("ngram/%+v", opts.LanguageModel), func() (any, error) {
 						return ngram.TrainBidirectional(env.Embeddings.Words(), env.Corpus, opts.LanguageModel)
 					})
@@ -542,7 +546,7 @@ var Mechanisms = map[string]MechanismEntry{
 					}
 					opts.Context = lm.(*ngram.Bidirectional)
 				}
-				return mechanisms.NewExpMech(env.Embeddings, eps, opts.ExpMechOptions)
+				return expmech.NewExpMech(env.Embeddings, eps, opts.ExpMechOptions)
 			},
 		},
 	},
@@ -550,10 +554,10 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SanText (Yue et al. 2021): exponential mechanism with −Euclidean distance over the vocabulary, in place; ε·d_euc per word, ε·Σᵢd(xᵢ,x′ᵢ) per document",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.SanTextOptions]{
-			Defaults: mechanisms.DefaultSanTextOptions,
-			Build: func(env *Env, eps float64, o mechanisms.SanTextOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewSanText(env.Embeddings, eps, o)
+		Spec: MechanismSpec[expmech.SanTextOptions]{
+			Defaults: expmech.DefaultSanTextOptions,
+			Build: func(env *Env, eps float64, o expmech.SanTextOptions) (mechanisms.Mechanism, error) {
+				return expmech.NewSanText(env.Embeddings, eps, o)
 			},
 		},
 	},
@@ -561,11 +565,11 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "SanText+ (Yue et al. 2021): outputs from the sensitive share w of least frequent words (default 0.9); other words sanitised with probability p (0.3); ε·d_euc between sensitive words only",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.SanTextOptions]{
-			Defaults: mechanisms.DefaultSanTextPlusOptions,
-			Build: func(env *Env, eps float64, o mechanisms.SanTextOptions) (mechanisms.Mechanism, error) {
+		Spec: MechanismSpec[expmech.SanTextOptions]{
+			Defaults: expmech.DefaultSanTextPlusOptions,
+			Build: func(env *Env, eps float64, o expmech.SanTextOptions) (mechanisms.Mechanism, error) {
 				o.Plus = true
-				return mechanisms.NewSanText(env.Embeddings, eps, o)
+				return expmech.NewSanText(env.Embeddings, eps, o)
 			},
 		},
 	},
@@ -573,10 +577,10 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "TEM (Carvalho et al. 2023): truncated exponential mechanism, exponential mechanism on min(d_euc, γ), γ = (2/ε)ln((1−β)|V|/β), β = 0.001; ε·d_euc per word",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.TEMOptions]{
-			Defaults: mechanisms.DefaultTEMOptions,
-			Build: func(env *Env, eps float64, o mechanisms.TEMOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewTEM(env.Embeddings, eps, o)
+		Spec: MechanismSpec[expmech.TEMOptions]{
+			Defaults: expmech.DefaultTEMOptions,
+			Build: func(env *Env, eps float64, o expmech.TEMOptions) (mechanisms.Mechanism, error) {
+				return expmech.NewTEM(env.Embeddings, eps, o)
 			},
 		},
 	},
@@ -584,10 +588,10 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "2", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "truncated Gumbel (Carvalho et al. 2021): k ~ Poisson(ln(|V|−1)) nearest words, argmin of distance + Gumbel(0, b) noise truncated to ±Δ_max, b from ε by the paper's Lambert-W calibration (ε > (2(1+ln|V|)+3)/Δ_min); no finite bound between different words (a word's farthest word is never among its candidates), ε only sets the noise scale",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.TruncatedGumbelOptions]{
-			Defaults: mechanisms.DefaultTruncatedGumbelOptions,
-			Build: func(env *Env, eps float64, o mechanisms.TruncatedGumbelOptions) (mechanisms.Mechanism, error) {
-				return mechanisms.NewTruncatedGumbel(env.Embeddings, eps, o)
+		Spec: MechanismSpec[expmech.TruncatedGumbelOptions]{
+			Defaults: expmech.DefaultTruncatedGumbelOptions,
+			Build: func(env *Env, eps float64, o expmech.TruncatedGumbelOptions) (mechanisms.Mechanism, error) {
+				return expmech.NewTruncatedGumbel(env.Embeddings, eps, o)
 			},
 		},
 	},
@@ -595,45 +599,45 @@ var Mechanisms = map[string]MechanismEntry{
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "CusText (Chen et al. 2023): vocabulary partitioned into customised sets of the K nearest words (K = 20), exponential mechanism over normalised similarity; pure ε per word within a set",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(false)},
+		Spec: MechanismSpec[expmech.CusTextOptions]{Defaults: expmech.DefaultCusTextOptions, Build: buildCusText(false)},
 	},
 	"custext+": {
 		Version: "1", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "CusText+ (Chen et al. 2023): CusText with stopwords released unchanged",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
-		Spec: MechanismSpec[mechanisms.CusTextOptions]{Defaults: mechanisms.DefaultCusTextOptions, Build: buildCusText(true)},
+		Spec: MechanismSpec[expmech.CusTextOptions]{Defaults: expmech.DefaultCusTextOptions, Build: buildCusText(true)},
 	},
 }
 
 // synTFPrivacyTable writes SynTF's bounds εn, (ε + ln η)n and ℓn over the vocabulary of
-// store (mechanisms.PrintSynTFPrivacy) for the options of p.
+// store (syntf.PrintSynTFPrivacy) for the options of p.
 func synTFPrivacyTable(ctx context.Context, w io.Writer, store *embeddings.Store, epsilons []float64, n int, p configfile.Params) error {
-	opts := mechanisms.DefaultSynTFOptions()
+	opts := syntf.DefaultSynTFOptions()
 	if err := p.Decode(&opts); err != nil {
 		return err
 	}
 	opts.EllContext = ctx
-	return mechanisms.PrintSynTFPrivacy(w, store, epsilons, n, opts, 0)
+	return syntf.PrintSynTFPrivacy(w, store, epsilons, n, opts, 0)
 }
 
 // buildCusText builds CusText (plus: stopwords kept); the customised sets depend only on the
 // vocabulary and K, so the mechanisms of an ε grid share them (Env.Memo).
-func buildCusText(plus bool) func(env *Env, eps float64, o mechanisms.CusTextOptions) (mechanisms.Mechanism, error) {
-	return func(env *Env, eps float64, o mechanisms.CusTextOptions) (mechanisms.Mechanism, error) {
+func buildCusText(plus bool) func(env *Env, eps float64, o expmech.CusTextOptions) (mechanisms.Mechanism, error) {
+	return func(env *Env, eps float64, o expmech.CusTextOptions) (mechanisms.Mechanism, error) {
 		o.Plus = plus
 		if env.Check && o.K > env.Embeddings.Len() {
 			o.K = env.Embeddings.Len() // check's stand-in vocabulary is tiny; the real one is checked at run time
 		}
 		if o.K < 1 || o.K > env.Embeddings.Len() {
-			return mechanisms.NewCusText(env.Embeddings, eps, o, nil) // reports the error
+			return expmech.NewCusText(env.Embeddings, eps, o, nil) // reports the error
 		}
 		sets, err := env.Memo(fmt.Sprintf("custext-sets/%p/%d", env.Embeddings, o.K), func() (any, error) {
-			return mechanisms.CusTextSets(env.Embeddings, o.K), nil
+			return expmech.CusTextSets(env.Embeddings, o.K), nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		return mechanisms.NewCusText(env.Embeddings, eps, o, sets.([][]int))
+		return expmech.NewCusText(env.Embeddings, eps, o, sets.([][]int))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"dptext/corpus"
 	"dptext/learn"
 	"dptext/mechanisms"
+	"dptext/mechanisms/syntf"
 	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
@@ -160,7 +161,7 @@ func documentID(set *protocol.SetData, i int) string {
 
 // termVectorer is a mechanism whose output is a synthetic term-frequency vector (SynTF).
 type termVectorer interface {
-	TF(private []string) []mechanisms.TermCount
+	TF(private []string) []syntf.TermCount
 }
 
 // termVectors renders, for a mechanism that releases term-frequency vectors, the sparse

@@ -8,6 +8,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
 	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
@@ -23,7 +24,7 @@ func TestPairBoundRowsReportInfiniteShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mechanisms.NewEMD(store, 2, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Order: mechanisms.OrderBag, Workers: 1})
+	m, err := metricdp.NewEMD(store, 2, metricdp.EMDOptions{OOV: metricdp.OOVKeep, Order: mechanisms.OrderBag, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestAuditRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mechanisms.NewEMD(store, 1, mechanisms.DefaultEMDOptions())
+	m, err := metricdp.NewEMD(store, 1, metricdp.DefaultEMDOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
