@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"regexp"
@@ -72,7 +74,7 @@ func formatLacks(f CorpusFormat) []string {
 		lacks = append(lacks, "Read (the reader returning corpus documents)")
 	}
 	if f.Caption == nil {
-		lacks = append(lacks, "Caption (names the corpus in tables; pathCaption for a path)")
+		lacks = append(lacks, "Caption (names the corpus in tables; PathCaption for a corpus read from a path)")
 	}
 	return lacks
 }
@@ -144,19 +146,16 @@ func TestBaselineIsTheIdentityInOrder(t *testing.T) {
 	}
 }
 
-// TestREADMEComponentsMatchRegistry keeps the README's "Components" section generated in
-// effect: its mechanism table lists exactly the registered mechanisms, and every registered
-// attacker, topic classifier and utility measure is named in the sentence of its kind.
-func TestREADMEComponentsMatchRegistry(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+// readmeComponentsLacks compares the "## Components" section of readme with the registry and
+// says, per name, what to add or remove: a mechanism needs a row of the section's table (its
+// first cell naming it in backquotes), an attacker, topic classifier or utility measure its
+// name in backquotes in the sentence of its kind.
+func readmeComponentsLacks(readme string) []string {
+	i := strings.Index(readme, "\n## Components\n")
+	if i < 0 {
+		return []string{`README.md has no "## Components" section: add it, with the mechanism table and the sentences "Attackers:", "Topic classifiers:" and "Utility measures:"`}
 	}
-	section, ok := strings.CutPrefix(string(data)[strings.Index(string(data), "\n## Components\n")+1:], "## Components\n")
-	if !ok {
-		t.Fatal("README.md has no \"## Components\" section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section, _, _ := strings.Cut(readme[i+len("\n## Components\n"):], "\n## ")
 	code := regexp.MustCompile("`([^`]+)`")
 	var tableNames []string
 	var prose strings.Builder
@@ -170,37 +169,107 @@ func TestREADMEComponentsMatchRegistry(t *testing.T) {
 			prose.WriteString(line + " ")
 		}
 	}
-	slices.Sort(tableNames)
-	if want := MechanismNames(); !slices.Equal(tableNames, want) {
-		t.Errorf("README Components: mechanism table lists %q, the registry %q", tableNames, want)
+	var lacks []string
+	for _, name := range MechanismNames() {
+		if !slices.Contains(tableNames, name) {
+			lacks = append(lacks, fmt.Sprintf("mechanism %q has no row in the README's Components table: add \"| `%s` | what it does, with the paper and section | its guarantee |\"", name, name))
+		}
+	}
+	for _, name := range tableNames {
+		if _, ok := Mechanisms[name]; !ok {
+			lacks = append(lacks, fmt.Sprintf("the README's Components table names %q, which is not in registry.Mechanisms: remove it or fix its spelling", name))
+		}
 	}
 	kinds := map[string]string{TaskAuthor: "Attackers:", TaskTopic: "Topic classifiers:", TaskUtility: "Utility measures:"}
+	nouns := map[string]string{TaskAuthor: "attacker", TaskTopic: "topic classifier", TaskUtility: "utility measure"}
 	text := prose.String()
-	for name, e := range Scorers {
-		start := strings.Index(text, kinds[e.Task])
+	for _, name := range slices.Sorted(maps.Keys(Scorers)) {
+		task := Scorers[name].Task
+		start := strings.Index(text, kinds[task])
 		if start < 0 {
-			t.Fatalf("README Components: no sentence %q", kinds[e.Task])
+			lacks = append(lacks, fmt.Sprintf("the README's Components section has no sentence starting %q: add one naming %s %q in backquotes", kinds[task], nouns[task], name))
+			continue
 		}
 		part := text[start:]
 		for _, other := range kinds {
-			if i := strings.Index(part[1:], other); i >= 0 {
-				part = part[:i+1]
+			if j := strings.Index(part[1:], other); j >= 0 {
+				part = part[:j+1]
 			}
 		}
 		if !strings.Contains(part, "`"+name+"`") {
-			t.Errorf("README Components: %s %q is not named after %q", ScorerKind(e.Task), name, kinds[e.Task])
+			lacks = append(lacks, fmt.Sprintf("%s %q is not named in the README's Components sentence %q: add `%s` there, with a few words on what it does", nouns[task], name, kinds[task]+" …", name))
 		}
 	}
+	return lacks
 }
 
-// TestREADMEFormatsMatchRegistry: the format lines of the README's "Bring your own corpus and
-// embeddings" example name exactly the registered corpus formats (CorpusFormats) and
-// embeddings formats (embeddings.Formats, and "auto").
-func TestREADMEFormatsMatchRegistry(t *testing.T) {
+// TestREADMEComponentsMatchRegistry keeps the README's "Components" section generated in
+// effect: its mechanism table lists exactly the registered mechanisms, and every registered
+// attacker, topic classifier and utility measure is named in the sentence of its kind. Each
+// message says what to add or remove. The mutants of a README generated from the registry
+// (registryREADME) — without the scrub row, without chrf in its sentence, with a row for an
+// unregistered mechanism — show each check can fail.
+func TestREADMEComponentsMatchRegistry(t *testing.T) {
 	data, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	readme := string(data)
+	for _, l := range readmeComponentsLacks(readme) {
+		t.Error(l)
+	}
+	// Mutants of a README generated from the registry, which must itself pass.
+	good := registryREADME()
+	if lacks := readmeComponentsLacks(good); len(lacks) > 0 {
+		t.Fatalf("the README generated from the registry fails: %q", lacks)
+	}
+	for _, m := range []struct {
+		name, readme, want string
+	}{{"no scrub row", strings.Replace(good, "| `scrub` | x | x |\n", "", 1), `mechanism "scrub" has no row`},
+		{"chrf unnamed", strings.Replace(good, "`chrf`", "chrf", 1), `utility measure "chrf" is not named`},
+		{"unregistered row", strings.Replace(good, "|---|\n", "|---|\n| `bogus` | x | x |\n", 1), `names "bogus", which is not in registry.Mechanisms`}} {
+		if got := readmeComponentsLacks(m.readme); len(got) != 1 || !strings.Contains(got[0], m.want) {
+			t.Errorf("mutant %s: messages %q, want one containing %q", m.name, got, m.want)
+		}
+	}
+}
+
+// registryREADME is the smallest README both README checks accept, generated from the
+// registries: a Components table row per mechanism, a sentence per scorer kind, and the
+// format lines of "Bring your own corpus and embeddings".
+func registryREADME() string {
+	var b strings.Builder
+	b.WriteString("# dptext\n\n## Components\n\n| name | what | guarantee |\n|---|---|---|\n")
+	for _, name := range MechanismNames() {
+		fmt.Fprintf(&b, "| `%s` | x | x |\n", name)
+	}
+	for _, k := range []struct{ task, sentence string }{{TaskAuthor, "Attackers:"}, {TaskTopic, "Topic classifiers:"}, {TaskUtility, "Utility measures:"}} {
+		b.WriteString("\n" + k.sentence)
+		for _, name := range slices.Sorted(maps.Keys(Scorers)) {
+			if Scorers[name].Task == k.task {
+				fmt.Fprintf(&b, " `%s`", name)
+			}
+		}
+		b.WriteString(".")
+	}
+	b.WriteString("\n\n## Bring your own corpus and embeddings\n\n```toml\n[corpus]\nformat = ")
+	b.WriteString(strings.ReplaceAll(QuoteList(CorpusFormatNames()), " or ", ", "))
+	b.WriteString("\n\n[embeddings]\nformat = ")
+	b.WriteString(strings.ReplaceAll(QuoteList(embeddings.FormatNames()), " or ", ", "))
+	b.WriteString("\n```\n")
+	return b.String()
+}
+
+// readmeFormatsLacks compares the format lines of the [corpus] and [embeddings] tables in the
+// README's "Bring your own corpus and embeddings" example with CorpusFormats and
+// embeddings.Formats (and "auto"), saying what to add or remove.
+func readmeFormatsLacks(readme string) []string {
+	const title = "## Bring your own corpus and embeddings"
+	i := strings.Index(readme, title)
+	if i < 0 {
+		return []string{fmt.Sprintf("README.md has no section %q: add it, with an example [corpus] and [embeddings] table whose format lines name every format", title)}
+	}
+	section := readme[i:]
 	var corpusWant, embWant []string
 	for _, f := range CorpusFormats {
 		corpusWant = append(corpusWant, f.Name)
@@ -210,14 +279,15 @@ func TestREADMEFormatsMatchRegistry(t *testing.T) {
 	}
 	embWant = append(embWant, "auto")
 	quoted := regexp.MustCompile(`"([^"]+)"`)
-	section := string(data)[strings.Index(string(data), "## Bring your own corpus and embeddings"):]
+	var lacks []string
 	for _, c := range []struct {
-		table string
-		want  []string
-	}{{"[corpus]", corpusWant}, {"[embeddings]", embWant}} {
+		table, registry string
+		want            []string
+	}{{"[corpus]", "registry.CorpusFormats", corpusWant}, {"[embeddings]", "embeddings.Formats", embWant}} {
 		_, rest, ok := strings.Cut(section, "\n"+c.table+"\nformat = ")
 		if !ok {
-			t.Fatalf("README: no %s table with a format line in \"Bring your own corpus and embeddings\"", c.table)
+			lacks = append(lacks, fmt.Sprintf("README %q: no %s table with a format line: add one naming %s", title, c.table, QuoteList(c.want)))
+			continue
 		}
 		line, _, _ := strings.Cut(rest, "\n")
 		var got []string
@@ -226,10 +296,43 @@ func TestREADMEFormatsMatchRegistry(t *testing.T) {
 				got = append(got, m[1])
 			}
 		}
-		slices.Sort(got)
-		want := slices.Sorted(slices.Values(c.want))
-		if !slices.Equal(got, want) {
-			t.Errorf("README %s format line names %q; the registry has %q", c.table, got, want)
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				lacks = append(lacks, fmt.Sprintf("README %q: the %s format line lacks %q: add it to the line's comment, and a bullet below the example saying what the format reads", title, c.table, w))
+			}
+		}
+		for _, g := range got {
+			if !slices.Contains(c.want, g) {
+				lacks = append(lacks, fmt.Sprintf("README %q: the %s format line names %q, which is not in %s: remove it or fix its spelling", title, c.table, g, c.registry))
+			}
+		}
+	}
+	return lacks
+}
+
+// TestREADMEFormatsMatchRegistry: the format lines of the README's "Bring your own corpus and
+// embeddings" example name exactly the registered corpus formats (CorpusFormats) and
+// embeddings formats (embeddings.Formats, and "auto"). The mutants of registryREADME — its corpus line
+// without "pan", its embeddings line with an unregistered format — show both directions fail.
+func TestREADMEFormatsMatchRegistry(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	for _, l := range readmeFormatsLacks(readme) {
+		t.Error(l)
+	}
+	good := registryREADME()
+	if lacks := readmeFormatsLacks(good); len(lacks) > 0 {
+		t.Fatalf("the README generated from the registry fails: %q", lacks)
+	}
+	for _, m := range []struct {
+		name, readme, want string
+	}{{"no pan", strings.Replace(good, `"pan"`, "", 1), `[corpus] format line lacks "pan"`},
+		{"unregistered format", strings.Replace(good, `"auto"`, `"bogus", "auto"`, 1), `names "bogus", which is not in embeddings.Formats`}} {
+		if got := readmeFormatsLacks(m.readme); len(got) != 1 || !strings.Contains(got[0], m.want) {
+			t.Errorf("mutant %s: messages %q, want one containing %q", m.name, got, m.want)
 		}
 	}
 }
