@@ -134,54 +134,83 @@ func registryOutputs(t *testing.T) map[string]string {
 	var private [][]string // the random mechanism's outputs, for the utility measures
 	pool := test           // the documents and the random mechanism's outputs, for the classifiers (independent of which other mechanisms are registered)
 	for _, name := range MechanismNames() {
-		entry := Mechanisms[name]
-		o, err := entry.Decode(goldenParams(t, name, store, train))
+		o, err := Mechanisms[name].Decode(goldenParams(t, name, store, train))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := o.Build(env, 10)
+		outs, err := mechanismOutputs(name, o, env, test)
 		if err != nil {
 			t.Fatalf("mechanism %s: %v", name, err)
 		}
 		var lines []string
-		for i, d := range test {
-			p := m.Apply(rngs.New(7, fmt.Sprintf("golden/%s/%d", name, i)), d)
+		for _, p := range outs {
 			lines = append(lines, strings.Join(p, " "))
-			if name == "random" {
-				private = append(private, p)
-				pool = append(pool, p)
-			}
 		}
-		out["mechanism/"+name+" v"+entry.Version] = hash(lines)
+		if name == "random" {
+			private = outs
+			pool = append(slices.Clip(pool), outs...)
+		}
+		out["mechanism/"+name+" v"+Mechanisms[name].Version] = hash(lines)
 	}
 	for _, name := range ScorerNames() {
-		entry := Scorers[name]
-		o, err := entry.Decode(testParams(t, name, ""))
+		o, err := Scorers[name].Decode(testParams(t, name, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var lines []string
-		if o.Metric != nil {
-			m, err := o.Metric.Build(env)
-			if err != nil {
-				t.Fatalf("scorer %s: %v", name, err)
-			}
-			for i, d := range test {
-				lines = append(lines, fmt.Sprintf("%.6g %.6g", m.Measure(d, private[i]), m.Measure(d, test[(i+1)%len(test)])))
-			}
-		} else {
-			c, err := o.Classifier.Build(env)
-			if err != nil {
-				t.Fatalf("scorer %s: %v", name, err)
-			}
-			if err := c.Fit(rngs.New(7, "golden/fit/"+name), train, authors); err != nil {
-				t.Fatalf("scorer %s: %v", name, err)
-			}
-			lines = c.Predict(rngs.New(7, "golden/predict/"+name), pool)
+		lines, err := scorerOutputs(name, o, env, train, authors, test, private, pool)
+		if err != nil {
+			t.Fatalf("scorer %s: %v", name, err)
 		}
-		out["scorer/"+name+" v"+entry.Version] = hash(lines)
+		out["scorer/"+name+" v"+Scorers[name].Version] = hash(lines)
 	}
 	return out
+}
+
+// mechanismOutputs builds the mechanism of o at ε = 10 from env and privatises each of docs
+// with its own seeded generator; a panic (such as reading an Env field left nil) is an error.
+func mechanismOutputs(name string, o *MechanismOptions, env *Env, docs [][]string) (out [][]string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	m, err := o.Build(env, 10)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range docs {
+		out = append(out, m.Apply(rngs.New(7, fmt.Sprintf("golden/%s/%d", name, i)), d))
+	}
+	return out, nil
+}
+
+// scorerOutputs builds the scorer of o from env: a utility measure's values on (test, private)
+// and on (test, the next test document), or a classifier's predictions on pool after training
+// on train; a panic is an error.
+func scorerOutputs(name string, o ScorerDecoded, env *Env, train [][]string, authors []string, test, private, pool [][]string) (lines []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	if o.Metric != nil {
+		m, err := o.Metric.Build(env)
+		if err != nil {
+			return nil, err
+		}
+		for i, d := range test {
+			lines = append(lines, fmt.Sprintf("%.6g %.6g", m.Measure(d, private[i]), m.Measure(d, test[(i+1)%len(test)])))
+		}
+		return lines, nil
+	}
+	c, err := o.Classifier.Build(env)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Fit(rngs.New(7, "golden/fit/"+name), train, authors); err != nil {
+		return nil, err
+	}
+	return c.Predict(rngs.New(7, "golden/predict/"+name), pool), nil
 }
 
 // Every registered component's version is tied to a hash of its outputs: a change of output
@@ -223,20 +252,20 @@ func TestRegistryVersionsPinOutputs(t *testing.T) {
 		seen[id] = true
 		w, ok := want[id]
 		if !ok {
-			t.Errorf("%s %s is not in %s: run with -update-registry to record its outputs", id, version, path)
+			t.Errorf("%s %s is not in %s: run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry` to record its outputs", id, version, path)
 			continue
 		}
 		wantVersion, wantHash, _ := strings.Cut(w, " ")
 		switch {
 		case wantVersion == version && wantHash != h:
-			t.Errorf("%s %s: outputs changed (hash %s, recorded %s) without a version bump: bump its Version in the registry, then run with -update-registry", id, version, h, wantHash)
+			t.Errorf("%s %s: outputs changed (hash %s, recorded %s) without a version bump: bump its Version in the registry, then run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry`", id, version, h, wantHash)
 		case wantVersion != version:
-			t.Errorf("%s: version %s, recorded %s: run with -update-registry to record the outputs of the new version", id, version, wantVersion)
+			t.Errorf("%s: version %s, recorded %s: run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry` to record the outputs of the new version", id, version, wantVersion)
 		}
 	}
 	for id := range want {
 		if !seen[id] {
-			t.Errorf("%s is recorded in %s but not registered: run with -update-registry", id, path)
+			t.Errorf("%s is recorded in %s but not registered: run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry` to drop it", id, path)
 		}
 	}
 }
