@@ -45,7 +45,7 @@ func TestAuditConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range own.Violations() {
-				t.Errorf("fails its own claim %v: %s", own.Claim, f.Describe())
+				t.Errorf("fails its own claim %v: %s (the mechanism's outputs break its Guarantee: fix the mechanism or state the claim it meets)", own.Claim, f.Describe())
 			}
 			t.Logf("claim %v: audited %.4g (ceiling %.4g), %d findings, %d skipped", own.Claim, own.AuditedEpsilon(), own.AuditedCeiling(), len(own.Findings), len(own.Skipped))
 			words, samplers, noise := 0, 0, 0
@@ -84,7 +84,7 @@ func TestAuditConformance(t *testing.T) {
 				// must be reported unprotected, with its reason.
 				for _, f := range own.Skipped {
 					if !strings.HasPrefix(f.Reason, "unprotected (∞)") {
-						t.Errorf("skipped %s %s: reason %q", f.Level, f.Kind, f.Reason)
+						t.Errorf("skipped %s %s: reason %q; a mechanism with no finite bound between different words must report every such pair as unprotected (its method UnprotectedReason, see audit.NewTarget)", f.Level, f.Kind, f.Reason)
 					}
 				}
 				return
@@ -108,7 +108,7 @@ func TestAuditConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(r.Violations()) == 0 {
-				t.Errorf("passes claim %v (own claim %v, largest exact loss %v)", half.Claim, own.Claim, exact)
+				t.Errorf("passes claim %v (own claim %v, largest exact loss %v): the audit cannot refute half the claim, so it tests too little of this mechanism; expose the capabilities audit.NewTarget lists (PairBounder, IndependentPositions, LogProbabilities or NoiseStep) or state a tighter claim", half.Claim, own.Claim, exact)
 			}
 		})
 	}

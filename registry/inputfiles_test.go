@@ -91,7 +91,7 @@ func checkFilesDeclared(t *testing.T, kind, name string, defaults any, files fun
 			}
 		}
 		if !declared {
-			t.Errorf("%s %s: option %q names a file but the registry entry's Files does not declare it", kind, name, key)
+			t.Errorf("%s %s: option %q names a file but the registry entry's Files does not declare it: return {Key: %q, Role: \"…\", Path: the option's value} from its Spec's Files func (see InputFile), so the file enters the run's fingerprint", kind, name, key, key)
 		}
 	}
 	return len(paths)
