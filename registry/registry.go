@@ -184,6 +184,10 @@ type ScorerEntry struct {
 	Version     string
 	Description string
 	Task        string
+	// Distance marks a utility measure whose score grows as the private snippet moves away from
+	// the original (a higher score keeps less): tables print it as is, but a `[verdict]`, which
+	// reads every utility as "higher keeps more", refuses it.
+	Distance bool
 	// Needs is what the scorer reads from Env whatever its options (its spec may add to it).
 	Needs Needs
 	// Classifier builds an attacker or topic classifier (tasks author and topic; a ScorerSpec).
@@ -777,7 +781,7 @@ var Scorers = map[string]ScorerEntry{
 		},
 	},
 	"style_l2": {
-		Version: "1", Task: TaskUtility,
+		Version: "1", Task: TaskUtility, Distance: true,
 		Description: "L2 change of the stylometric feature vector (WritePrints-limited rates) between original and private snippet",
 		Metric: ScorerSpec[NoOptions, PairMetric]{
 			Defaults: func() NoOptions { return NoOptions{} },
@@ -805,7 +809,7 @@ var Scorers = map[string]ScorerEntry{
 		},
 	},
 	"wmd": {
-		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true},
+		Version: "2", Task: TaskUtility, Distance: true, Needs: Needs{Vectors: true},
 		Description: "Word Mover's distance between original and private snippet (exact transport, raw vectors)",
 		Metric: ScorerSpec[NoOptions, PairMetric]{
 			Defaults: func() NoOptions { return NoOptions{} },

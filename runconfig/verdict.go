@@ -98,6 +98,8 @@ func (c *Config) validateVerdict() error {
 	for _, u := range v.Utilities {
 		if s, ok := scorer(u); !ok || registry.Scorers[s.Name].Task == registry.TaskAuthor {
 			return c.ErrAt("verdict", "utilities", "%q: want the id of a configured topic classifier or utility measure (scorers: %s)", u, strings.Join(ids, ", "))
+		} else if registry.Scorers[s.Name].Distance {
+			return c.ErrAt("verdict", "utilities", "%q: %s is a distance (a higher score keeps less), and a verdict reads every utility as \"higher keeps more\": want a similarity or a topic classifier (e.g. cosine, embf1, chrf)", u, s.Name)
 		}
 	}
 	if *v.Baseline != "" {

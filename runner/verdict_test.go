@@ -96,6 +96,27 @@ func TestVerdictConfigErrors(t *testing.T) {
 	}
 }
 
+// A verdict reads every utility as "higher keeps more", so a distance (wmd, style_l2: a higher
+// score keeps less) would turn "A keeps more" into a false statement: validation refuses it and
+// says why, while a similarity configured the same way is accepted. Deterministic. Mutant: without
+// the registry's Distance fact (or the check in validation) the wmd config is accepted and the
+// first half fails.
+func TestVerdictRefusesDistanceUtilities(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
+	base := fixtureConfig(t, corpusPath, vecPath).Text
+	for _, distance := range []string{"wmd", "style_l2"} {
+		src := base + "[[scorers]]\nname = \"" + distance + "\"\n[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"" + distance + "\"]\n"
+		_, err := runconfig.ParseConfig("x.toml", src)
+		if err == nil || !strings.Contains(err.Error(), "verdict.utilities") || !strings.Contains(err.Error(), "distance") {
+			t.Errorf("utilities = [%q]: error %v, want one at verdict.utilities saying it is a distance", distance, err)
+		}
+	}
+	src := base + "[[scorers]]\nname = \"chrf\"\n[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"chrf\"]\n"
+	if _, err := runconfig.ParseConfig("x.toml", src); err != nil {
+		t.Errorf("utilities = [\"chrf\"], a similarity: %v", err)
+	}
+}
+
 // Mechanisms are compared at claimed ε only with mechanisms whose guarantee has the same unit:
 // expmech (pure, ε per document) never meets the metric mechanisms, a level beyond the grid is
 // reported as not reached, and a unit no mechanism has is said to be absent. Deterministic (no
