@@ -3,7 +3,7 @@
 // snippets. Every attacker implements learn.Classifier.
 //
 // The attackers a config may name, with their descriptions and defaults, are listed once, in
-// the registry experiments.Scorers (`dptext list` shows them).
+// the registry registry.Scorers (`dptext list` shows them).
 //
 // The documents are token sequences. In the Fernandes protocol they are normalised (lowercase,
 // no punctuation, no stopwords), which empties several stylometric features; every attacker

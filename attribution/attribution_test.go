@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"dptext/embeddings"
-	"dptext/experiments"
 	"dptext/learn"
+	"dptext/registry"
 )
 
 // authorText writes text in the habits of author a: its own favourite words and spelling.
@@ -82,7 +82,7 @@ func TestAttributeAnswersInThePANFormat(t *testing.T) {
 	for _, attacker := range []string{"koppel11", "char-ngram-svm"} {
 		res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1,
 			NewAttacker: func() (learn.Classifier, error) {
-				return buildClassifier(t, attacker, nil, &experiments.Env{Workers: 1})
+				return buildClassifier(t, attacker, "", &registry.Env{Workers: 1})
 			}})
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func TestAttributeAnswersInTheOlderLayout(t *testing.T) {
 	out := t.TempDir()
 	res, err := Attribute(AttributeOptions{Input: root, Output: out, Seed: 1,
 		NewAttacker: func() (learn.Classifier, error) {
-			return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+			return buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func openSetCollection(t *testing.T) string {
 func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 	in := openSetCollection(t)
 	newAttacker := func() (learn.Classifier, error) {
-		return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+		return buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
 	}
 	out := t.TempDir()
 	res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker})
@@ -228,7 +228,7 @@ func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 		t.Errorf("no official measure in %q", FormatResults(res))
 	}
 	_, err = Attribute(AttributeOptions{Input: in, Output: out, NewAttacker: func() (learn.Classifier, error) {
-		return buildClassifier(t, "sr-nn", nil, &experiments.Env{Embeddings: tinyStore(t), Workers: 1})
+		return buildClassifier(t, "sr-nn", "", &registry.Env{Embeddings: tinyStore(t), Workers: 1})
 	}, Reject: RejectRule{Rule: RejectScoreMargin, Threshold: 0.1}})
 	if err == nil || !strings.Contains(err.Error(), "gives no scores") {
 		t.Errorf("reject with a scoreless attacker: %v", err)
@@ -258,9 +258,9 @@ func tinyStore(t *testing.T) *embeddings.Store {
 }
 
 // buildClassifier decodes params for the registered classifier name and builds it.
-func buildClassifier(t *testing.T, name string, params map[string]any, env *experiments.Env) (learn.Classifier, error) {
+func buildClassifier(t *testing.T, name string, params string, env *registry.Env) (learn.Classifier, error) {
 	t.Helper()
-	o, err := experiments.DecodeClassifier(name, params)
+	o, err := registry.DecodeClassifier(name, params)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/experiments"
 	"dptext/learn"
+	"dptext/registry"
 )
 
 // On the synthetic PAN 2019 collection (corpus/testdata/pan19-reuse: 3 problems, 15 unknown
@@ -18,7 +18,7 @@ import (
 // open-set texts.
 func TestPAN19RejectRuleOnCalibratedProbabilities(t *testing.T) {
 	newAttacker := func() (learn.Classifier, error) {
-		return buildClassifier(t, "char-ngram-svm", nil, &experiments.Env{Workers: 1})
+		return buildClassifier(t, "char-ngram-svm", "", &registry.Env{Workers: 1})
 	}
 	run := func(rule string) []ProblemResult {
 		res, err := Attribute(AttributeOptions{Input: "../corpus/testdata/pan19-reuse", Output: t.TempDir(), Seed: 1,
@@ -45,7 +45,7 @@ func TestPAN19RejectRuleOnCalibratedProbabilities(t *testing.T) {
 	}
 	_, err := Attribute(AttributeOptions{Input: "../corpus/testdata/pan19-reuse", Output: t.TempDir(),
 		NewAttacker: func() (learn.Classifier, error) {
-			return buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+			return buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
 		},
 		Reject: RejectRule{Rule: RejectPAN19, Threshold: 0.1}})
 	if err == nil || !strings.Contains(err.Error(), "needs calibrated probabilities") {
@@ -61,14 +61,14 @@ func TestPAN19RejectRuleOnCalibratedProbabilities(t *testing.T) {
 // char-ngram-svm reads a PAN text raw, punctuation and case included, as the PAN baselines do;
 // word-level attackers get its words.
 func TestAttributionTokensRawForCharacterAttackers(t *testing.T) {
-	c, err := buildClassifier(t, "char-ngram-svm", nil, &experiments.Env{Workers: 1})
+	c, err := buildClassifier(t, "char-ngram-svm", "", &registry.Env{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := attributionTokens(c, "Well, then!\nNo."); !reflect.DeepEqual(got, []string{"Well, then!\nNo."}) {
 		t.Errorf("char-ngram-svm tokens %q, want the raw text", got)
 	}
-	k, err := buildClassifier(t, "koppel11", nil, &experiments.Env{Workers: 1})
+	k, err := buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

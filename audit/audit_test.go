@@ -8,6 +8,9 @@ import (
 	"dptext/embeddings"
 	"dptext/internal/fixtures"
 	"dptext/mechanisms"
+	"dptext/mechanisms/expmech"
+	"dptext/mechanisms/metricdp"
+	"dptext/mechanisms/syntf"
 )
 
 // The power tests below audit correct mechanisms, which must pass, and deliberately wrong
@@ -23,7 +26,7 @@ func options(samples int) Options {
 }
 
 func emdTarget(t *testing.T, store *embeddings.Store, eps float64, order string) *Target {
-	m, err := mechanisms.NewEMD(store, eps, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: order})
+	m, err := metricdp.NewEMD(store, eps, metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 1, Order: order})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +76,7 @@ func TestAuditEMD(t *testing.T) {
 // passes it, and the in-place release passes its own positional claim.
 func TestAuditOrderedEMDAgainstBagClaim(t *testing.T) {
 	store := fixtures.Grid(t, 10)
-	bagEMD, err := mechanisms.NewEMD(store, 1, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
+	bagEMD, err := metricdp.NewEMD(store, 1, metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +126,7 @@ func clusterStore(t *testing.T) *embeddings.Store {
 func TestAuditExpMech(t *testing.T) {
 	store := clusterStore(t)
 	const eps = 2
-	m, err := mechanisms.NewExpMech(store, eps, mechanisms.DefaultExpMechOptions())
+	m, err := expmech.NewExpMech(store, eps, expmech.DefaultExpMechOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +182,7 @@ func TestAuditExpMech(t *testing.T) {
 // its per-word claim exactly.
 func TestAuditRandomAndSynTF(t *testing.T) {
 	store := fixtures.Grid(t, 6)
-	rnd, err := mechanisms.NewRandom(store.Words())
+	rnd, err := expmech.NewRandom(store.Words())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +194,9 @@ func TestAuditRandomAndSynTF(t *testing.T) {
 	if v := r.Violations(); len(v) > 0 || r.AuditedEpsilon() != 0 {
 		t.Errorf("random: violations %v, audited ε %v", v, r.AuditedEpsilon())
 	}
-	opts := mechanisms.DefaultSynTFOptions()
+	opts := syntf.DefaultSynTFOptions()
 	opts.Length, opts.RemoveStopwords = 5, false
-	st, err := mechanisms.NewSynTF(store, 3, opts)
+	st, err := syntf.NewSynTF(store, 3, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,9 +283,9 @@ func TestViolatesTolerance(t *testing.T) {
 // guarantee prints, not against the ε of its second stage alone.
 func TestTwoStageClaim(t *testing.T) {
 	store := fixtures.Grid(t, 6)
-	o := mechanisms.DefaultExpMechOptions()
+	o := expmech.DefaultExpMechOptions()
 	o.Candidates, o.CandidateEpsilon = 5, 3
-	m, err := mechanisms.NewExpMech(store, 2, o)
+	m, err := expmech.NewExpMech(store, 2, o)
 	if err != nil {
 		t.Fatal(err)
 	}

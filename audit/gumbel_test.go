@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
-	"dptext/mechanisms"
+	"dptext/mechanisms/expmech"
 	"dptext/rngs"
 )
 
@@ -17,7 +17,7 @@ import (
 // have had to cover.
 func TestAuditTruncatedGumbel(t *testing.T) {
 	store := fixtures.Grid(t, 10)
-	m, err := mechanisms.NewTruncatedGumbel(store, 30, mechanisms.DefaultTruncatedGumbelOptions())
+	m, err := expmech.NewTruncatedGumbel(store, 30, expmech.DefaultTruncatedGumbelOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

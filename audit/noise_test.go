@@ -10,6 +10,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
 	"dptext/rngs"
 )
 
@@ -58,20 +59,20 @@ func noiseMechanisms(t testing.TB, store *embeddings.Store, eps float64) map[str
 		}
 		out[name] = m
 	}
-	m1, err := mechanisms.NewEMD(store, eps, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
+	m1, err := metricdp.NewEMD(store, eps, metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
 	add("emd", m1, err)
-	m2, err := mechanisms.NewCMP(store, eps, mechanisms.CMPOptions{OOV: mechanisms.OOVKeep, Workers: 1})
+	m2, err := metricdp.NewCMP(store, eps, metricdp.CMPOptions{OOV: metricdp.OOVKeep, Workers: 1})
 	add("cmp", m2, err)
-	mo := mechanisms.DefaultMahalanobisOptions()
+	mo := metricdp.DefaultMahalanobisOptions()
 	mo.Workers = 1
-	m3, err := mechanisms.NewMahalanobis(store, eps, mo)
+	m3, err := metricdp.NewMahalanobis(store, eps, mo)
 	add("mahalanobis", m3, err)
-	vo := mechanisms.DefaultVickreyOptions()
+	vo := metricdp.DefaultVickreyOptions()
 	vo.Workers = 1
-	m4, err := mechanisms.NewVickrey(store, eps, vo)
+	m4, err := metricdp.NewVickrey(store, eps, vo)
 	add("vickrey", m4, err)
-	vo.Noise = mechanisms.VickreyNoiseMahalanobis
-	m5, err := mechanisms.NewVickrey(store, eps, vo)
+	vo.Noise = metricdp.VickreyNoiseMahalanobis
+	m5, err := metricdp.NewVickrey(store, eps, vo)
 	add("vickrey-mahalanobis", m5, err)
 	return out
 }
@@ -159,7 +160,7 @@ func drawNoise(rng *rand.Rand, phi []float32, k int, radius func() float64, dire
 func TestNoiseStepMutants(t *testing.T) {
 	store := ellipticStore(t)
 	const eps = 2
-	emd, err := mechanisms.NewEMD(store, eps, mechanisms.EMDOptions{OOV: mechanisms.OOVKeep, Workers: 1, Order: mechanisms.OrderKeep})
+	emd, err := metricdp.NewEMD(store, eps, metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 1, Order: mechanisms.OrderKeep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestNoiseStepWrongCovariance(t *testing.T) {
 // (binomial tail), and this test fails only then.
 func TestNoiseStepFalseFailureRate(t *testing.T) {
 	store := ellipticStore(t)
-	m, err := mechanisms.NewCMP(store, 2, mechanisms.CMPOptions{OOV: mechanisms.OOVKeep, Workers: 1})
+	m, err := metricdp.NewCMP(store, 2, metricdp.CMPOptions{OOV: metricdp.OOVKeep, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
-	"dptext/mechanisms"
+	"dptext/mechanisms/expmech"
+	"dptext/mechanisms/syntf"
 )
 
 // TestSamplerAgainstDistribution: the exponential-mechanism sampler passes the χ² test against
@@ -19,11 +20,11 @@ import (
 func TestSamplerAgainstDistribution(t *testing.T) {
 	store := fixtures.Grid(t, 6)
 	const eps = 40
-	m, err := mechanisms.NewExpMech(store, eps, mechanisms.DefaultExpMechOptions())
+	m, err := expmech.NewExpMech(store, eps, expmech.DefaultExpMechOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	half, err := mechanisms.NewExpMech(store, eps/2, mechanisms.DefaultExpMechOptions())
+	half, err := expmech.NewExpMech(store, eps/2, expmech.DefaultExpMechOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,9 @@ func TestSamplerAgainstDistribution(t *testing.T) {
 // unprotected with their reason, and the same mechanism held to half its ε fails exactly.
 func TestCusTextExhaustive(t *testing.T) {
 	store := fixtures.Grid(t, 6)
-	o := mechanisms.DefaultCusTextOptions()
+	o := expmech.DefaultCusTextOptions()
 	o.K = 4
-	m, err := mechanisms.NewCusText(store, 4, o, nil)
+	m, err := expmech.NewCusText(store, 4, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,9 +117,9 @@ func TestCusTextExhaustive(t *testing.T) {
 // the ℓ of the original (the fault of a bound computed apart from the sampler) fails there.
 func TestSynTFTightClaim(t *testing.T) {
 	store := fixtures.Grid(t, 6)
-	opts := mechanisms.DefaultSynTFOptions()
+	opts := syntf.DefaultSynTFOptions()
 	opts.Length, opts.RemoveStopwords, opts.TightBound = 5, false, true
-	m, err := mechanisms.NewSynTF(store, 3, opts)
+	m, err := syntf.NewSynTF(store, 3, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestSynTFTightClaim(t *testing.T) {
 		t.Fatalf("claim's pair tested %v, violations %v", found, r.Violations())
 	}
 	opts.TightBound = false
-	double, err := mechanisms.NewSynTF(store, 6, opts)
+	double, err := syntf.NewSynTF(store, 6, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestSynTFTightClaim(t *testing.T) {
 // this test fails only then.
 func TestSamplerFalseFailureRate(t *testing.T) {
 	store := fixtures.Grid(t, 6)
-	m, err := mechanisms.NewExpMech(store, 40, mechanisms.DefaultExpMechOptions())
+	m, err := expmech.NewExpMech(store, 40, expmech.DefaultExpMechOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

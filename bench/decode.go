@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"dptext/embeddings"
-	"dptext/mechanisms"
 	"dptext/nearest"
 	"dptext/stats"
 )
@@ -55,7 +54,7 @@ func Decode(ctx context.Context, w io.Writer, store *embeddings.Store, rng *rand
 	var err error
 	vocab, dim := store.Len(), store.Dim()
 	rows := nearest.ZipfRows(rng, vocab, o.Queries)
-	z := mechanisms.EMDQueries(rng, store, rows, o.Epsilon)
+	z := EMDQueries(rng, store, rows, o.Epsilon)
 
 	cores := o.Workers
 	if cores == 0 {

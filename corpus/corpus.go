@@ -1,5 +1,5 @@
 // Package corpus reads document collections into Documents; the formats a config may name are
-// listed once, in experiments.CorpusFormats (`dptext list` shows them). Every reader returns documents in a deterministic order and reports what
+// listed once, in registry.CorpusFormats (`dptext list` shows them). Every reader returns documents in a deterministic order and reports what
 // it skipped, with counts per reason, so nothing is dropped silently; malformed input is an
 // error naming the file (and the line, for JSON Lines).
 package corpus

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"dptext/linalg"
 )
 
 // The exponential mechanism (McSherry and Talwar 2007) picks item i with probability
@@ -27,11 +29,11 @@ func ExponentialProbabilities(ratings []float64, scale float64) []float64 {
 
 // ExponentialLogProbabilities returns the natural logarithms of the exponential mechanism's
 // probabilities over ratings at the given scale: scale·(u_i − max u) − ln Σ_j exp(scale·(u_j −
-// max u)), the normaliser being the one the samplers compute (exponentialWeights). Unlike the
+// max u)), the normaliser being the one the samplers compute (ExponentialWeights). Unlike the
 // logarithm of ExponentialProbabilities it stays finite where a probability underflows.
 func ExponentialLogProbabilities(ratings []float64, scale float64) []float64 {
 	w := make([]float64, len(ratings))
-	lnTotal := math.Log(exponentialWeights(w, ratings, scale))
+	lnTotal := math.Log(ExponentialWeights(w, ratings, scale))
 	maxU := math.Inf(-1)
 	for _, u := range ratings {
 		if u > maxU {
@@ -49,15 +51,15 @@ func ExponentialLogProbabilities(ratings []float64, scale float64) []float64 {
 // with SampleCumulative: one draw then costs a binary search.
 func ExponentialCumulative(ratings []float64, scale float64) []float64 {
 	cum := make([]float64, len(ratings))
-	total := exponentialWeights(cum, ratings, scale)
-	divide(cum, total)
+	total := ExponentialWeights(cum, ratings, scale)
+	linalg.Divide(cum, total)
 	cum[len(cum)-1] = 1
 	return cum
 }
 
-// exponentialWeights sets cum (len(cum) ≥ len(ratings)) to the running sums of
+// ExponentialWeights sets cum (len(cum) ≥ len(ratings)) to the running sums of
 // exp(scale·(u_i − max u)) in order and returns the last, the normaliser.
-func exponentialWeights(cum, ratings []float64, scale float64) (total float64) {
+func ExponentialWeights(cum, ratings []float64, scale float64) (total float64) {
 	maxU := math.Inf(-1)
 	for _, u := range ratings {
 		if u > maxU { // skips NaN, unlike max(), but a NaN rating makes every weight NaN anyway
@@ -65,7 +67,7 @@ func exponentialWeights(cum, ratings []float64, scale float64) (total float64) {
 		}
 	}
 	cum = cum[:len(ratings)]
-	expShifted(cum, ratings, maxU, scale)
+	linalg.ExpShifted(cum, ratings, maxU, scale)
 	for i, w := range cum {
 		total += w
 		cum[i] = total

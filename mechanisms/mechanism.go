@@ -1,11 +1,24 @@
-// Package mechanisms rewrites token sequences under differential privacy. It is a pure library:
-// no files, no configuration formats. Every mechanism draws its randomness only from the
-// generator it is handed, so equal generator states give equal outputs.
+// Package mechanisms holds what every privacy mechanism of dptext shares: the Mechanism
+// contract and its optional contracts (Diagnoser, PairBounder, FallibleMechanism,
+// PassThrougher, Claimer, BatchMechanism, NoiseStep), the Guarantee a release states (its kinds,
+// metric names and Describe), the release orders, the ε range check (EpsilonRange), the release
+// of a text (PrivatizeText), the exponential mechanism's probabilities and sampler that the
+// sampling families share, and the identity baseline None.
+//
+// The mechanisms live in one package per family, none of which this package imports:
+// metricdp (noise on a word's vector, decoded to the nearest word: EMD, CMP, Mahalanobis,
+// Vickrey), expmech (exponential-mechanism token samplers: expmech, SanText, CusText, TEM, the
+// truncated Gumbel mechanism, and the uniform Random baseline), syntf (SynTF's private
+// term-frequency vectors) and scrub (PII scrubbing, no guarantee). All are pure libraries: no
+// files, no configuration formats. Every mechanism draws its randomness only from the generator
+// it is handed, so equal generator states give equal outputs.
 package mechanisms
 
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"dptext/embeddings"
 )
 
 // A Mechanism privatises one document (a normalised token sequence). Parameters are validated
@@ -60,6 +73,20 @@ func Privatize(m Mechanism, rng *rand.Rand, doc []string) ([]string, error) {
 // outside its guarantee (out-of-vocabulary words under oov = "keep").
 type PassThrougher interface {
 	PassedThrough(doc []string) []string
+}
+
+// UnknownWords returns the distinct words of doc outside store, in order of first occurrence:
+// what a PassThrougher whose out-of-vocabulary words are kept releases unchanged.
+func UnknownWords(store *embeddings.Store, doc []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range doc {
+		if _, ok := store.Lookup(w); !ok && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // A Claimer states the ε per claim unit its guarantee is made of, where that differs from the
@@ -128,6 +155,26 @@ const (
 	KindPure = "pure"
 )
 
+// Metric names of metric guarantees (Guarantee.Metric), one per distance a mechanism's
+// guarantee is stated in.
+const (
+	// MetricEMD is the Earth Mover's distance E_d of equal-size bags (order bag).
+	MetricEMD = "EMD"
+	// MetricPositional is the mean over positions of the Euclidean distance of the words at the
+	// same position, (1/N)·Σᵢ d(xᵢ, x′ᵢ) (order keep).
+	MetricPositional = "positional"
+	// MetricMahalanobis names the guarantee of the Mahalanobis mechanism (and of Vickrey over its
+	// noise): the mean over positions of the regularised Mahalanobis distance of the words at the same
+	// position, (1/N)·Σᵢ ‖xᵢ − x′ᵢ‖_{Σ′⁻¹}, with ‖y‖_{Σ′⁻¹} = √(yᵀΣ′⁻¹y) (not the Euclidean distance).
+	MetricMahalanobis = "mahalanobis"
+	// MetricSensitivePositional names the guarantee of SanText+: the positional sum of Euclidean
+	// word distances, finite only where the two documents differ in sensitive words alone.
+	MetricSensitivePositional = "positional-sensitive"
+	// MetricCustomisedSets names the guarantee of CusText: ε-DP per word between words of the same
+	// customised output set, no bound across sets.
+	MetricCustomisedSets = "custext-sets"
+)
+
 // Guarantee is the privacy a mechanism gives one document.
 type Guarantee struct {
 	Kind string
@@ -141,6 +188,19 @@ type Guarantee struct {
 	// "eps_ln_eta_n" and "ell_n"); Epsilon is the tightest of them.
 	Bounds map[string]float64
 }
+
+// Release orders (option order of none, emd and the other noise-then-decode mechanisms).
+const (
+	// OrderBag releases the privatised words in uniformly shuffled order (the shuffle drawn from
+	// the mechanism's generator after the noise), so the order depends only on the input's
+	// multiset: the released object is a bag and the εN·E_d guarantee of Thm. 5.1 holds.
+	OrderBag = "bag"
+	// OrderKeep releases every word in its input position, as published. Order carries
+	// information (swapping two words changes the output distribution although the bags are
+	// equal), so only the positional bound ε·Σᵢ d(xᵢ, x′ᵢ) holds (the paper's Eq. 6). The empty
+	// string means OrderKeep.
+	OrderKeep = "keep"
+)
 
 // None is the identity mechanism: the baseline row "none" of every table. With Bag set it
 // releases the original words in uniformly shuffled order (the bag presentation of the original,

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"dptext/bench"
 	"dptext/datasets"
 	"dptext/embeddings"
-	"dptext/mechanisms"
 	"dptext/nearest"
 )
 
@@ -77,7 +77,7 @@ func TestDecodersMatchNaiveOnGloVe(t *testing.T) {
 	dim := store.Dim()
 	for _, eps := range []float64{5, 10, 15, 20, 25} {
 		rows := nearest.ZipfRows(rng, store.Len(), 120)
-		queries := mechanisms.EMDQueries(rng, store, rows, eps)
+		queries := bench.EMDQueries(rng, store, rows, eps)
 		want := make([]int, len(rows))
 		for i := range want {
 			want[i] = naive(store, queries[i*dim:(i+1)*dim])
@@ -117,7 +117,7 @@ func BenchmarkInt8GloVe(b *testing.B) {
 	for _, eps := range []float64{10, 5} {
 		rng := rand.New(rand.NewPCG(2019, 10))
 		rows := nearest.ZipfRows(rng, store.Len(), 2000)
-		queries := mechanisms.EMDQueries(rng, store, rows, eps)
+		queries := bench.EMDQueries(rng, store, rows, eps)
 		dst := make([]int, len(rows))
 		for _, kernel := range nearest.Kernels {
 			if kernel == "portable" { // it would take minutes here

@@ -10,22 +10,23 @@ import (
 )
 
 // Key names one cell of a run: the values of one metric of one scorer for one (set, mechanism, ε),
-// over all repeats. Epsilon is NaN for mechanisms without ε.
+// over all repeats. Epsilon is absent for mechanisms without ε.
 type Key struct {
 	Set, Mechanism string
-	Epsilon        float64
+	Epsilon        Epsilon
 	Scorer, Metric string
 }
 
 // String writes the key as "set/mechanism/ε/scorer/metric", ε empty when absent.
 func (k Key) String() string {
-	return fmt.Sprintf("%s/%s/%s/%s/%s", k.Set, k.Mechanism, FormatEpsilon(k.Epsilon), k.Scorer, k.Metric)
+	return fmt.Sprintf("%s/%s/%s/%s/%s", k.Set, k.Mechanism, k.Epsilon, k.Scorer, k.Metric)
 }
 
-// id is a comparable form of Key (NaN is not equal to itself, so ε becomes its text).
+// id is the form of Key that indexes cells: ε as its text, so that two ε that print alike
+// are one cell.
 type id struct{ set, mechanism, epsilon, scorer, metric string }
 
-func (k Key) id() id { return id{k.Set, k.Mechanism, FormatEpsilon(k.Epsilon), k.Scorer, k.Metric} }
+func (k Key) id() id { return id{k.Set, k.Mechanism, k.Epsilon.String(), k.Scorer, k.Metric} }
 
 // Cell summarises one Key over repeats: the values in repeat order, their mean, sample standard
 // deviation (NaN for one repeat) and the half-width of the Student t interval of the mean over
@@ -103,7 +104,7 @@ func Aggregate(rows []Row, scorerOrder []string, level float64) (*Summary, error
 		return cmp.Or(
 			cmp.Compare(sets[a.Set], sets[b.Set]),
 			cmp.Compare(mechanisms[a.Mechanism], mechanisms[b.Mechanism]),
-			compareEpsilon(a.Epsilon, b.Epsilon),
+			a.Epsilon.Compare(b.Epsilon),
 			cmp.Compare(scorers[a.Scorer], scorers[b.Scorer]),
 			cmp.Compare(metrics[a.Metric], metrics[b.Metric]))
 	})
@@ -120,19 +121,6 @@ func (r rank) add(name string) {
 	if _, ok := r[name]; !ok {
 		r[name] = len(r)
 	}
-}
-
-// compareEpsilon orders an absent ε (NaN) first, then larger ε first.
-func compareEpsilon(a, b float64) int {
-	switch na, nb := math.IsNaN(a), math.IsNaN(b); {
-	case na && nb:
-		return 0
-	case na:
-		return -1
-	case nb:
-		return 1
-	}
-	return cmp.Compare(b, a)
 }
 
 func sortByRepeat(c *Cell) {
@@ -216,7 +204,7 @@ func (s *Summary) distinct(field func(Cell) string, keep func(Cell) bool) []stri
 
 // Fact returns a set fact (a `split` row, e.g. "authors" or "n_words"): its mean over repeats.
 func (s *Summary) Fact(set, metric string) (float64, bool) {
-	c, ok := s.Cell(Key{Set: set, Epsilon: math.NaN(), Scorer: SplitScorer, Metric: metric})
+	c, ok := s.Cell(Key{Set: set, Scorer: SplitScorer, Metric: metric})
 	if !ok {
 		return math.NaN(), false
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mathext"
@@ -52,7 +51,7 @@ func atChance(s *Summary, l Layout) []AtChance {
 			if col.Task != TaskAuthor && col.Task != TaskTopic {
 				continue
 			}
-			k := Key{Set: set, Mechanism: "none", Epsilon: math.NaN(), Scorer: col.Scorer, Metric: MetricCorrect}
+			k := Key{Set: set, Mechanism: "none", Scorer: col.Scorer, Metric: MetricCorrect}
 			correct, ok1 := s.Cell(k)
 			k.Metric = MetricTotal
 			total, ok2 := s.Cell(k)

@@ -13,19 +13,18 @@ import (
 // in every repeat.
 func chanceRows(authorRight, topicRight float64) []Row {
 	var rows []Row
-	nan := math.NaN()
 	for rep := 0; rep < 5; rep++ {
 		rows = append(rows,
-			Row{Set: "20", Epsilon: nan, Repeat: rep, Scorer: SplitScorer, Metric: "authors", Value: 20},
-			Row{Set: "20", Epsilon: nan, Repeat: rep, Scorer: SplitScorer, Metric: "topics", Value: 2},
-			Row{Set: "20", Epsilon: nan, Repeat: rep, Scorer: SplitScorer, Metric: "eval_docs", Value: 20})
+			Row{Set: "20", Epsilon: NoEpsilon, Repeat: rep, Scorer: SplitScorer, Metric: "authors", Value: 20},
+			Row{Set: "20", Epsilon: NoEpsilon, Repeat: rep, Scorer: SplitScorer, Metric: "topics", Value: 2},
+			Row{Set: "20", Epsilon: NoEpsilon, Repeat: rep, Scorer: SplitScorer, Metric: "eval_docs", Value: 20})
 		for _, s := range []struct {
 			scorer string
 			right  float64
 		}{{"koppel11", authorRight}, {"fasttext", topicRight}} {
 			rows = append(rows,
-				Row{Set: "20", Mechanism: "none", Epsilon: nan, Repeat: rep, Scorer: s.scorer, Metric: MetricCorrect, Value: s.right},
-				Row{Set: "20", Mechanism: "none", Epsilon: nan, Repeat: rep, Scorer: s.scorer, Metric: MetricTotal, Value: 20})
+				Row{Set: "20", Mechanism: "none", Epsilon: NoEpsilon, Repeat: rep, Scorer: s.scorer, Metric: MetricCorrect, Value: s.right},
+				Row{Set: "20", Mechanism: "none", Epsilon: NoEpsilon, Repeat: rep, Scorer: s.scorer, Metric: MetricTotal, Value: 20})
 		}
 	}
 	return rows

@@ -30,7 +30,7 @@ func WriteBenchFormat(w io.Writer, rows []Row, metrics []string) error {
 		if r.Mechanism == "" || math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || (len(keep) > 0 && !keep[r.Metric]) {
 			continue
 		}
-		eps := FormatEpsilon(r.Epsilon)
+		eps := r.Epsilon.String()
 		if eps == "" {
 			eps = "none"
 		}

@@ -8,11 +8,11 @@ import (
 
 func TestWriteBenchFormat(t *testing.T) {
 	rows := []Row{
-		{Set: "20", Epsilon: math.NaN(), Scorer: "split", Metric: "n_words", Value: 420},
-		{Set: "20", Mechanism: "none", Epsilon: math.NaN(), Repeat: 0, Scorer: "sr-nn", Metric: "accuracy", Value: 0.6},
-		{Set: "20", Mechanism: "emd", Epsilon: 10, Repeat: 1, Scorer: "sr-nn", Metric: "accuracy", Value: 0.25},
-		{Set: "20", Mechanism: "emd", Epsilon: 10, Repeat: 1, Scorer: "sr-nn", Metric: "correct", Value: 5},
-		{Set: "20", Mechanism: "emd", Epsilon: 10, Repeat: 1, Scorer: "cosine", Metric: "mean", Value: math.NaN()},
+		{Set: "20", Scorer: "split", Metric: "n_words", Value: 420},
+		{Set: "20", Mechanism: "none", Repeat: 0, Scorer: "sr-nn", Metric: "accuracy", Value: 0.6},
+		{Set: "20", Mechanism: "emd", Epsilon: EpsilonOf(10), Repeat: 1, Scorer: "sr-nn", Metric: "accuracy", Value: 0.25},
+		{Set: "20", Mechanism: "emd", Epsilon: EpsilonOf(10), Repeat: 1, Scorer: "sr-nn", Metric: "correct", Value: 5},
+		{Set: "20", Mechanism: "emd", Epsilon: EpsilonOf(10), Repeat: 1, Scorer: "cosine", Metric: "mean", Value: math.NaN()},
 	}
 	var b bytes.Buffer
 	if err := WriteBenchFormat(&b, rows, nil); err != nil {

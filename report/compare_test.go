@@ -18,7 +18,7 @@ func countRows(set, scorer string, eps float64, correct []float64, total float64
 			metric string
 			v      float64
 		}{{"correct", c}, {"total", total}, {"accuracy", c / total}} {
-			rows = append(rows, Row{Set: set, Mechanism: "emd", Epsilon: eps, Repeat: rep, Scorer: scorer, Metric: m.metric, Value: m.v})
+			rows = append(rows, Row{Set: set, Mechanism: "emd", Epsilon: epsOrNone(eps), Repeat: rep, Scorer: scorer, Metric: m.metric, Value: m.v})
 		}
 	}
 	return rows
@@ -27,7 +27,7 @@ func countRows(set, scorer string, eps float64, correct []float64, total float64
 // replaceCell swaps the rows of one (set, mechanism, ε, scorer) for others.
 func replaceCell(rows []Row, set, mech string, eps float64, scorer string, with []Row) []Row {
 	out := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool {
-		return r.Set == set && r.Mechanism == mech && r.Epsilon == eps && r.Scorer == scorer
+		return r.Set == set && r.Mechanism == mech && r.Epsilon == epsOrNone(eps) && r.Scorer == scorer
 	})
 	return append(out, with...)
 }
@@ -72,8 +72,8 @@ func TestCompareIgnoresNoise(t *testing.T) {
 	run := replaceCell(fixtureRows(), "50", "emd", 15, "koppel11", countRows("50", "koppel11", 15, []float64{16, 15, 14, 17, 15}, 20))
 	var f1 []Row
 	for rep, pair := range [][2]float64{{0.50, 0.51}, {0.52, 0.49}, {0.48, 0.50}, {0.51, 0.52}, {0.49, 0.47}} {
-		f1 = append(f1, Row{Set: "50", Mechanism: "emd", Epsilon: 15, Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[0]})
-		run = append(run, Row{Set: "50", Mechanism: "emd", Epsilon: 15, Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[1]})
+		f1 = append(f1, Row{Set: "50", Mechanism: "emd", Epsilon: EpsilonOf(15), Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[0]})
+		run = append(run, Row{Set: "50", Mechanism: "emd", Epsilon: EpsilonOf(15), Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[1]})
 	}
 	base = append(base, f1...)
 	v, err := Compare(base, run, DefaultCompareOptions())
@@ -133,9 +133,9 @@ func TestCompareFalseAlarmRate(t *testing.T) {
 func TestCompareReportsMissingCellsAndProtocol(t *testing.T) {
 	base := fixtureRows()
 	run := slices.DeleteFunc(slices.Clone(base), func(r Row) bool {
-		return r.Set == "50" && r.Epsilon == 10 && r.Scorer == "fasttext" && r.Metric == "accuracy"
+		return r.Set == "50" && r.Epsilon == EpsilonOf(10) && r.Scorer == "fasttext" && r.Metric == "accuracy"
 	})
-	run = append(run, Row{Set: "50", Mechanism: "scrub", Epsilon: math.NaN(), Scorer: "sr-nn", Metric: "correct", Value: 3})
+	run = append(run, Row{Set: "50", Mechanism: "scrub", Scorer: "sr-nn", Metric: "correct", Value: 3})
 	for i := range run {
 		if run[i].Scorer == SplitScorer && run[i].Set == "20" && run[i].Metric == "n_words" {
 			run[i].Value = 380

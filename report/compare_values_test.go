@@ -13,8 +13,8 @@ func TestCompareRejectsImpossibleValues(t *testing.T) {
 	if _, err := Compare(fixtureRows(), fixtureRows(), DefaultCompareOptions()); err != nil {
 		t.Fatalf("valid rows refused: %v", err)
 	}
-	rows := append(fixtureRows(), Row{Set: "s", Mechanism: "none", Epsilon: math.NaN(), Scorer: SplitScorer, Metric: "eval_docs", Value: 8},
-		Row{Set: "s", Mechanism: "none", Epsilon: math.NaN(), Scorer: "cos", Metric: MetricUnscored, Value: 3})
+	rows := append(fixtureRows(), Row{Set: "s", Mechanism: "none", Scorer: SplitScorer, Metric: "eval_docs", Value: 8},
+		Row{Set: "s", Mechanism: "none", Scorer: "cos", Metric: MetricUnscored, Value: 3})
 	if _, err := Compare(rows, rows, DefaultCompareOptions()); err != nil {
 		t.Fatalf("valid rows refused: %v", err)
 	}

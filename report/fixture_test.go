@@ -22,7 +22,7 @@ func fixtureRows() []Row {
 			metric string
 			value  float64
 		}{{"authors", docs}, {"topics", 2}, {"n_words", words[set]}, {"eval_docs", docs}, {"topic_train_docs", 448}} {
-			rows = append(rows, Row{Set: set, Epsilon: math.NaN(), Scorer: SplitScorer, Metric: f.metric, Value: f.value})
+			rows = append(rows, Row{Set: set, Scorer: SplitScorer, Metric: f.metric, Value: f.value})
 		}
 		for ei, eps := range epsilons {
 			mech := "emd"
@@ -40,13 +40,13 @@ func fixtureRows() []Row {
 						metric string
 						value  float64
 					}{{"correct", correct}, {"total", docs}, {"accuracy", correct / docs}} {
-						rows = append(rows, Row{Set: set, Mechanism: mech, Epsilon: eps, Repeat: rep, Scorer: sc, Metric: m.metric, Value: m.value})
+						rows = append(rows, Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: sc, Metric: m.metric, Value: m.value})
 					}
 				}
 				if mech == "emd" {
 					rows = append(rows,
-						Row{Set: set, Mechanism: mech, Epsilon: eps, Repeat: rep, Scorer: PrivacyScorer, Metric: "epsilon_doc", Value: eps * words[set]},
-						Row{Set: set, Mechanism: mech, Epsilon: eps, Repeat: rep, Scorer: MechanismScorer, Metric: "unchanged_share",
+						Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: PrivacyScorer, Metric: "epsilon_doc", Value: eps * words[set]},
+						Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: MechanismScorer, Metric: "unchanged_share",
 							Value: 1 - 5/eps + 0.01*float64(rep%3)})
 				}
 			}
@@ -63,4 +63,12 @@ func fixtureLayout() Layout {
 		"none": 12, "30": 8, "25": 8, "20": 5, "15": 2, "10": 0}}}
 	l.Frontier.Attack, l.Frontier.Utility = "koppel11", "fasttext"
 	return l
+}
+
+// epsOrNone is ε = v, absent for NaN (the fixtures' mark of a mechanism without ε).
+func epsOrNone(v float64) Epsilon {
+	if math.IsNaN(v) {
+		return NoEpsilon
+	}
+	return EpsilonOf(v)
 }

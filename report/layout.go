@@ -277,13 +277,13 @@ func (l Layout) column(label string) Column {
 // reference returns the published number for column label of set at (mechanism, ε); authors
 // is the set's number of authors (NaN if unknown): a reference of another set size is not
 // returned.
-func (l Layout) reference(set, label, mechanism string, eps, authors float64) (float64, bool) {
+func (l Layout) reference(set, label, mechanism string, eps Epsilon, authors float64) (float64, bool) {
 	for _, r := range l.References {
 		if r.Set != set || r.Label != label || (r.Authors > 0 && float64(r.Authors) != authors) {
 			continue
 		}
 		for k, v := range r.Values {
-			if math.IsNaN(eps) {
+			if !eps.Set() {
 				if k == mechanism {
 					return v, true
 				}
@@ -292,7 +292,7 @@ func (l Layout) reference(set, label, mechanism string, eps, authors float64) (f
 			if r.Mechanism != "" && r.Mechanism != mechanism {
 				continue
 			}
-			if e, err := strconv.ParseFloat(k, 64); err == nil && e == eps {
+			if e, err := strconv.ParseFloat(k, 64); err == nil && e == eps.Value() {
 				return v, true
 			}
 		}

@@ -63,11 +63,11 @@ utility_metric = "mean"
 		eps  float64
 		want float64
 	}{{"none", math.NaN(), 12}, {"emd", 30, 8}, {"emd", 12.5, 3}} {
-		if v, ok := l.reference("20", "SRauth", c.mech, c.eps, 20); !ok || v != c.want {
+		if v, ok := l.reference("20", "SRauth", c.mech, epsOrNone(c.eps), 20); !ok || v != c.want {
 			t.Errorf("reference(%s, %v) = %v, %v; want %v", c.mech, c.eps, v, ok, c.want)
 		}
 	}
-	if _, ok := l.reference("20", "SRauth", "emd", 25, 20); ok {
+	if _, ok := l.reference("20", "SRauth", "emd", EpsilonOf(25), 20); ok {
 		t.Error("reference for an ε without a number")
 	}
 }

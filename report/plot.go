@@ -227,7 +227,7 @@ func metricFigure(s *Summary, l Layout, set, metric string) (f *figure, ok bool,
 			var pts errPoints
 			for _, r := range slices.Backward(rows) { // ascending ε
 				if c, found := s.Cell(Key{set, r.Mechanism, r.Epsilon, sc, metric}); found && r.Mechanism == mech {
-					pts.add(r.Epsilon, c.Mean, 0, c.HalfWidth)
+					pts.add(r.Epsilon.Value(), c.Mean, 0, c.HalfWidth)
 				}
 			}
 			if pts.Len() == 0 {
@@ -242,7 +242,7 @@ func metricFigure(s *Summary, l Layout, set, metric string) (f *figure, ok bool,
 			ok = true
 		}
 		for k, r := range rows {
-			if !math.IsNaN(r.Epsilon) {
+			if r.Epsilon.Set() {
 				continue
 			}
 			if c, found := s.Cell(Key{set, r.Mechanism, r.Epsilon, sc, metric}); found {
@@ -277,7 +277,7 @@ func metricFigure(s *Summary, l Layout, set, metric string) (f *figure, ok bool,
 func mechanismsWithEpsilon(rows []rowKey) []string {
 	var out []string
 	for _, r := range rows {
-		if !math.IsNaN(r.Epsilon) && !slices.Contains(out, r.Mechanism) {
+		if r.Epsilon.Set() && !slices.Contains(out, r.Mechanism) {
 			out = append(out, r.Mechanism)
 		}
 	}
@@ -302,11 +302,11 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 	mechanisms := mechanismsWithEpsilon(rows)
 	var marked []string
 	for _, r := range rows {
-		if math.IsNaN(r.Epsilon) && !slices.Contains(marked, r.Mechanism) {
+		if !r.Epsilon.Set() && !slices.Contains(marked, r.Mechanism) {
 			marked = append(marked, r.Mechanism)
 		}
 	}
-	shown, same := coinciding(marked, func(mech string) (Cell, Cell, bool) { return point(rowKey{mech, math.NaN()}) })
+	shown, same := coinciding(marked, func(mech string) (Cell, Cell, bool) { return point(rowKey{mech, NoEpsilon}) })
 	var placed []plotter.XY // label anchors so far, to move a label off one already there
 	var xr, yr []float64
 	for _, r := range rows {
@@ -327,7 +327,7 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 		for _, r := range rows {
 			if u, a, found := point(r); found && r.Mechanism == mech {
 				pts.add(u.Mean, a.Mean, u.HalfWidth, a.HalfWidth)
-				labels = append(labels, "ε="+FormatEpsilon(r.Epsilon))
+				labels = append(labels, "ε="+r.Epsilon.String())
 			}
 		}
 		if pts.Len() == 0 {

@@ -127,7 +127,7 @@ func (t tables) referenceText() string {
 // hasNone reports whether the table has the mechanism-none row the at-chance check reads.
 func (t tables) hasNone() bool {
 	for _, r := range t.rows {
-		if r.Mechanism == "none" && math.IsNaN(r.Epsilon) {
+		if r.Mechanism == "none" && !r.Epsilon.Set() {
 			return true
 		}
 	}
@@ -276,7 +276,7 @@ func (t tables) csv() ([]byte, error) {
 		if e.Present && e.Table != "chance" {
 			n = strconv.Itoa(e.N)
 		}
-		if err := w.Write([]string{e.Table, e.Set, e.Mechanism, FormatEpsilon(e.Epsilon), e.Label, e.Scorer, e.Metric,
+		if err := w.Write([]string{e.Table, e.Set, e.Mechanism, e.Epsilon.String(), e.Label, e.Scorer, e.Metric,
 			n, num(e.Mean), num(e.SD), num(e.Low), num(e.High), e.Interval, ref}); err != nil {
 			return nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 )
 
@@ -15,26 +14,18 @@ import (
 var Header = []string{"set", "mechanism", "epsilon", "repeat", "scorer", "metric", "value"}
 
 // Row is one count or score of one cell: a (set, mechanism, ε, repeat, scorer) combination.
-// Epsilon is NaN for mechanisms without ε (such as "none"); it is written as an empty field.
+// Epsilon is absent for mechanisms without ε (such as "none"); it is written as an empty field.
 type Row struct {
 	Set, Mechanism string
-	Epsilon        float64
+	Epsilon        Epsilon
 	Repeat         int
 	Scorer, Metric string
 	Value          float64
 }
 
-// FormatEpsilon writes ε at full precision, or "" for NaN (no ε).
-func FormatEpsilon(eps float64) string {
-	if math.IsNaN(eps) {
-		return ""
-	}
-	return strconv.FormatFloat(eps, 'g', -1, 64)
-}
-
 // Record returns the CSV fields of r, numbers at full precision.
 func (r Row) Record() []string {
-	return []string{r.Set, r.Mechanism, FormatEpsilon(r.Epsilon), strconv.Itoa(r.Repeat), r.Scorer, r.Metric,
+	return []string{r.Set, r.Mechanism, r.Epsilon.String(), strconv.Itoa(r.Repeat), r.Scorer, r.Metric,
 		strconv.FormatFloat(r.Value, 'g', -1, 64)}
 }
 
@@ -75,11 +66,9 @@ func ReadRows(r io.Reader, name string) ([]Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		row := Row{Set: rec[0], Mechanism: rec[1], Scorer: rec[4], Metric: rec[5], Epsilon: math.NaN()}
-		if rec[2] != "" {
-			if row.Epsilon, err = strconv.ParseFloat(rec[2], 64); err != nil {
-				return nil, fmt.Errorf("%s: line %d: epsilon %q is not a number", name, line, rec[2])
-			}
+		row := Row{Set: rec[0], Mechanism: rec[1], Scorer: rec[4], Metric: rec[5]}
+		if row.Epsilon, err = ParseEpsilon(rec[2]); err != nil {
+			return nil, fmt.Errorf("%s: line %d: epsilon %q is not a number", name, line, rec[2])
 		}
 		if row.Repeat, err = strconv.Atoi(rec[3]); err != nil {
 			return nil, fmt.Errorf("%s: line %d: repeat %q is not an integer", name, line, rec[3])

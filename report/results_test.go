@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,8 +9,8 @@ import (
 
 func TestRowsRoundTrip(t *testing.T) {
 	rows := []Row{
-		{Set: "20", Mechanism: "none", Epsilon: math.NaN(), Repeat: 0, Scorer: "sr-nn", Metric: "correct", Value: 12},
-		{Set: "20", Mechanism: "emd", Epsilon: 12.5, Repeat: 3, Scorer: "fasttext", Metric: "accuracy", Value: 0.1 + 0.2},
+		{Set: "20", Mechanism: "none", Repeat: 0, Scorer: "sr-nn", Metric: "correct", Value: 12},
+		{Set: "20", Mechanism: "emd", Epsilon: EpsilonOf(12.5), Repeat: 3, Scorer: "fasttext", Metric: "accuracy", Value: 0.1 + 0.2},
 	}
 	var b bytes.Buffer
 	if err := WriteRows(&b, rows); err != nil {
@@ -24,10 +23,9 @@ func TestRowsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(got[0].Epsilon) || got[1].Value != 0.1+0.2 {
+	if got[0].Epsilon.Set() || got[1].Value != 0.1+0.2 {
 		t.Fatalf("round trip lost precision: %+v", got)
 	}
-	got[0].Epsilon, rows[0].Epsilon = 0, 0
 	if !reflect.DeepEqual(got, rows) {
 		t.Fatalf("got %+v, want %+v", got, rows)
 	}

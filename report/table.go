@@ -21,7 +21,7 @@ type Caption struct {
 // published number. Table names which table it belongs to ("main", "chance", "privacy").
 type entry struct {
 	Table, Set, Mechanism string
-	Epsilon               float64
+	Epsilon               Epsilon
 	Label, Scorer, Metric string
 	Present               bool
 	N                     int
@@ -36,7 +36,7 @@ type entry struct {
 // rowKey is one table row: a mechanism and its ε.
 type rowKey struct {
 	Mechanism string
-	Epsilon   float64
+	Epsilon   Epsilon
 }
 
 // tables holds the cells of table.md, table.csv and table.tex.
@@ -99,7 +99,7 @@ func tableRows(s *Summary, keep func(Cell) bool) []rowKey {
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b rowKey) int {
-		return cmp.Or(cmp.Compare(mechanisms[a.Mechanism], mechanisms[b.Mechanism]), compareEpsilon(a.Epsilon, b.Epsilon))
+		return cmp.Or(cmp.Compare(mechanisms[a.Mechanism], mechanisms[b.Mechanism]), a.Epsilon.Compare(b.Epsilon))
 	})
 	return rows
 }
@@ -114,7 +114,7 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 		authors = math.NaN()
 	}
 	e.Reference, e.HasReference = t.layout.reference(set, col.Label, r.Mechanism, r.Epsilon, authors)
-	if r.Mechanism == "none" && math.IsNaN(r.Epsilon) {
+	if r.Mechanism == "none" && !r.Epsilon.Set() {
 		for _, a := range t.atChance {
 			e.AtChance = e.AtChance || (a.Set == set && a.Label == col.Label)
 		}
@@ -141,7 +141,7 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 // mean `total`) for correct, with k the set's authors or topics.
 func (t tables) chanceEntry(set string, col Column) entry {
 	metric := t.layout.metric(col)
-	e := entry{Table: "chance", Set: set, Mechanism: "chance", Epsilon: math.NaN(), Label: col.Label,
+	e := entry{Table: "chance", Set: set, Mechanism: "chance", Label: col.Label,
 		Scorer: col.Scorer, Metric: metric, Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
 	if v, ok := chance(t.summary, set, col.Scorer, col.Task, metric); ok {
 		e.Present, e.Mean = true, v
@@ -325,9 +325,9 @@ func formatEntry(e entry) string {
 }
 
 // epsilonText is the ε column of a row: "–" when the mechanism has none.
-func epsilonText(eps float64) string {
-	if math.IsNaN(eps) {
+func epsilonText(eps Epsilon) string {
+	if !eps.Set() {
 		return "–"
 	}
-	return FormatEpsilon(eps)
+	return eps.String()
 }

@@ -43,8 +43,8 @@ type VerdictSpec struct {
 // scored on the same items.
 type CurvePoint struct {
 	Mechanism string
-	// Epsilon is NaN for a mechanism without ε.
-	Epsilon float64
+	// Epsilon is absent for a mechanism without ε.
+	Epsilon Epsilon
 	// X is the point's position on VerdictSpec.Axis (unused without one).
 	X      float64
 	Scores map[string][]float64
@@ -214,7 +214,7 @@ func buildCurves(baseline string, points []CurvePoint, res *VerdictResult) []cur
 			base = p
 			continue
 		}
-		if math.IsNaN(p.Epsilon) {
+		if !p.Epsilon.Set() {
 			res.Excluded = append(res.Excluded, p.Mechanism)
 			continue
 		}
@@ -226,7 +226,7 @@ func buildCurves(baseline string, points []CurvePoint, res *VerdictResult) []cur
 	var curves []curve
 	for _, m := range order {
 		ps := byMech[m]
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Epsilon > ps[j].Epsilon })
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Epsilon.Compare(ps[j].Epsilon) < 0 })
 		if base != nil {
 			ps = append([]*CurvePoint{base}, ps...)
 		}

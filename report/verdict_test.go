@@ -14,7 +14,7 @@ func constPoint(mech string, eps, attack, util float64, n int) CurvePoint {
 	for i := range a {
 		a[i], u[i] = attack, util
 	}
-	return CurvePoint{Mechanism: mech, Epsilon: eps, Scores: map[string][]float64{"att": a, "top": u}}
+	return CurvePoint{Mechanism: mech, Epsilon: epsOrNone(eps), Scores: map[string][]float64{"att": a, "top": u}}
 }
 
 // Interpolation along each curve, the statuses, and the exclusion of mechanisms without ε, on
@@ -103,7 +103,7 @@ func study(rng *rand.Rand, gap float64) ([]int, []CurvePoint) {
 		for i, c := range cluster {
 			a[i], u[i] = draw(att[key], sa[c]), draw(util[key]-cut, su[c])
 		}
-		return CurvePoint{Mechanism: mech, Epsilon: eps, Scores: map[string][]float64{"att": a, "top": u}}
+		return CurvePoint{Mechanism: mech, Epsilon: epsOrNone(eps), Scores: map[string][]float64{"att": a, "top": u}}
 	}
 	points := []CurvePoint{point("none", math.NaN(), 0)}
 	for _, m := range []string{"a", "b", "c", "e", "f", "d"} {
@@ -240,7 +240,7 @@ func axisStudy(rng *rand.Rand, gap float64) ([]int, []CurvePoint) {
 					u[i] = 1
 				}
 			}
-			points = append(points, CurvePoint{Mechanism: m, Epsilon: e, X: e, Scores: map[string][]float64{"top": u}})
+			points = append(points, CurvePoint{Mechanism: m, Epsilon: epsOrNone(e), X: e, Scores: map[string][]float64{"top": u}})
 		}
 	}
 	return cluster, points

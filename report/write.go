@@ -129,7 +129,7 @@ func summaryCSV(s *Summary) ([]byte, error) {
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	for _, c := range s.Cells {
-		rec := []string{c.Set, c.Mechanism, FormatEpsilon(c.Epsilon), c.Scorer, c.Metric, strconv.Itoa(c.N()),
+		rec := []string{c.Set, c.Mechanism, c.Epsilon.String(), c.Scorer, c.Metric, strconv.Itoa(c.N()),
 			num(c.Mean), num(c.SD), num(c.Mean - c.HalfWidth), num(c.Mean + c.HalfWidth), "", "", "", ""}
 		if p, ok := s.Pooled(c.Key); ok {
 			switch c.Metric {

@@ -12,7 +12,12 @@ import (
 	"sync"
 )
 
+// BytesPerWord is what one word of a document held in memory costs at least: its string
+// header (16 bytes) and about 8 bytes of text.
+const BytesPerWord = 24
+
 // fallbackMemory is the budget where the machine's memory cannot be read (16 GiB).
+
 const fallbackMemory = 16 << 30
 
 var memory = sync.OnceValue(func() float64 {

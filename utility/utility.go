@@ -1,6 +1,8 @@
 // Package utility holds the utility metrics: measures over an (original, private) pair of
-// normalised token sequences — cosine of mean embeddings, Word Mover's Distance and the
-// change of a stylometric vector (scorers of task "utility").
+// normalised token sequences — cosine of mean embeddings, Word Mover's Distance, the change
+// of a stylometric vector, chrF and the greedy-matching F1 of word vectors (scorers of task
+// "utility"; the names a config may use are listed once, in registry.Scorers, which
+// `dptext list` shows).
 package utility
 
 import (

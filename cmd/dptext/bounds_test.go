@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/experiments"
+	"dptext/rundir"
 )
 
 // Training sizes whose memory exceeds the machine are refused before any data is read, with
@@ -42,8 +42,8 @@ func TestAuditRefusesClaimNaN(t *testing.T) {
 // computed yet" (what the whole run's absent manifest.json said).
 func TestInterruptedShardCountsItsCells(t *testing.T) {
 	dir := t.TempDir()
-	s := experiments.Shard{K: 1, N: 3}
-	man, _ := json.Marshal(experiments.Manifest{Tool: "dptext", Status: experiments.StatusInterrupted, Cells: 7, CellsDone: 4, Shard: &s})
+	s := rundir.Shard{K: 1, N: 3}
+	man, _ := json.Marshal(rundir.Manifest{Tool: "dptext", Status: rundir.StatusInterrupted, Cells: 7, CellsDone: 4, Shard: &s})
 	if err := os.MkdirAll(filepath.Join(dir, "shards"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestInterruptedShardCountsItsCells(t *testing.T) {
 	if got := keptCells(dir, s); got != "4 of 7 cells are finished and kept in "+filepath.Join(dir, "cells") {
 		t.Errorf("shard 1/3: %q", got)
 	}
-	if got := keptCells(dir, experiments.Shard{K: 0, N: 3}); got != "nothing was computed yet" {
+	if got := keptCells(dir, rundir.Shard{K: 0, N: 3}); got != "nothing was computed yet" {
 		t.Errorf("shard 0/3, which has no manifest: %q", got)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"dptext/attribution"
-	"dptext/experiments"
 	"dptext/learn"
+	"dptext/registry"
 )
 
 func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -21,7 +21,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
 	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | pan19 (the PAN 2019 baseline's rule: the two largest calibrated probabilities differ by less than the threshold; char-ngram-svm) | score-margin (the top two raw scores closer than the threshold) | score (top raw score below it)")
 	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject: on calibrated probabilities (pan19; the baseline's 0.1) or on the attacker's raw scores")
-	params := paramFlag{}
+	params := newParamFlag()
 	fs.Var(params, "param", "attacker parameter `key=value` (repeatable)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -34,14 +34,14 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := rule.Validate(); err != nil {
 		return usagef("--reject: %v", err)
 	}
-	var env experiments.Env
+	var env registry.Env
 	env.Workers = 2
-	ao, err := experiments.DecodeClassifier(*attacker, params)
+	ao, err := registry.DecodeClassifier(*attacker, params.String())
 	if err != nil {
 		return err
 	}
 	needs := ao.Needs()
-	var mo *experiments.MechanismOptions
+	var mo *registry.MechanismOptions
 	if mech.name != "" {
 		if mo, err = mech.decode(); err != nil {
 			return err
@@ -61,7 +61,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
 		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
 	if mo != nil {
-		if opts.Mechanism, err = mo.Build(&env, mech.epsilon); err != nil {
+		if opts.Mechanism, err = mo.Build(&env, mech.epsilon.Value()); err != nil {
 			return err
 		}
 	}

@@ -9,10 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"dptext/audit"
-	"dptext/experiments"
+	"dptext/registry"
 )
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,15 +34,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 || mech.name == "" {
 		return usagef("--mechanism is required; no other arguments")
 	}
-	if *inline != "" {
-		var doc map[string]map[string]any
-		if _, err := toml.Decode("p = {"+*inline+"}", &doc); err != nil {
-			return usagef("--params %q: not a TOML inline table body (want key = value, …): %v", *inline, err)
-		}
-		for k, v := range doc["p"] {
-			mech.params[k] = v
-		}
-	}
+	mech.inline = *inline
 	o := audit.DefaultOptions()
 	o.Samples, o.Alpha, o.Pairs, o.Seed, o.MaxSamples = *samples, *alpha, *pairs, *seed, *maxSamples
 	claimSet := false // NaN is the default, so a --claim NaN given is told apart by Visit
@@ -72,13 +62,13 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	env := &experiments.Env{Embeddings: store, Workers: 2}
+	env := &registry.Env{Embeddings: store, Workers: 2}
 	if mo.Needs().TrainingCorpus {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err
 		}
 	}
-	m, err := mo.Build(env, mech.epsilon)
+	m, err := mo.Build(env, mech.epsilon.Value())
 	if err != nil {
 		return err
 	}
@@ -99,7 +89,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	rep.Write(stdout, mech.name, mech.epsilon, target.Store.Len(), time.Since(start))
+	rep.Write(stdout, mech.name, mech.epsilon.Value(), target.Store.Len(), time.Since(start))
 	if v := rep.Violations(); len(v) > 0 {
 		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}

@@ -11,9 +11,9 @@ import (
 
 	"dptext/bench"
 	"dptext/embeddings"
-	"dptext/experiments"
 	"dptext/resources"
 	"dptext/rngs"
+	"dptext/runconfig"
 )
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -56,7 +56,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rng := rngs.New(1, "bench/decode")
 	var store *embeddings.Store
 	if *real {
-		e := &embeddingFlags{format: "auto", vocabulary: experiments.VocabularyAll, topK: *topK}
+		e := &embeddingFlags{format: "auto", vocabulary: runconfig.VocabularyAll, topK: *topK}
 		if store, err = e.load(ctx, stderr); err != nil {
 			return err
 		}

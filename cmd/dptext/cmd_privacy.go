@@ -6,7 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"dptext/experiments"
+	"dptext/configfile"
+	"dptext/registry"
 )
 
 func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -15,7 +16,7 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	mech := fs.String("mechanism", "syntf", "mechanism (syntf)")
 	epsList := fs.String("epsilons", "47.5", "comma-separated ε grid")
 	n := fs.Int("n", 150, "output length n of SynTF")
-	params := paramFlag{}
+	params := newParamFlag()
 	fs.Var(params, "param", "mechanism parameter key=value (repeatable), e.g. s=0.3")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -24,11 +25,11 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(pos) > 0 {
 		return usagef("takes no arguments, got %q", pos)
 	}
-	entry, ok := experiments.Mechanisms[*mech]
+	entry, ok := registry.Mechanisms[*mech]
 	if !ok || entry.PrivacyTable == nil {
 		var have []string
-		for _, name := range experiments.MechanismNames() {
-			if experiments.Mechanisms[name].PrivacyTable != nil {
+		for _, name := range registry.MechanismNames() {
+			if registry.Mechanisms[name].PrivacyTable != nil {
 				have = append(have, name)
 			}
 		}
@@ -42,7 +43,10 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	p := experiments.Params{File: "command line", Table: "params", Component: *mech, Values: params}
+	p, err := configfile.ParseParams("command line", *mech, params.String())
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "computing ℓ over %d words × %d dimensions (|V|² ratings in blocks)\n", store.Len(), store.Dim())
 	return entry.PrivacyTable(ctx, stdout, store, eps, *n, p)
 }

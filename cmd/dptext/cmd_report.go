@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"dptext/experiments"
 	"dptext/report"
+	"dptext/runreport"
 )
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -25,7 +25,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("want one RUN_DIR")
 	}
 	if *bench {
-		if err := experiments.CheckComplete(pos[0]); err != nil {
+		if err := runreport.CheckComplete(pos[0]); err != nil {
 			return err
 		}
 		rows, err := report.ReadRowsFile(filepath.Join(pos[0], "results.csv"))
@@ -56,7 +56,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return report.WriteBenchFormat(stdout, rows, keep)
 	}
-	if err := experiments.Rereport(pos[0]); err != nil {
+	if err := runreport.Rereport(pos[0]); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "rewrote tables and plots in %s\n", pos[0])

@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"dptext/experiments"
+	"dptext/runconfig"
+	"dptext/rundir"
+	"dptext/runner"
+	"dptext/runreport"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,11 +33,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *jobs < 1 {
 		return usagef("--jobs %d: want at least 1", *jobs)
 	}
-	cfg, err := experiments.LoadConfig(pos[0])
+	cfg, err := runconfig.LoadConfig(pos[0])
 	if err != nil {
 		return err
 	}
-	opts := experiments.RunOptions{OutDir: *out, Jobs: *jobs, Force: *force, Log: stderr}
+	opts := runner.RunOptions{OutDir: *out, Jobs: *jobs, Force: *force, Log: stderr}
 	if opts.Shard, err = parseShardFlags(*shard, *shards); err != nil {
 		return err
 	}
@@ -44,7 +47,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		opts.Progress = stderr
 	}
-	dir, err := experiments.Run(ctx, cfg, opts)
+	dir, err := runner.Run(ctx, cfg, opts)
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("%w: %s (no results.csv or tables yet). To resume, run the same command again: dptext run %s",
 			errInterrupted, keptCells(dir, opts.Shard), strings.Join(args, " "))
@@ -54,7 +57,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return nil
 	}
 	if err != nil {
-		if man, merr := experiments.ReadManifest(dir); merr == nil && man.Status == experiments.StatusFailed && man.Error == err.Error() {
+		if man, merr := rundir.ReadManifest(dir); merr == nil && man.Status == rundir.StatusFailed && man.Error == err.Error() {
 			return fmt.Errorf("%w\n(run directory %s; its manifest.json says how it ended)", err, dir)
 		}
 		return err
@@ -66,7 +69,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "results: %s\n", dir)
 	if *update {
 		dst := filepath.Join("results", "baselines", cfg.Name)
-		if err := experiments.CopyBaseline(dir, dst); err != nil {
+		if err := runreport.CopyBaseline(dir, dst); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "baseline updated: %s (commit it deliberately)\n", dst)
@@ -76,18 +79,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // keptCells says what an interrupted run or shard s (zero: the whole run) in dir kept, from
 // its own manifest (a shard's is shards/K-of-N.json).
-func keptCells(dir string, s experiments.Shard) string {
-	man, err := experiments.ReadManifest(dir)
+func keptCells(dir string, s rundir.Shard) string {
+	man, err := rundir.ReadManifest(dir)
 	if s.Sharded() {
 		man, err = nil, os.ErrNotExist
-		mans, _ := experiments.ShardManifests(dir)
+		mans, _ := rundir.ShardManifests(dir)
 		for _, m := range mans {
 			if m.Shard != nil && *m.Shard == s {
 				man, err = m, nil
 			}
 		}
 	}
-	if err != nil || man.Status != experiments.StatusInterrupted || man.Cells == 0 {
+	if err != nil || man.Status != rundir.StatusInterrupted || man.Cells == 0 {
 		return "nothing was computed yet"
 	}
 	return fmt.Sprintf("%d of %d cells are finished and kept in %s", man.CellsDone, man.Cells, filepath.Join(dir, "cells"))

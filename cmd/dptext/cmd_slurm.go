@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"dptext/datasets"
-	"dptext/experiments"
+	"dptext/runconfig"
+	"dptext/rundir"
 	"dptext/slurm"
 )
 
@@ -44,11 +45,11 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--%s %q: want letters, digits and : - _ . , only", flag, v)
 		}
 	}
-	cfg, err := experiments.LoadConfig(pos[0])
+	cfg, err := runconfig.LoadConfig(pos[0])
 	if err != nil {
 		return err
 	}
-	if err := experiments.CheckComponents(cfg); err != nil {
+	if err := runconfig.CheckComponents(cfg); err != nil {
 		return err
 	}
 	job := slurm.Job{Name: cfg.Name, Shards: *shards, Partition: *partition, Time: *timeLimit, CPUs: *cpus, Mem: *mem}
@@ -78,7 +79,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("%v", err)
 	}
 	// The shards would refuse a folder of the user's: say so now, before writing into it.
-	if err := experiments.CheckOutDir(job.Out); err != nil {
+	if err := rundir.CheckOutDir(job.Out); err != nil {
 		return err
 	}
 	scripts, err := job.Write()

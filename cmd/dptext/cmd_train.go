@@ -14,7 +14,8 @@ import (
 
 	"dptext/embeddings"
 	"dptext/erae"
-	"dptext/experiments"
+	"dptext/runconfig"
+	"dptext/runner"
 	"dptext/text"
 )
 
@@ -71,12 +72,12 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkEraeTraining(opts, 100); err != nil {
 		return usagef("%v", err)
 	}
-	cfg, err := experiments.LoadConfig(*cfgPath)
+	cfg, err := runconfig.LoadConfig(*cfgPath)
 	if err != nil {
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
-	td, err := experiments.LoadTrainingData(ctx, cfg, *dataDir, logf)
+	td, err := runner.LoadTrainingData(ctx, cfg, *dataDir, logf)
 	if err != nil {
 		return err
 	}

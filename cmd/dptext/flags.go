@@ -14,7 +14,10 @@ import (
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
-	"dptext/experiments"
+	"dptext/registry"
+	"dptext/report"
+	"dptext/runconfig"
+	"dptext/runner"
 	"dptext/text"
 )
 
@@ -37,13 +40,13 @@ func addEmbeddingFlags(fs *flag.FlagSet, defaultTopK int) *embeddingFlags {
 	e := &embeddingFlags{}
 	fs.StringVar(&e.path, "embeddings", "", "word vectors `FILE` (default: the GloVe-100d default data)")
 	fs.StringVar(&e.format, "format", "auto", "`FORMAT` of --embeddings: "+embeddingsFormatNames()+" or auto (by file extension)")
-	fs.StringVar(&e.vocabulary, "vocabulary", experiments.VocabularyWords, `"words" (single normalised words only) or "all"`)
+	fs.StringVar(&e.vocabulary, "vocabulary", runconfig.VocabularyWords, `"words" (single normalised words only) or "all"`)
 	fs.IntVar(&e.topK, "top-k", defaultTopK, "keep the `K` most frequent words (0: all)")
 	return e
 }
 
 func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.Store, error) {
-	if e.vocabulary != experiments.VocabularyWords && e.vocabulary != experiments.VocabularyAll {
+	if e.vocabulary != runconfig.VocabularyWords && e.vocabulary != runconfig.VocabularyAll {
 		return nil, usagef("--vocabulary %q: want words or all", e.vocabulary)
 	}
 	if e.topK < 0 {
@@ -53,8 +56,8 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 	if err != nil {
 		return nil, err
 	}
-	cfg := experiments.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
-	store, _, err := experiments.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
+	cfg := runconfig.EmbeddingsConfig{Path: e.path, Format: e.format, TopK: e.topK, Vocabulary: e.vocabulary}
+	store, _, err := runner.LoadEmbeddings(ctx, cfg, e.path, dataDir, log)
 	return store, err
 }
 
@@ -62,45 +65,104 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 // and its repeatable parameter flag, key=value as in a config's params table.
 type mechanismFlags struct {
 	name    string
-	epsilon float64
-	params  paramFlag
+	epsilon report.Epsilon
+	params  *paramFlag
+	// inline is more parameters as the body of a TOML inline table (dptext audit's --params);
+	// a key set both here and by a parameter flag is an error.
+	inline string
 }
 
 // addMechanismFlags adds the mechanism flags to fs: --mechanism (default defaultName, help
 // nameHelp), --epsilon, and the parameter flag paramName (--param, or --mechanism-param where
 // --param is another component's).
 func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string) *mechanismFlags {
-	m := &mechanismFlags{params: paramFlag{}}
+	m := &mechanismFlags{params: newParamFlag()}
 	fs.StringVar(&m.name, "mechanism", defaultName, nameHelp)
-	fs.Float64Var(&m.epsilon, "epsilon", math.NaN(), "ε of the mechanism")
+	fs.Var(epsilonFlag{&m.epsilon}, "epsilon", "ε of the mechanism, a `FLOAT`")
 	fs.Var(m.params, paramName, "mechanism parameter `key=value` (repeatable), as in a config's params table")
 	return m
 }
 
 // decode decodes the mechanism's parameters, checking its name and ε.
-func (m *mechanismFlags) decode() (*experiments.MechanismOptions, error) {
-	return experiments.DecodeMechanism(m.name, m.epsilon, m.params)
+func (m *mechanismFlags) decode() (*registry.MechanismOptions, error) {
+	body := m.params.String()
+	if body != "" && m.inline != "" {
+		body += ", "
+	}
+	return registry.DecodeMechanism(m.name, m.epsilon, body+m.inline)
 }
 
-// paramFlag collects repeated --param key=value flags; values are TOML values (strings may
-// be given without quotes).
-type paramFlag map[string]any
+// epsilonFlag reads --epsilon into a report.Epsilon (absent unless given).
+type epsilonFlag struct{ e *report.Epsilon }
 
-func (p paramFlag) String() string { return fmt.Sprint(map[string]any(p)) }
+func (f epsilonFlag) String() string {
+	if f.e == nil {
+		return ""
+	}
+	return f.e.String()
+}
 
-func (p paramFlag) Set(s string) error {
+func (f epsilonFlag) Set(s string) error {
+	e, err := report.ParseEpsilon(s)
+	if err == nil && !e.Set() {
+		err = fmt.Errorf("empty: want a number")
+	}
+	*f.e = e
+	return err
+}
+
+// paramFlag collects repeated --param key=value flags as the body of a TOML inline table
+// (see configfile.ParseParams); values are TOML values (strings may be given without quotes,
+// they are then taken as written); a key given twice keeps its last value.
+type paramFlag struct {
+	keys   []string
+	values map[string]string // key → its value in TOML
+}
+
+func newParamFlag() *paramFlag { return &paramFlag{values: map[string]string{}} }
+
+func (p *paramFlag) String() string {
+	if p == nil {
+		return ""
+	}
+	items := make([]string, len(p.keys))
+	for i, k := range p.keys {
+		items[i] = k + " = " + p.values[k]
+	}
+	return strings.Join(items, ", ")
+}
+
+func (p *paramFlag) Set(s string) error {
 	key, val, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(key) == "" {
 		return fmt.Errorf("want key=value, got %q", s)
 	}
-	key = strings.TrimSpace(key)
+	val = strings.TrimSpace(val)
 	var doc map[string]any
-	if _, err := toml.Decode("v = "+val, &doc); err == nil {
-		p[key] = doc["v"]
-	} else {
-		p[key] = strings.TrimSpace(val)
+	if _, err := toml.Decode("v = "+val, &doc); err != nil {
+		// Not a TOML value: the text itself, as a TOML literal string where it can be one.
+		if strings.ContainsAny(val, "'\n\r") {
+			return fmt.Errorf("%q: the value is not TOML and holds a quote or line break: write it as a quoted TOML string", s)
+		}
+		val = "'" + val + "'"
 	}
+	p.set(strings.TrimSpace(key), val)
 	return nil
+}
+
+// set sets key to val (a TOML value).
+func (p *paramFlag) set(key, val string) {
+	if _, ok := p.values[key]; !ok {
+		p.keys = append(p.keys, key)
+	}
+	p.values[key] = val
+}
+
+// setDefault sets key to val (a TOML value) unless a flag set it.
+func (p *paramFlag) setDefault(key, val string) {
+	if _, ok := p.values[key]; !ok {
+		p.set(key, val)
+	}
 }
 
 func parseFloats(s string) ([]float64, error) {

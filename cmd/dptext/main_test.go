@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/experiments"
+	"dptext/registry"
+	"dptext/runconfig"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -37,7 +38,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 
 func TestListShowsEveryRegisteredName(t *testing.T) {
 	_, out, _ := run(t, "list")
-	for _, n := range append(experiments.MechanismNames(), experiments.ScorerNames()...) {
+	for _, n := range append(registry.MechanismNames(), registry.ScorerNames()...) {
 		if !strings.Contains(out, " "+n+" ") {
 			t.Errorf("list lacks %q", n)
 		}
@@ -180,7 +181,7 @@ func TestListNamePrintsDecodableDefaults(t *testing.T) {
 	body := strings.SplitN(out, "\n", 2)[1]
 	cfg := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"expmech\"\nepsilons = [1]\n[mechanisms.params]\n" +
 		body + "[[scorers]]\nname = \"sr-nn\"\n"
-	if _, err := experiments.ParseConfig("x.toml", cfg); err != nil {
+	if _, err := runconfig.ParseConfig("x.toml", cfg); err != nil {
 		t.Fatalf("the printed defaults do not decode: %v\n%s", err, cfg)
 	}
 	if code, _, errOut := run(t, "list", "nonesuch"); code != 1 || !strings.Contains(errOut, "unknown component") {

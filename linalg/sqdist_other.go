@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package linalg
+
+// SqDist4x4 reports false: there is no assembly kernel on this architecture (the caller
+// computes the same sums in Go).
+func SqDist4x4(dst *[16]float64, q []float64, y *[4][]float32) bool { return false }

@@ -1,0 +1,94 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// UnitRows scales every row to length 1 (to float32 rounding), keeps its direction, and leaves
+// a zero row zero.
+func TestUnitRows(t *testing.T) {
+	got := UnitRows([]float32{3, 4, -0.5, 0, 0, 0}, 2)
+	want := []float32{0.6, 0.8, -1, 0, 0, 0}
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > 1e-7 {
+			t.Fatalf("UnitRows = %v, want %v", got, want)
+		}
+	}
+}
+
+// MulABt must give every entry exactly as vek32.Dot does (the mechanisms' rating rows, and so
+// their golden outputs, depend on its last bits), with the assembly kernel and without:
+// dimensions around the kernel's 32-element chunks, more rows of B than one block, and values
+// of mixed magnitude so that summation order shows.
+func TestMulABtMatchesVekDot(t *testing.T) {
+	for _, asm := range []bool{true, false} {
+		saved := SetAssembly(asm)
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, k := range []int{1, 7, 31, 32, 33, 64, 100, 300} {
+			m, n := 3, blockRows+37
+			a, b := make([]float32, m*k), make([]float32, n*k)
+			for _, x := range [][]float32{a, b} {
+				for i := range x {
+					x[i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
+				}
+			}
+			dst := make([]float32, m*n)
+			MulABt(dst, a, m, b, n, k)
+			for i := range m {
+				for j := range n {
+					want := vek32.Dot(a[i*k:(i+1)*k], b[j*k:(j+1)*k])
+					if got := dst[i*n+j]; math.Float32bits(got) != math.Float32bits(want) {
+						SetAssembly(saved)
+						t.Fatalf("assembly %v, k = %d: entry (%d, %d) = %v, vek32.Dot %v", asm, k, i, j, got, want)
+					}
+				}
+			}
+		}
+		SetAssembly(saved)
+	}
+}
+
+// SqDist4x4, where it runs, must give the scalar float64 loop's sums bit for bit; with the
+// assembly switched off it must decline (report false) and leave dst untouched.
+func TestSqDist4x4MatchesScalarLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, k := range []int{1, 3, 4, 5, 37, 100} {
+		q := make([]float64, 4*k)
+		for i := range q {
+			q[i] = float64(float32(rng.NormFloat64() * math.Exp(3*rng.NormFloat64())))
+		}
+		var y [4][]float32
+		for r := range y {
+			y[r] = make([]float32, k)
+			for t := range y[r] {
+				y[r][t] = float32(rng.NormFloat64() * math.Exp(3*rng.NormFloat64()))
+			}
+		}
+		var dst [16]float64
+		if SqDist4x4(&dst, q, &y) {
+			for r := range 4 {
+				for c := range 4 {
+					want := 0.0
+					for t := range k {
+						d := q[4*t+c] - float64(y[r][t])
+						want += d * d
+					}
+					if got := dst[4*r+c]; math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("k = %d: row %d, query %d: %v, scalar loop %v", k, r, c, got, want)
+					}
+				}
+			}
+		}
+		saved := SetAssembly(false)
+		dst = [16]float64{}
+		ran := SqDist4x4(&dst, q, &y)
+		SetAssembly(saved)
+		if ran || dst != [16]float64{} {
+			t.Fatalf("k = %d: with assembly off SqDist4x4 ran (%v) or wrote %v", k, ran, dst)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package expmech
+
+import (
+	"math"
+
+	"dptext/linalg"
+	"dptext/mechanisms"
+)
+
+// blockSize is how many positions of a document get their rating rows in one matrix product.
+const blockSize = 64
+
+// rowsCumulative says whether the cached rows are cumulative exponential-mechanism weights
+// (embedding rating, one stage: the whole distribution depends only on the token) rather than
+// embedding ratings (combined with context or cut to candidates per position).
+func (m *ExpMech) rowsCumulative() bool {
+	return m.opts.Rating == ExpMechRatingEmbedding && m.opts.Candidates == 0
+}
+
+// rows returns the row of every in-vocabulary token of block, from the cache or computed in one
+// matrix product: cumulative weights when rowsCumulative, embedding ratings otherwise. The
+// context rating with weight 1 needs no embedding rows and gets none.
+func (m *ExpMech) rows(block []string) map[int][]float64 {
+	if m.opts.Rating == ExpMechRatingContext && m.opts.ContextWeight == 1 {
+		return nil
+	}
+	ids := make([]int, 0, len(block))
+	for _, w := range block {
+		if id, ok := m.store.Lookup(w); ok {
+			ids = append(ids, id)
+		}
+	}
+	rows, missing := m.cache.Lookup(ids)
+	if len(missing) == 0 {
+		return rows
+	}
+	n := m.store.Len()
+	cos := m.cosines(missing)
+	var scratch []float64 // the rating row, when only its cumulative weights are kept
+	if m.rowsCumulative() {
+		scratch = make([]float64, n)
+	}
+	for q, id := range missing {
+		rating := scratch
+		if rating == nil {
+			rating = make([]float64, n)
+		}
+		embeddingRatings(rating, cos[q*n:(q+1)*n])
+		row := rating
+		if m.rowsCumulative() {
+			row = mechanisms.ExponentialCumulative(rating, m.epsilon/2)
+		}
+		rows[id] = row
+		m.cache.Put(id, row)
+	}
+	return rows
+}
+
+// cosines returns the cosine of each row of ids with every vocabulary row (one matrix product),
+// row-major.
+func (m *ExpMech) cosines(ids []int) []float32 {
+	n, dim := m.store.Len(), m.store.Dim()
+	query := make([]float32, len(ids)*dim)
+	for q, id := range ids {
+		copy(query[q*dim:], m.unit[id*dim:(id+1)*dim])
+	}
+	cos := make([]float32, len(ids)*n)
+	linalg.MulABt(cos, query, len(ids), m.unit, n, dim)
+	return cos
+}
+
+// embeddingRatings sets rating to the embedding rating (cos + 1)/2 of each cosine.
+func embeddingRatings(rating []float64, cos []float32) {
+	for v, c := range cos {
+		rating[v] = min(max((float64(c)+1)/2, 0), 1) // clip float rounding of |cos| ≤ 1
+	}
+}
+
+// LogProbabilities returns the natural logarithms of the exact output distribution of a
+// one-word document whose word is word (for the embedding and random ratings, of every
+// position whose original token is word): P(v) ∝ exp(ε·ρ(word, v)/2). For the context rating the
+// position has no neighbours, so the context model's distribution is the one it gives an empty
+// neighbourhood. It returns false for the two-stage variant, whose distribution is not in closed
+// form, and for a token kept by oov = "keep".
+func (m *ExpMech) LogProbabilities(word string) ([]float64, bool) {
+	n := m.store.Len()
+	id, ok := m.store.Lookup(word)
+	switch {
+	case m.opts.Rating == ExpMechRatingRandom:
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = -math.Log(float64(n))
+		}
+		return out, true
+	case m.opts.Candidates > 0 || (!ok && m.opts.OOV == ExpMechOOVKeep):
+		return nil, false
+	}
+	var row []float64
+	if ok && !(m.opts.Rating == ExpMechRatingContext && m.opts.ContextWeight == 1) {
+		row = make([]float64, n)
+		embeddingRatings(row, m.cosines([]int{id}))
+	}
+	s := m.newSampler()
+	if s.rating == nil { // the sampler caches cumulative rows; ratings need their own buffer
+		s.rating = make([]float64, n)
+	}
+	rating := s.ratings([]string{word}, 0, row, ok)
+	return mechanisms.ExponentialLogProbabilities(rating, m.epsilon/2), true
+}
+
+// IndependentPositions says every position's output distribution depends on its own token only
+// (embedding and random ratings), so that a document's probability is the product over
+// positions of LogProbabilities; the context rating also reads the neighbours.
+func (m *ExpMech) IndependentPositions() bool { return m.opts.Rating != ExpMechRatingContext }

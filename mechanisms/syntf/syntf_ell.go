@@ -1,0 +1,386 @@
+package syntf
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+
+	"dptext/embeddings"
+
+	"dptext/atomicfile"
+)
+
+// SynTF's privacy accounting (Weggenmann and Kerschbaum 2018, Sect. 3.4). Every pair of
+// documents is adjacent; each of the n output words costs at most
+//
+//	ε            (Theorem 3.3: exponential mechanism with sensitivity Δ),
+//	ε + ln η     (Theorem 3.4 / Cor. 3.5), where
+//	             η(ε, L) = (e^{−ε/2} + L − 1) / (e^{ε/2} + L − 1) < 1 for a vocabulary of size L.
+//	             Theorem 3.4 bounds the loss by ε̄ + ln η(ε̄, L) with ε̄ = ε·Δ̄/Δ, Δ̄ the widest
+//	             spread of one source word's ratings. Here Δ̄ ≤ Δ (ρ lies in an interval of
+//	             width Δ), and ε̄ + ln η(ε̄, L) is non-decreasing in ε̄ (its derivative is
+//	             1 − ½·a/(a+L−1) − ½·b/(b+L−1) ≥ 0 with a = e^{−ε̄/2}, b = e^{ε̄/2}), so
+//	             ε + ln η(ε, L) bounds it,
+//	ℓ            (Sect. 3.4.2, eq. (1): the exact loss of one exponential-mechanism draw),
+//	             ℓ = max_w max_{v,v'} ln(P(w|v) / P(w|v')),
+//
+// and sequential composition over the n draws multiplies each by n. Always ℓ ≤ ε + ln η ≤ ε:
+// the first is the exact maximum the second bounds, and ln η < 0.
+
+// SynTFEta is η(ε, L) of Theorem 3.4: (e^{−ε/2} + L − 1) / (e^{ε/2} + L − 1). It returns ln η,
+// computed without overflow for large ε.
+func SynTFEta(epsilon float64, vocabSize int) (lnEta float64) {
+	// ln(e^{-ε/2} + L − 1) − ln(e^{ε/2} + L − 1), both terms as log-sum-exp.
+	m := math.Log(float64(vocabSize - 1))
+	return synTFLogAddExp(-epsilon/2, m) - synTFLogAddExp(epsilon/2, m)
+}
+
+func synTFLogAddExp(a, b float64) float64 {
+	if math.IsInf(b, -1) {
+		return a
+	}
+	hi, lo := max(a, b), min(a, b)
+	return hi + math.Log1p(math.Exp(lo-hi))
+}
+
+// SynTFLoss is the per-output-word privacy loss of SynTF under the three bounds.
+type SynTFLoss struct {
+	Epsilon      float64 // ε (Theorem 3.3)
+	EpsilonLnEta float64 // ε + ln η(ε, |V|) (Cor. 3.5)
+	// Ell is the exact loss ℓ (Sect. 3.4.2); NaN when it was not computed.
+	Ell float64
+}
+
+// Bounds returns the document-level bounds for n output words under the names used in
+// Guarantee.Bounds: "eps_n", "eps_ln_eta_n" and, when ℓ is known, "ell_n".
+func (l SynTFLoss) Bounds(n int) map[string]float64 {
+	b := map[string]float64{
+		"eps_n":        l.Epsilon * float64(n),
+		"eps_ln_eta_n": l.EpsilonLnEta * float64(n),
+	}
+	if !math.IsNaN(l.Ell) {
+		b["ell_n"] = l.Ell * float64(n)
+	}
+	return b
+}
+
+// Tightest returns the smallest of the known per-word bounds.
+func (l SynTFLoss) Tightest() float64 {
+	t := min(l.Epsilon, l.EpsilonLnEta)
+	if !math.IsNaN(l.Ell) {
+		t = min(t, l.Ell)
+	}
+	return t
+}
+
+// EllResult is the exact privacy loss ℓ of SynTF's exponential mechanism and where it is
+// attained: ℓ = ln P(W|VMax) − ln P(W|VMin), rows in the store's order.
+type EllResult struct {
+	Ell     float64 `json:"ell"`
+	W       string  `json:"w"`
+	VMax    string  `json:"v_max"`
+	VMin    string  `json:"v_min"`
+	WRow    int     `json:"-"`
+	VMaxRow int     `json:"-"`
+	VMinRow int     `json:"-"`
+}
+
+// ComputeEll computes ℓ = max_w max_{v,v'} ln(P(w|v)/P(w|v')) for SynTF over the whole vocabulary
+// of store at privacy parameter epsilon, with the rating options of opts (BigramFactor, Clip,
+// EllBlock, EllCacheDir). It is ComputeEllGrid for one ε.
+func ComputeEll(store *embeddings.Store, epsilon float64, opts SynTFOptions, workers int) (EllResult, error) {
+	res, err := ComputeEllGrid(store, []float64{epsilon}, opts, workers)
+	if err != nil {
+		return EllResult{}, err
+	}
+	return res[0], nil
+}
+
+// ComputeEllGrid computes ℓ for every ε of epsilons in one pass over the ratings (which do not
+// depend on ε). Since ln P(w|v) = ε·ρ(v,w)/(2Δ) − ln Z_v, ℓ needs every row normaliser Z_v:
+// the vocabulary is processed in blocks of EllBlock source words, each block's ratings against
+// all words computed by one matrix product (linalg.MulABt) plus bigram overlaps, its normalisers
+// by a log-sum-exp per row, and per target word w the running maximum and minimum over v of
+// ln P(w|v). Only workers × EllBlock × |V| ratings exist at once; workers ≤ 0 means GOMAXPROCS.
+// Maxima and minima are exact, so the result does not depend on the number of workers. With
+// EllCacheDir set, each ε's result is read from, or written to, a file there named by a hash
+// of the vocabulary, the vectors, the rating parameters and ε; only missing ε are computed. A
+// cache that cannot be written is reported on EllLog and otherwise ignored.
+func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptions, workers int) ([]EllResult, error) {
+	if err := opts.validateRating(); err != nil {
+		return nil, err
+	}
+	for _, eps := range epsilons {
+		if !(eps > 0) || math.IsInf(eps, 0) {
+			return nil, fmt.Errorf("syntf: epsilon = %g: want a finite value > 0", eps)
+		}
+	}
+	if store.Len() < 2 {
+		return nil, fmt.Errorf("syntf: vocabulary of %d words: want at least 2", store.Len())
+	}
+	out := make([]EllResult, len(epsilons))
+	paths := make([]string, len(epsilons))
+	var missing []int
+	for i, eps := range epsilons {
+		if opts.EllCacheDir != "" {
+			paths[i] = filepath.Join(opts.EllCacheDir, "syntf-ell-"+synTFEllCacheKey(store, eps, opts)+".json")
+			if res, ok := readSynTFEllCache(paths[i], store); ok {
+				out[i] = res
+				continue
+			}
+		}
+		missing = append(missing, i)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	scales := make([]float64, len(missing))
+	r := newSynTFRater(store, opts.BigramFactor, opts.Clip)
+	for j, i := range missing {
+		scales[j] = synTFScale(r, epsilons[i])
+	}
+	results := computeSynTFEll(opts.EllContext, r, scales, opts.EllBlock, workers)
+	if opts.EllContext != nil && opts.EllContext.Err() != nil {
+		return nil, fmt.Errorf("syntf: computing ℓ: %w", opts.EllContext.Err())
+	}
+	for j, res := range results {
+		i := missing[j]
+		res.W, res.VMax, res.VMin = store.Word(res.WRow), store.Word(res.VMaxRow), store.Word(res.VMinRow)
+		out[i] = res
+		if paths[i] != "" {
+			// The cache is optional: a folder that cannot be written (read-only, full) costs
+			// the computation next time, not this run.
+			if err := writeSynTFEllCache(paths[i], res); err != nil && opts.EllLog != nil {
+				fmt.Fprintf(opts.EllLog, "syntf: could not write ℓ to the cache (%v); going on without caching it\n", err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// synTFEllColumns holds, per target word w, the extremes over the source words seen so far of
+// ln P(w|v), with the (lowest) source rows attaining them.
+type synTFEllColumns struct {
+	hi, lo       []float64
+	hiRow, loRow []int32
+}
+
+func newSynTFEllColumns(n int) *synTFEllColumns {
+	c := &synTFEllColumns{hi: make([]float64, n), lo: make([]float64, n), hiRow: make([]int32, n), loRow: make([]int32, n)}
+	for i := range c.hi {
+		c.hi[i], c.lo[i] = math.Inf(-1), math.Inf(1)
+		c.hiRow[i], c.loRow[i] = math.MaxInt32, math.MaxInt32
+	}
+	return c
+}
+
+// update records the value x = ln P(w|v) of source row v; ties keep the lower row.
+func (c *synTFEllColumns) update(w int, x float64, v int32) {
+	if x > c.hi[w] || (x == c.hi[w] && v < c.hiRow[w]) {
+		c.hi[w], c.hiRow[w] = x, v
+	}
+	if x < c.lo[w] || (x == c.lo[w] && v < c.loRow[w]) {
+		c.lo[w], c.loRow[w] = x, v
+	}
+}
+
+func (c *synTFEllColumns) merge(o *synTFEllColumns) {
+	for w := range c.hi {
+		if o.hiRow[w] == math.MaxInt32 {
+			continue // o saw no source word
+		}
+		c.update(w, o.hi[w], o.hiRow[w])
+		c.update(w, o.lo[w], o.loRow[w])
+	}
+}
+
+// computeSynTFEll returns ℓ for each exponential-mechanism scale ε/(2Δ) of scales. When ctx
+// (may be nil) is cancelled, the workers stop after their current block and the result is
+// meaningless (the caller checks ctx).
+func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block, workers int) []EllResult {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	n := r.size
+	block = max(1, min(block, n))
+	nBlocks := (n + block - 1) / block
+	workers = max(1, min(workers, nBlocks))
+	// cols[k][e]: worker k's column extremes at scale e.
+	cols := make([][]*synTFEllColumns, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := range workers {
+		cols[k] = make([]*synTFEllColumns, len(scales))
+		for e := range scales {
+			cols[k][e] = newSynTFEllColumns(n)
+		}
+		wg.Add(1)
+		go func(mine []*synTFEllColumns) {
+			defer wg.Done()
+			sc := r.newScratch(block)
+			ratings := make([]float32, block*n)
+			src := make([]int, 0, block)
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nBlocks || (ctx != nil && ctx.Err() != nil) {
+					return
+				}
+				src = src[:0]
+				for v := b * block; v < min((b+1)*block, n); v++ {
+					src = append(src, v)
+				}
+				r.rows(ratings, src, sc)
+				for i, v := range src {
+					if ctx != nil && ctx.Err() != nil {
+						return
+					}
+					row := ratings[i*n : (i+1)*n]
+					for e, scale := range scales {
+						c := mine[e]
+						lnZ := synTFLogSumExp(row, scale)
+						for w, u := range row {
+							c.update(w, scale*float64(u)-lnZ, int32(v))
+						}
+					}
+				}
+			}
+		}(cols[k])
+	}
+	wg.Wait()
+	out := make([]EllResult, len(scales))
+	for e := range scales {
+		c := cols[0][e]
+		for _, other := range cols[1:] {
+			c.merge(other[e])
+		}
+		res := EllResult{Ell: math.Inf(-1)}
+		for w := range c.hi {
+			if d := c.hi[w] - c.lo[w]; d > res.Ell {
+				res.Ell, res.WRow, res.VMaxRow, res.VMinRow = d, w, int(c.hiRow[w]), int(c.loRow[w])
+			}
+		}
+		out[e] = res
+	}
+	return out
+}
+
+// synTFScale is the exponential mechanism's scale ε/(2Δ) for the rater r: the one place both
+// the sampler (NewSynTF) and ℓ (ComputeEllGrid) take it from, so that ℓ is the loss of the
+// sampler that runs.
+func synTFScale(r *synTFRater, epsilon float64) float64 { return epsilon / (2 * r.sensitivity()) }
+
+// synTFLogSumExp returns ln Σ_w exp(scale·row[w]).
+func synTFLogSumExp(row []float32, scale float64) float64 {
+	m := float32(math.Inf(-1))
+	for _, u := range row {
+		m = max(m, u)
+	}
+	sum := 0.0
+	for _, u := range row {
+		sum += math.Exp(scale * float64(u-m))
+	}
+	return scale*float64(m) + math.Log(sum)
+}
+
+// synTFEllCacheKey hashes everything ℓ depends on: the rating definition version, words, vectors,
+// s, the clip setting and ε.
+func synTFEllCacheKey(store *embeddings.Store, epsilon float64, opts SynTFOptions) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "syntf-ell v1\x00%d\x00%d\x00%s\x00%x\x00%x\x00", store.Len(), store.Dim(), opts.Clip,
+		math.Float64bits(opts.BigramFactor), math.Float64bits(epsilon))
+	for _, w := range store.Words() {
+		h.Write([]byte(w))
+		h.Write([]byte{0})
+	}
+	buf := make([]byte, 4*store.Dim())
+	for i := range store.Len() {
+		for j, x := range store.Vector(i) {
+			binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(x))
+		}
+		h.Write(buf)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func readSynTFEllCache(path string, store *embeddings.Store) (EllResult, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return EllResult{}, false
+	}
+	var res EllResult
+	if json.Unmarshal(data, &res) != nil {
+		return EllResult{}, false
+	}
+	var rows [3]int
+	for i, w := range [3]string{res.W, res.VMax, res.VMin} {
+		row, ok := store.Lookup(w)
+		if !ok {
+			return EllResult{}, false
+		}
+		rows[i] = row
+	}
+	res.WRow, res.VMaxRow, res.VMinRow = rows[0], rows[1], rows[2]
+	return res, true
+}
+
+func writeSynTFEllCache(path string, res EllResult) error {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("syntf: ell_cache_dir: %w", err)
+	}
+	return nil
+}
+
+// SynTFLosses returns the per-word losses of SynTF at each ε of epsilons over the vocabulary of
+// store (ℓ by ComputeEllGrid, so one pass over the ratings serves every ε), with the words
+// attaining ℓ.
+func SynTFLosses(store *embeddings.Store, epsilons []float64, opts SynTFOptions, workers int) ([]SynTFLoss, []EllResult, error) {
+	ells, err := ComputeEllGrid(store, epsilons, opts, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	losses := make([]SynTFLoss, len(epsilons))
+	for i, eps := range epsilons {
+		losses[i] = SynTFLoss{Epsilon: eps, EpsilonLnEta: eps + SynTFEta(eps, store.Len()), Ell: ells[i].Ell}
+	}
+	return losses, ells, nil
+}
+
+// PrintSynTFPrivacy writes a table of SynTF's document-level privacy bounds for n output words
+// at each ε of epsilons over the vocabulary of store: εn (Theorem 3.3), (ε + ln η)n (Cor. 3.5)
+// and ℓn (Sect. 3.4.2), with ℓ/ε and the words attaining ℓ (ℓ = ln P(w|v_max) − ln P(w|v_min)).
+func PrintSynTFPrivacy(out io.Writer, store *embeddings.Store, epsilons []float64, n int, opts SynTFOptions, workers int) error {
+	if n <= 0 {
+		return fmt.Errorf("syntf: n = %d: want > 0", n)
+	}
+	losses, ells, err := SynTFLosses(store, epsilons, opts, workers)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "eps\tn\t|V|\ts\tclip\teps_n\teps_ln_eta_n\tell_n\tell/eps\tw\tv_max\tv_min\t\n")
+	for i, l := range losses {
+		b := l.Bounds(n)
+		fmt.Fprintf(tw, "%g\t%d\t%d\t%g\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%s\t%s\t\n", l.Epsilon, n, store.Len(),
+			opts.BigramFactor, opts.Clip, b["eps_n"], b["eps_ln_eta_n"], b["ell_n"], l.Ell/l.Epsilon,
+			ells[i].W, ells[i].VMax, ells[i].VMin)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,137 @@
+package protocol
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"dptext/corpus"
+	"dptext/runconfig"
+	"dptext/text"
+)
+
+// panEntry is one text of a PAN problem as the protocol sees it.
+type panEntry struct {
+	doc  corpus.Document
+	role string
+}
+
+// splitPAN applies the cross-domain protocol (ProtocolPAN) to the documents of a PAN
+// collection (corpus.ReadPAN, with the texts dropped as byte-identical duplicates put back in
+// every problem they belong to, under the merged identity of their writer). For each set, the
+// problem of its name: Known holds the candidates' known texts (their first KnownWords words,
+// normalised), Eval every unknown text (its first UnknownWords words, normalised) with its true
+// author, or corpus.UnknownAuthor when the writer is none of the problem's candidates (PAN's
+// open-set texts, and texts of a writer who is a candidate only in other problems); texts
+// shorter than asked are left out and counted; all are cut to the common length N. The
+// mechanisms' training corpus (TopicTrain) is the known texts. Repeats redraw nothing: the
+// problem fixes the texts.
+func splitPAN(cfg *runconfig.Config, docs []corpus.Document, logf func(string, ...any)) ([]*SetData, error) {
+	p := cfg.Protocol
+	problems := map[string][]panEntry{}
+	for _, d := range docs {
+		for _, e := range corpus.WithDuplicates(d) {
+			name, role := e.Meta["problem"], e.Meta["role"]
+			if name == "" || (role != "known" && role != "unknown") {
+				return nil, cfg.ErrAt("protocol", "kind", "%q needs a PAN collection read with format = \"pan\": document %s has no PAN problem and role", runconfig.ProtocolPAN, e.ID)
+			}
+			problems[name] = append(problems[name], panEntry{e, role})
+		}
+	}
+	var sets []*SetData
+	for i, sc := range cfg.Sets {
+		entries, ok := problems[sc.Name]
+		if !ok {
+			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "name", "%q is not a problem of the collection; problems: %s",
+				sc.Name, strings.Join(slices.Sorted(maps.Keys(problems)), ", "))
+		}
+		sort.SliceStable(entries, func(a, b int) bool { return entries[a].doc.ID < entries[b].doc.ID })
+		s, short, err := panSet(p, sc, entries)
+		if err != nil {
+			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "name", "%v", err)
+		}
+		open := 0
+		for _, a := range s.EvalAuthors {
+			if a == corpus.UnknownAuthor {
+				open++
+			}
+		}
+		logf("set %s: PAN problem with %d candidates, %d known and %d unknown texts (%d open-set), N = %d words (%d texts shorter than known_words = %d or unknown_words = %d left out)",
+			s.Name, len(s.Authors), len(s.Known), len(s.Eval), open, s.N, short, p.KnownWords, p.UnknownWords)
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
+// panSet builds the set of one problem from its texts (in ID order); short counts the texts
+// left out for their length.
+func panSet(p runconfig.ProtocolConfig, sc runconfig.SetConfig, entries []panEntry) (*SetData, int, error) {
+	s := &SetData{Name: sc.Name, AuthorTopic: map[string]string{}, EMDMean: math.NaN(), EMDMin: math.NaN(), DrawKey: sc.Name, NoTopicTask: true}
+	candidates := map[string]bool{}
+	short := 0
+	for _, e := range entries {
+		if e.role != "known" {
+			continue
+		}
+		w := text.Words(e.doc.Text)
+		if len(w) < p.KnownWords {
+			short++
+			continue
+		}
+		s.Known = append(s.Known, text.Normalize(w[:p.KnownWords]))
+		s.KnownAuthors = append(s.KnownAuthors, e.doc.Author)
+		s.TopicTrain = append(s.TopicTrain, s.Known[len(s.Known)-1])
+		s.TopicTrainLabels = append(s.TopicTrainLabels, e.doc.Topic)
+		if !candidates[e.doc.Author] {
+			candidates[e.doc.Author] = true
+			s.Authors = append(s.Authors, e.doc.Author)
+		}
+	}
+	if len(s.Authors) < 2 {
+		return nil, 0, fmt.Errorf("problem %q: %d candidate(s) with a known text of at least %d words: want at least 2 (lower known_words)", sc.Name, len(s.Authors), p.KnownWords)
+	}
+	if sc.Authors != 0 && sc.Authors != len(s.Authors) {
+		return nil, 0, fmt.Errorf("problem %q has %d candidates with known texts of at least %d words, but the set asks for authors = %d: give %d, or leave authors out", sc.Name, len(s.Authors), p.KnownWords, sc.Authors, len(s.Authors))
+	}
+	topics := map[string]bool{}
+	for _, e := range entries {
+		if e.role != "unknown" {
+			continue
+		}
+		w := text.Words(e.doc.Text)
+		if len(w) < p.UnknownWords {
+			short++
+			continue
+		}
+		truth := e.doc.Author
+		if !candidates[truth] {
+			truth = corpus.UnknownAuthor
+		}
+		s.Eval = append(s.Eval, text.Normalize(w[:p.UnknownWords]))
+		s.EvalAuthors = append(s.EvalAuthors, truth)
+		s.EvalTopics = append(s.EvalTopics, e.doc.Topic)
+		s.EvalIDs = append(s.EvalIDs, e.doc.ID)
+		topics[e.doc.Topic] = true
+	}
+	if len(s.Eval) == 0 {
+		return nil, 0, fmt.Errorf("problem %q: no unknown text of at least %d words (lower unknown_words)", sc.Name, p.UnknownWords)
+	}
+	s.Topics = slices.Sorted(maps.Keys(topics))
+	s.N = len(s.Eval[0])
+	for _, d := range append(slices.Clone(s.Known), s.Eval...) {
+		s.N = min(s.N, len(d))
+	}
+	if s.N == 0 {
+		return nil, 0, fmt.Errorf("problem %q: a text has no words left after removing stopwords", sc.Name)
+	}
+	for i := range s.Known {
+		s.Known[i] = s.Known[i][:s.N]
+	}
+	for i := range s.Eval {
+		s.Eval[i] = s.Eval[i][:s.N]
+	}
+	return s, short, nil
+}

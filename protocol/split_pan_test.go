@@ -1,0 +1,104 @@
+package protocol
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dptext/corpus"
+	"dptext/internal/fixtures"
+	"dptext/runconfig"
+)
+
+func panConfig(t *testing.T, extra string) *runconfig.Config {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "..", dir)+extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// The pan protocol takes each problem's own texts: problem00002's candidates are W6, W1 (under
+// the name of its first appearance, problem00001/candidate00001, whose known texts there are
+// byte-identical to these and were dropped as duplicates by the reader: put back here) and W4;
+// its unknown texts keep their true authors, and W7's open-set text — W7 is a candidate only in
+// problem00003 — is open-set here. Mutant: reading the flattened corpus without the duplicates
+// (before issue 25) leaves W1 without known texts in problem00002 (2 candidates, 6 known texts).
+func TestSplitPANUsesEachProblemsOwnTexts(t *testing.T) {
+	cfg := panConfig(t, "")
+	docs, _, err := corpus.ReadPAN(fixtures.PANCollection(t, ".."), corpus.PANOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	sets, err := Split(cfg, docs, func(f string, a ...any) { fmt.Fprintf(&log, f+"\n", a...) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sets[1]
+	wantAuthors := []string{"problem00002/candidate00001", "problem00001/candidate00001", "problem00002/candidate00003"}
+	if !sameSet(s.Authors, wantAuthors) || len(s.Known) != 9 {
+		t.Errorf("problem00002: candidates %v with %d known texts, want %v with 9", s.Authors, len(s.Known), wantAuthors)
+	}
+	wantTruth := []string{"problem00002/candidate00001", "problem00001/candidate00001", "problem00002/candidate00003", corpus.UnknownAuthor, "problem00002/candidate00001"}
+	if !slices.Equal(s.EvalAuthors, wantTruth) {
+		t.Errorf("problem00002 truths %v, want %v", s.EvalAuthors, wantTruth)
+	}
+	for i, id := range s.EvalIDs {
+		if !strings.HasPrefix(id, "problem00002/unknown/") {
+			t.Errorf("evaluation text %d is %s, not one of problem00002's unknown texts", i, id)
+		}
+	}
+	for _, d := range append(slices.Clone(s.Known), s.Eval...) {
+		if len(d) != s.N {
+			t.Fatalf("a text of %d words, N = %d", len(d), s.N)
+		}
+	}
+	// problem00001: u5 (W5) is a candidate's only in problem00003: open-set here, as is u4 (W4).
+	if got := sets[0].EvalAuthors; got[3] != corpus.UnknownAuthor || got[4] != corpus.UnknownAuthor || got[0] != "problem00001/candidate00001" {
+		t.Errorf("problem00001 truths %v", got)
+	}
+	if !strings.Contains(log.String(), "set problem00002: PAN problem with 3 candidates, 9 known and 5 unknown texts (1 open-set)") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	bad := panConfig(t, "")
+	bad.Sets[0].Name = "problem00009"
+	if _, err := Split(bad, docs, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "problems: problem00001, problem00002, problem00003") {
+		t.Errorf("unknown problem: %v", err)
+	}
+	bad = panConfig(t, "")
+	bad.Sets[1].Authors = 4
+	if _, err := Split(bad, docs, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "has 3 candidates") {
+		t.Errorf("wrong candidate count: %v", err)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// The pan protocol's config errors name the key: another corpus format, resampling, and a
+// topic classifier (the unknown texts of a problem share one topic).
+func TestPANProtocolConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := "name = \"x\"\n[corpus]\nformat = %s\npath = \"c\"\n[protocol]\nkind = \"pan\"\n%s\n[[sets]]\nname = \"problem00001\"\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = %s\n"
+	for _, c := range []struct{ format, proto, scorer, want string }{
+		{`"jsonl"`, "", `"koppel11"`, `want [corpus] format = "pan"`},
+		{`"pan"`, `resample = "authors"`, `"koppel11"`, `the pan protocol's texts are fixed by each problem`},
+		{`"pan"`, "", `"fasttext"`, `there is no topic to classify`},
+	} {
+		_, err := runconfig.ParseConfig(filepath.Join(dir, "c.toml"), fmt.Sprintf(base, c.format, c.proto, c.scorer))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s/%s/%s: %v, want %q", c.format, c.proto, c.scorer, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package runconfig
+
+import (
+	"math"
+	"strings"
+
+	"dptext/registry"
+)
+
+// VerdictConfig is the optional [verdict] table: which mechanism keeps more utility at the same
+// attack success. For each set, every mechanism's utilities are interpolated along its ε curve
+// at the attack levels chance + each of AboveChance, with intervals from a cluster bootstrap
+// over the evaluation authors, and every pair of mechanisms is compared with Holm-corrected
+// p-values (report.MatchedVerdicts); with ClaimedEps or AuditedEps the mechanisms that share a
+// unit of guarantee are also compared at those levels of claimed or audited ε. Written as
+// verdict.md and verdict.csv in the run folder.
+type VerdictConfig struct {
+	// Attack is the id of the authorship attacker that sets the privacy level.
+	Attack string `toml:"attack"`
+	// AboveChance are the attack levels as accuracy above chance (1/authors), e.g. [0.05, 0.1].
+	AboveChance []float64 `toml:"above_chance"`
+	// Utilities are the ids of topic classifiers (per-item correctness) and utility measures
+	// (per-item values) to compare.
+	Utilities []string `toml:"utilities"`
+	// Baseline is the mechanism that starts every curve (default "none"; "" for none).
+	Baseline *string `toml:"baseline"`
+	// Replicates of the bootstrap (default 1000), Confidence of the intervals (default 0.95),
+	// Alpha the family-wise error rate of the verdicts (default 0.05).
+	Replicates int     `toml:"replicates"`
+	Confidence float64 `toml:"confidence"`
+	Alpha      float64 `toml:"alpha"`
+	// Halves also compares the mechanisms on two disjoint halves of the authors (a seeded
+	// split) and says, for every significant verdict on all of them, whether it holds on each
+	// half.
+	Halves bool `toml:"halves"`
+	// ClaimedEps are levels of claimed ε at which the mechanisms whose guarantees share a unit
+	// are compared, keyed by that unit: "pure" (ε per document: the privacy row epsilon_doc,
+	// e.g. expmech's ε·l, SynTF's ℓ·n) or "metric:<metric>" (ε per unit of that metric's word
+	// distance: epsilon_doc divided by the mean evaluation document length, as a metric
+	// guarantee's document ε is ε·N), e.g. { pure = [5000], "metric:positional" = [3, 5] }. The
+	// units of a run are derived from the mechanisms' guarantees (verdict.md lists them).
+	ClaimedEps map[string][]float64 `toml:"claimed_eps"`
+	// AuditedEps are levels of audited ε (the privacy row audited_eps_lcb, per claim unit; needs
+	// [audit]) keyed by unit as ClaimedEps.
+	AuditedEps map[string][]float64 `toml:"audited_eps"`
+	// CeilingShare (default 0.8): an audited ε at or above this share of its ceiling (the most
+	// the audit's tests could show at their sample size) is a sample-size artefact, and the
+	// point is left out of the audited comparison (verdict.md says which).
+	CeilingShare float64 `toml:"ceiling_share"`
+}
+
+// validateVerdict fills the defaults of [verdict] and checks that it names configured scorers
+// of the right tasks.
+func (c *Config) validateVerdict() error {
+	v := c.Verdict
+	if v == nil {
+		return nil
+	}
+	if v.Baseline == nil {
+		none := "none"
+		v.Baseline = &none
+	}
+	if v.Replicates == 0 {
+		v.Replicates = 1000
+	}
+	if v.Confidence == 0 {
+		v.Confidence = 0.95
+	}
+	if v.Alpha == 0 {
+		v.Alpha = 0.05
+	}
+	scorer := func(id string) (ComponentConfig, bool) {
+		for _, s := range c.Scorers {
+			if s.ID() == id {
+				return s, true
+			}
+		}
+		return ComponentConfig{}, false
+	}
+	var ids []string
+	for _, s := range c.Scorers {
+		ids = append(ids, s.ID())
+	}
+	if s, ok := scorer(v.Attack); !ok || registry.Scorers[s.Name].Task != registry.TaskAuthor {
+		return c.ErrAt("verdict", "attack", "%q: want the id of a configured authorship attacker (scorers: %s)", v.Attack, strings.Join(ids, ", "))
+	}
+	if len(v.AboveChance) == 0 {
+		return c.ErrAt("verdict", "above_chance", "missing: want attack levels above chance, e.g. [0.05, 0.1]")
+	}
+	for _, x := range v.AboveChance {
+		if !(x >= 0 && x < 1) {
+			return c.ErrAt("verdict", "above_chance", "%v: want values in [0, 1)", x)
+		}
+	}
+	if len(v.Utilities) == 0 {
+		return c.ErrAt("verdict", "utilities", "missing: want ids of topic classifiers or utility measures")
+	}
+	for _, u := range v.Utilities {
+		if s, ok := scorer(u); !ok || registry.Scorers[s.Name].Task == registry.TaskAuthor {
+			return c.ErrAt("verdict", "utilities", "%q: want the id of a configured topic classifier or utility measure (scorers: %s)", u, strings.Join(ids, ", "))
+		} else if registry.Scorers[s.Name].Distance {
+			return c.ErrAt("verdict", "utilities", "%q: %s is a distance (a higher score keeps less), and a verdict reads every utility as \"higher keeps more\": want a similarity or a topic classifier (e.g. cosine, embf1, chrf)", u, s.Name)
+		}
+	}
+	if *v.Baseline != "" {
+		found := false
+		for _, m := range c.Mechanisms {
+			found = found || m.ID() == *v.Baseline
+		}
+		if !found {
+			return c.ErrAt("verdict", "baseline", "%q: want the id of a configured mechanism (normally \"none\") or \"\"", *v.Baseline)
+		}
+	}
+	for _, t := range []struct {
+		key    string
+		levels map[string][]float64
+	}{{"claimed_eps", v.ClaimedEps}, {"audited_eps", v.AuditedEps}} {
+		for _, unit := range sortedKeys(t.levels) {
+			if !validUnit(unit) {
+				return c.ErrAt("verdict", t.key, "unit %q: want \"pure\" (ε per document) or \"metric:<metric>\" (ε per unit of that word distance, e.g. \"metric:positional\")", unit)
+			}
+			if len(t.levels[unit]) == 0 {
+				return c.ErrAt("verdict", t.key, "unit %q: no levels: want ε values, e.g. [2, 5]", unit)
+			}
+			for _, x := range t.levels[unit] {
+				if !(x > 0 && x < math.Inf(1)) {
+					return c.ErrAt("verdict", t.key, "unit %q: level %v: want finite ε > 0", unit, x)
+				}
+			}
+		}
+	}
+	if len(v.AuditedEps) > 0 && c.Audit == nil {
+		return c.ErrAt("verdict", "audited_eps", "needs an [audit] table (the audited ε comes from it)")
+	}
+	if v.CeilingShare == 0 {
+		v.CeilingShare = 0.8
+	}
+	switch {
+	case !(v.CeilingShare > 0 && v.CeilingShare <= 1):
+		return c.ErrAt("verdict", "ceiling_share", "%v: want a value in (0, 1]", v.CeilingShare)
+	case v.Replicates < 100 || v.Replicates > 100_000:
+		return c.ErrAt("verdict", "replicates", "%d: want 100 to 100000", v.Replicates)
+	case !(v.Confidence > 0 && v.Confidence < 1):
+		return c.ErrAt("verdict", "confidence", "%v: want a value in (0, 1)", v.Confidence)
+	case !(v.Alpha > 0 && v.Alpha < 1):
+		return c.ErrAt("verdict", "alpha", "%v: want a value in (0, 1)", v.Alpha)
+	}
+	return nil
+}
+
+// validUnit reports whether a [verdict] unit key has the form guaranteeUnit gives.
+func validUnit(u string) bool {
+	return u == "pure" || (strings.HasPrefix(u, "metric:") && len(u) > len("metric:"))
+}

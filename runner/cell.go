@@ -1,0 +1,219 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"dptext/corpus"
+	"dptext/learn"
+	"dptext/mechanisms"
+	"dptext/mechanisms/syntf"
+	"dptext/protocol"
+	"dptext/registry"
+	"dptext/report"
+	"dptext/rngs"
+	"dptext/runconfig"
+	"dptext/rundir"
+)
+
+// privatise applies the mechanism of c to docs, each document with its own stream, or reads
+// the result of an earlier identical application from the private cache.
+func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
+	defer r.spent.add("mechanisms", time.Now())
+	var key string
+	if r.cache != nil {
+		key = r.privateKey(c, what, docs)
+		r.cacheUses.Add(1)
+		if out, ok := r.cache.load(key, len(docs)); ok {
+			r.cacheHits.Add(1)
+			return out, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	base := r.cellPath(c)
+	gens := make([]*rand.Rand, len(docs))
+	for i := range docs {
+		gens[i] = rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("%s/%s=%d", base, what, i))
+	}
+	// Every document with its own stream, all in one call: a BatchMechanism shares the work
+	// that depends on a word only across the documents, with the outputs of one call each.
+	out, err := mechanisms.PrivatizeBatch(m, gens, docs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", base, what, err)
+	}
+	if r.cache != nil {
+		if err := r.cache.store(key, out); err != nil {
+			// The cache is optional: a full or read-only data disk must not fail the run.
+			if r.cache.logf != nil {
+				r.cache.logf("private cache: could not write %s (%v); going on without caching it", r.cache.path(key), err)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (r *runner) cellPath(c cell) string { return c.path(r.cfg, r.sets) }
+
+func (r *runner) runCell(ctx context.Context, c cell) error {
+	set := r.sets[c.set].Draw(c.rep)
+	m, err := r.mechanism(c)
+	if err != nil {
+		return err
+	}
+	private, err := r.privatise(ctx, m, c, "doc", set.Eval)
+	if err != nil {
+		return err
+	}
+	row := func(scorer, metric string, v float64) report.Row {
+		return report.Row{Set: set.Name, Mechanism: r.cfg.Mechanisms[c.mech].ID(), Epsilon: c.eps, Repeat: c.rep,
+			Scorer: scorer, Metric: metric, Value: v}
+	}
+	var rows []report.Row
+	var preds []rundir.Prediction
+	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, prows...)
+	var privateKnown [][]string
+	for si, sc := range r.cfg.Scorers {
+		entry := registry.Scorers[sc.Name]
+		if entry.Task == registry.TaskUtility {
+			pm, err := r.pairMetric(si, set)
+			if err != nil {
+				return err
+			}
+			// Documents the measure cannot score (NaN: no in-vocabulary word) are left out of
+			// the mean and counted.
+			start, sum, n := time.Now(), 0.0, 0
+			for i := range private {
+				v := pm.Measure(set.Eval[i], private[i])
+				if !math.IsNaN(v) {
+					sum, n = sum+v, n+1
+				}
+				preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
+					Value: strconv.FormatFloat(v, 'g', -1, 64)})
+			}
+			r.spent.add("utility", start)
+			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
+			continue
+		}
+		docs, labels := set.Known, set.KnownAuthors
+		if entry.Task == registry.TaskTopic {
+			docs, labels = set.TopicTrain, set.TopicTrainLabels
+		}
+		key := r.fitKey(c, si)
+		if r.cfg.Adaptive(sc) {
+			// The training texts go through the same mechanism (in the classification
+			// protocol the topic and author training documents are the same ones).
+			if privateKnown == nil {
+				if privateKnown, err = r.privatise(ctx, m, c, "known", set.Known); err != nil {
+					return err
+				}
+			}
+			docs = privateKnown
+		}
+		f, err := r.fit(c, si, docs, labels, key)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		pred := f.predict(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		r.spent.add("predict", start)
+		truth := set.EvalAuthors
+		if entry.Task == registry.TaskTopic {
+			truth = set.EvalTopics
+		}
+		s := learn.Score(truth, pred)
+		for i := range pred {
+			preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],
+				Item: i, Author: set.EvalAuthors[i]})
+		}
+		rows = append(rows, row(sc.ID(), report.MetricCorrect, float64(s.Correct)), row(sc.ID(), report.MetricTotal, float64(s.Total)),
+			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
+			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
+		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN && entry.Task == registry.TaskAuthor {
+			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.writeRows(filepath.Join(r.dir, "cells", rundir.CellFile(r.cellPath(c))), r.cellPath(c), rows, preds, termVectors(m, private, privateKnown))
+}
+
+// documentID names evaluation document i of a set in predictions.csv: its story id, or its
+// position when the corpus gave none.
+func documentID(set *protocol.SetData, i int) string {
+	if i < len(set.EvalIDs) && set.EvalIDs[i] != "" {
+		return set.EvalIDs[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// termVectorer is a mechanism whose output is a synthetic term-frequency vector (SynTF).
+type termVectorer interface {
+	TF(private []string) []syntf.TermCount
+}
+
+// termVectors renders, for a mechanism that releases term-frequency vectors, the sparse
+// vector of every private document of a cell (written to tf/<cell>.tsv when the run
+// completes): one line per document, `role<TAB>document<TAB>word:count word:count …` (role
+// "eval" for the evaluation snippets or test documents, "known" for privatised training
+// texts). It is empty for other mechanisms.
+func termVectors(m mechanisms.Mechanism, private, privateKnown [][]string) string {
+	tv, ok := m.(termVectorer)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	write := func(role string, i int, doc []string) {
+		fmt.Fprintf(&b, "%s\t%d", role, i)
+		for j, t := range tv.TF(doc) {
+			sep := " "
+			if j == 0 {
+				sep = "\t"
+			}
+			fmt.Fprintf(&b, "%s%s:%d", sep, t.Word, t.Count)
+		}
+		b.WriteString("\n")
+	}
+	for i, d := range private {
+		write("eval", i, d)
+	}
+	for i, d := range privateKnown {
+		write("known", i, d)
+	}
+	return b.String()
+}
+
+// writeTermVectors writes the tf/ folder of a completed run (file name → content).
+func (r *runner) writeTermVectors(files map[string]string) error {
+	for name, data := range files {
+		if err := rundir.WriteFileAtomic(filepath.Join(r.dir, "tf", name), []byte(data)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pairMetric builds utility measure si for a draw of a set: the draw's topic-training
+// documents are its Env.Corpus (embf1's idf weights), so a measure is built once per draw.
+func (r *runner) pairMetric(si int, set *protocol.SetData) (registry.PairMetric, error) {
+	sc := r.cfg.Scorers[si]
+	return getLazy(r, r.metric, strconv.Itoa(si)+"/"+set.DrawKey, func() (registry.PairMetric, error) {
+		o, err := r.cfg.ScorerOptions(si)
+		if err != nil {
+			return nil, fmt.Errorf("scorer %s: %w", sc.ID(), err)
+		}
+		return o.Metric.Build(&registry.Env{Embeddings: r.in.store, Workers: r.jobs, Corpus: set.TopicTrain})
+	})
+}

@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"dptext/internal/fixtures"
+	"dptext/report"
+	"dptext/runconfig"
+	"dptext/rundir"
+)
+
+// A whole run of the pan protocol: per problem, the attacker names the writers of the
+// candidates' unknown texts and is wrong on the open-set ones (problem00001: 4 of 6 unknown
+// texts have a candidate as writer, so accuracy ≤ 4/6), PAN's open-set macro-F1 is written,
+// and the caption says which protocol ran.
+func TestRunPANProtocol(t *testing.T) {
+	cfg := panConfig(t, "")
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 2, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	rows, err := report.ReadRowsFile(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acc, f1 []float64
+	for _, r := range rows {
+		if r.Set == "problem00001" && r.Scorer == "koppel11" {
+			switch r.Metric {
+			case report.MetricAccuracy:
+				acc = append(acc, r.Value)
+			case report.MetricOpenSetMacroF1:
+				f1 = append(f1, r.Value)
+			}
+		}
+	}
+	if len(acc) != 2 || len(f1) != 2 {
+		t.Fatalf("accuracy %v and open-set macro-F1 %v of problem00001: want one per repeat", acc, f1)
+	}
+	for _, a := range acc {
+		if a > 4.0/6+1e-9 {
+			t.Errorf("accuracy %v on problem00001: above 4/6, but 2 of its 6 unknown texts are open-set", a)
+		}
+	}
+	md := readFile(t, filepath.Join(dir, "table.md"))
+	if !strings.Contains(md, "Protocol: PAN cross-domain attribution, one set per problem") {
+		t.Errorf("caption does not name the pan protocol:\n%s", md)
+	}
+}
+
+func panConfig(t *testing.T, extra string) *runconfig.Config {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "..", dir)+extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// With resample = "authors" and a set that takes every eligible author, every repeat has the
+// same authors: the log and the caption say that the intervals do not cover a draw of authors
+// (the caption used to claim they did). A set smaller than the pool gets no such note; the log
+// gives the mean N over the draws, as the caption does. "1 story" is singular.
+func TestWholePoolSetsAreNamed(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 3, 2, 400)
+	// One writer per topic too short to be eligible: the topics' training data, so that a set
+	// may take all 6 eligible authors.
+	f, err := os.OpenFile(corpusPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := strings.Repeat("seaaaa ", 60)
+	fmt.Fprintf(f, "{\"author\":\"short-sea\",\"topic\":\"sea\",\"text\":%q}\n{\"author\":\"short-land\",\"topic\":\"land\",\"text\":%q}\n",
+		short, strings.ReplaceAll(short, "sea", "land"))
+	f.Close()
+	src := "name = \"w\"\nseed = 1\nrepeats = 3\n" + strings.Replace(fixtures.Inputs(corpusPath, vecPath), "topic_train_words = 100", "topic_train_words = 50", 1) + "resample = \"authors\"\n" +
+		"[[sets]]\nname = \"6\"\nauthors = 6\n[[sets]]\nname = \"2\"\nauthors = 2\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = \"sr-nn\"\n"
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "w.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 1, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	man, err := rundir.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 eligible authors per topic: 6 is the whole pool, 2 is drawn.
+	if !slices.Equal(man.WholePoolSets, []string{"6"}) {
+		t.Errorf("whole-pool sets %v, want [6]", man.WholePoolSets)
+	}
+	md := readFile(t, filepath.Join(dir, "table.md"))
+	if !strings.Contains(md, "Except set(s) 6, which take every eligible author") || !strings.Contains(md, "1 story per author") {
+		t.Errorf("caption:\n%s", md)
+	}
+	if !strings.Contains(log.String(), "every repeat draws the same authors") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
