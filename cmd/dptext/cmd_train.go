@@ -42,7 +42,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	startState := flags.Bool("start-state", def.StartState, "start the generator from ELU(dense(latent)) as the authors' code does; false: from zero")
 	dropout := flags.Float64("word-dropout", def.WordDropout, "probability of replacing each previous token fed to the generator by the unknown row during training (the authors' code: 0.5)")
 	freeze := flags.Bool("freeze-embeddings", def.FreezeEmbeddings, "keep the word rows of the embedding at the configured vectors (the authors' code); false: fine-tune them")
-	functionWords := flags.Bool("function-words", false, "train on the documents with their function words (stopwords) kept, as the paper does, so that the model generates them and `obfuscate` rewrites them too (the config needs vocabulary = \"all\" under [embeddings]); false: on the normalised words every mechanism reads in a run")
+	functionWords := flags.Bool("function-words", false, "train on the documents with their function words (stopwords) kept, as the paper does, so that the model generates them and obfuscate rewrites them too (the config needs vocabulary = \"all\" under [embeddings]); false: on the normalised words every mechanism reads in a run")
 	seed := flags.Uint64("seed", def.Seed, "seed of the initial weights, batches and exploration draws")
 	every := flags.Int("checkpoint-every", 50, "steps between checkpoints")
 	snapAt := flags.String("snapshot-at", "", "comma-separated steps (each below --steps) at which to write the model as a training of that many steps would, to OUT with -stepN before its extension")
@@ -87,7 +87,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	docs := td.Docs
 	if opts.FunctionWords {
 		if !hasStopwordVectors(td.Embeddings) {
-			return usagef("--function-words: the vectors of %s have no row for any stopword, so the model could neither read nor generate them: set vocabulary = \"all\" under [embeddings] (the default, \"words\", removes stopwords)", *cfgPath)
+			return fmt.Errorf("--function-words: the vectors of %s have no row for any stopword, so the model could neither read nor generate them: set vocabulary = \"all\" under [embeddings] (the default, \"words\", removes stopwords)", *cfgPath)
 		}
 		docs = td.Lowercased
 	}
