@@ -244,6 +244,16 @@ func (e *Mechanism) Guarantee(doc []string) mechanisms.Guarantee {
 // with the vocabulary's mean vector subtracted first. The plain cosine of two unrelated words is
 // not 0 but whatever the vectors share (0.23 on average for the default GloVe vectors, 0.41
 // between "would" and any word), so only the centred one reads 0 for unrelated candidates.
+//
+// For the one-stage sampler with word vectors, four exact (not sampled) values of the release
+// distribution exp(ε·p/2)/Σ at the same tokens explain what the released words keep:
+// "release_top5_mass", the probability that the released word is one of the generator's
+// TopCandidates most probable words; "release_similarity_centered", the expected centred
+// cosine between the released word and the original; and that expectation split into
+// "release_top5_similarity_centered" (given a release among the top words) and
+// "release_tail_similarity_centered" (given a release outside them). The expectation is
+// top5_mass × top5 + (1 − top5_mass) × tail at each token, so a model whose releases come less
+// often from its top words loses meaning unless its top words are closer by enough.
 func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 	same := 0
 	for i := range min(len(original), len(private)) {
@@ -252,6 +262,8 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 		}
 	}
 	mass, oov, sim, centered, rated, inTop := 0.0, 0, 0.0, 0.0, 0, 0
+	exact := e.similarity != nil && e.stages.Candidates == 0
+	var release releaseSplit
 	for i, r := range e.model.Probabilities(original) {
 		top := topRows(r, TopCandidates)
 		if i < len(private) {
@@ -275,6 +287,11 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 			}
 			rated++
 		}
+		if exact {
+			release.add(mechanisms.ExponentialLogProbabilities(r, e.epsilon/2), top, func(v int) float64 {
+				return e.centered.cosine(id, int32(v))
+			})
+		}
 	}
 	n := math.Max(1, float64(len(original)))
 	out := map[string]float64{"unchanged_share": float64(same) / n, "original_mass": mass / n, "oov_tokens": float64(oov),
@@ -283,7 +300,52 @@ func (e *Mechanism) Diagnose(original, private []string) map[string]float64 {
 		out["top5_similarity"] = sim / float64(rated)
 		out["top5_similarity_centered"] = centered / float64(rated)
 	}
+	if exact && rated > 0 {
+		release.report(out, rated)
+	}
 	return out
+}
+
+// releaseSplit sums, over the rated tokens, the exact probability that the release is among the
+// generator's top words and the expected centred cosine of the release to the original, inside
+// and outside the top words.
+type releaseSplit struct {
+	topMass, topSim, tailMass, tailSim float64
+}
+
+// add accumulates one token: logp is the release distribution over the vocabulary, top the
+// generator's most probable rows, cosine the centred cosine of a row to the original word.
+func (s *releaseSplit) add(logp []float64, top []int, cosine func(v int) float64) {
+	inTop := make(map[int]bool, len(top))
+	for _, v := range top {
+		inTop[v] = true
+	}
+	for v, l := range logp {
+		p := math.Exp(l)
+		if p == 0 {
+			continue
+		}
+		if inTop[v] {
+			s.topMass += p
+			s.topSim += p * cosine(v)
+		} else {
+			s.tailMass += p
+			s.tailSim += p * cosine(v)
+		}
+	}
+}
+
+// report writes the four release diagnostics of Diagnose, as means over rated tokens.
+func (s *releaseSplit) report(out map[string]float64, rated int) {
+	n := float64(rated)
+	out["release_top5_mass"] = s.topMass / n
+	out["release_similarity_centered"] = (s.topSim + s.tailSim) / n
+	if s.topMass > 0 {
+		out["release_top5_similarity_centered"] = s.topSim / s.topMass
+	}
+	if s.tailMass > 0 {
+		out["release_tail_similarity_centered"] = s.tailSim / s.tailMass
+	}
 }
 
 // TopCandidates is the number of most probable words top5_similarity rates (the paper's k = 5).

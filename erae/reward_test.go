@@ -398,3 +398,86 @@ func TestRewardBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// releaseReference computes, by a full sort and the exponential mechanism written out
+// (weights exp(ε·p/2) normalised, in float64), the four release diagnostics of Diagnose over
+// the in-vocabulary positions of docs: the reference for TestDiagnoseReleaseSplit.
+func releaseReference(m *Model, store *embeddings.Store, docs [][]string, eps float64) (topMass, sim, topSim, tailSim float64) {
+	centered := newRewarder(wordRows(store, m.Words), store.Dim(), true)
+	var n, tm, ts, rm, rs float64
+	for _, d := range docs {
+		for i, p := range m.Probabilities(d) {
+			id, ok := m.index[d[i]]
+			if !ok {
+				continue
+			}
+			order := make([]int, len(p))
+			for v := range order {
+				order[v] = v
+			}
+			sort.SliceStable(order, func(a, b int) bool { return p[order[a]] > p[order[b]] })
+			total := 0.0
+			for _, x := range p {
+				total += math.Exp(eps * x / 2)
+			}
+			for rank, v := range order {
+				q := math.Exp(eps*p[v]/2) / total
+				c := centered.cosine(id, int32(v))
+				if rank < TopCandidates {
+					tm, ts = tm+q, ts+q*c
+				} else {
+					rm, rs = rm+q, rs+q*c
+				}
+			}
+			n++
+		}
+	}
+	return tm / n, (ts + rs) / n, ts / tm, rs / rm
+}
+
+// TestDiagnoseReleaseSplit checks the exact release diagnostics (release_top5_mass and the
+// expected centred cosine of the release, overall, among the top words and outside them)
+// against the written-out reference on a trained model, at two ε. Deterministic (exact sums,
+// tolerance 1e-9 for summation order). Mutant: the reference at scale ε instead of ε/2 (a
+// mechanism that spends twice its budget) differs from Diagnose by more than 1e-3 on the mass,
+// which the test asserts, so a Diagnose on the wrong scale fails. The two-stage sampler, which
+// has no closed form here, reports none of them.
+func TestDiagnoseReleaseSplit(t *testing.T) {
+	store, corpus := rewardData(t)
+	model, err := Train(context.Background(), corpus, store, rewardOptions(true, 0.5), "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eps := range []float64{10, 40} {
+		mech := must(NewMechanism(model, eps, Stages{}, store))
+		var n, mass, sim, topSim, tailSim float64
+		for _, d := range corpus {
+			diag := mech.Diagnose(d, d)
+			rated := float64(len(d)) - diag["oov_tokens"]
+			mass += diag["release_top5_mass"] * rated
+			sim += diag["release_similarity_centered"] * rated
+			topSim += diag["release_top5_similarity_centered"] * diag["release_top5_mass"] * rated
+			tailSim += diag["release_tail_similarity_centered"] * (1 - diag["release_top5_mass"]) * rated
+			n += rated
+		}
+		mass, sim = mass/n, sim/n
+		topSim, tailSim = topSim/(mass*n), tailSim/((1-mass)*n)
+		wantMass, wantSim, wantTop, wantTail := releaseReference(model, store, corpus, eps)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"release_top5_mass", mass, wantMass}, {"release_similarity_centered", sim, wantSim},
+			{"release_top5_similarity_centered", topSim, wantTop}, {"release_tail_similarity_centered", tailSim, wantTail}} {
+			if math.Abs(c.got-c.want) > 1e-9 {
+				t.Errorf("ε = %g: %s %.12f, the reference gives %.12f", eps, c.name, c.got, c.want)
+			}
+		}
+		if wrongMass, _, _, _ := releaseReference(model, store, corpus, 2*eps); math.Abs(wrongMass-mass) < 1e-3 {
+			t.Errorf("ε = %g: the mass at scale ε (%.6f) is within 1e-3 of ε/2's (%.6f): the test could not tell the scales apart", eps, wrongMass, mass)
+		}
+	}
+	two := must(NewMechanism(model, 10, Stages{Candidates: 3, CandidateEpsilon: 5}, store))
+	if _, ok := two.Diagnose(corpus[0], corpus[0])["release_top5_mass"]; ok {
+		t.Error("the two-stage sampler reported release_top5_mass, which it cannot compute exactly")
+	}
+}

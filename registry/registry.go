@@ -517,13 +517,13 @@ var Mechanisms = map[string]MechanismEntry{
 		},
 	},
 	"erae": {
-		Version: "5", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Version: "6", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "ER-AE (Bo et al.): exponential-mechanism sampling over a trained auto-encoder's Pr[x̃ᵢ = v], rating ∈ [0, 1], Δ = 1; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae` (trained with the embedding reward)",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Files: eraeFiles, Build: eraeBuild(true)},
 	},
 	"ae-dp": {
-		Version: "5", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
+		Version: "6", UsesEpsilon: true, Epsilons: mechanisms.ExponentialEpsilonRange,
 		Description: "AE-DP, ER-AE's ablation (Bo et al.): erae's sampler over an auto-encoder trained without the embedding reward; ε per token, ε·l per document ((ε₁+ε)·l with candidates k and candidate_epsilon ε₁); model = file of `dptext train erae --no-reward`",
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[erae.MechanismOptions]{Defaults: eraeDefaults, Files: eraeFiles, Build: eraeBuild(false)},
