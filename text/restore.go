@@ -129,10 +129,8 @@ func rewrite(raw string, every bool, f func(words []string) []string) (string, e
 	var toks []Token
 	var words []string
 	for _, t := range Tokenize(raw) {
-		w := strings.ToLower(t.Text)
-		if every {
-			w = lower(t.Text)
-		} else if IsStopword(w) {
+		w := lower(t.Text)
+		if !every && IsStopword(w) {
 			continue
 		}
 		toks = append(toks, t)

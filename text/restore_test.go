@@ -95,3 +95,25 @@ func TestRewriteWordsTouchesOnlyNormalisedWords(t *testing.T) {
 		t.Fatal("a rewrite that loses words must be an error")
 	}
 }
+
+// A typographic apostrophe (’) is an ASCII one to NormalizeText, so "didn’t" is a stopword and
+// "Nation’s" is "nation's": RewriteWords must see exactly those words and keep "didn’t" as
+// written. Deterministic. Mutant: lowercasing without the apostrophe mapping (the former code)
+// gives f "didn’t" and "nation’s", and the comparison fails.
+func TestRewriteWordsTypographicApostrophes(t *testing.T) {
+	raw := "They didn’t fund the Nation’s schools."
+	var seen []string
+	got, err := RewriteWords(raw, func(words []string) []string {
+		seen = append([]string(nil), words...)
+		return words
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := NormalizeText(raw); strings.Join(seen, "|") != strings.Join(want, "|") {
+		t.Fatalf("f saw %q, want NormalizeText's %q", seen, want)
+	}
+	if !strings.Contains(got, "didn’t") {
+		t.Errorf("the stopword didn’t was not kept as written: %q", got)
+	}
+}
