@@ -11,7 +11,7 @@ import (
 // attack success. For each set, every mechanism's utilities are interpolated along its ε curve
 // at the attack levels chance + each of AboveChance, with intervals from a cluster bootstrap
 // over the evaluation authors, and every pair of mechanisms is compared with Holm-corrected
-// p-values (report.MatchedVerdicts); with ClaimedEps or AuditedEps the mechanisms that share a
+// p-values (verdict.Matched); with ClaimedEps or AuditedEps the mechanisms that share a
 // unit of guarantee are also compared at those levels of claimed or audited ε. Written as
 // verdict.md and verdict.csv in the run folder.
 type VerdictConfig struct {

@@ -14,6 +14,7 @@ import (
 
 	"dptext/mechanisms"
 	"dptext/report"
+	"dptext/report/verdict"
 	"dptext/rngs"
 	"dptext/rundir"
 )
@@ -57,25 +58,25 @@ func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.R
 
 // setVerdict gathers the item scores of set si into curve points and runs the comparisons:
 // at the attack levels, then at the claimed and audited ε levels of each unit.
-func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]*report.VerdictResult, error) {
+func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]*verdict.Result, error) {
 	v := r.cfg.Verdict
 	points, cluster, authors, err := r.curvePoints(si, items)
 	if err != nil {
 		return nil, err
 	}
 	chance := 1 / float64(len(r.sets[si].Authors))
-	spec := report.VerdictSpec{Attack: v.Attack, Utilities: v.Utilities, Baseline: *v.Baseline,
+	spec := verdict.Spec{Attack: v.Attack, Utilities: v.Utilities, Baseline: *v.Baseline,
 		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
 	for _, x := range v.AboveChance {
 		spec.Levels = append(spec.Levels, chance+x)
 		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
 	}
 	name := r.sets[si].Name
-	res, err := report.MatchedVerdicts(spec, cluster, len(authors), points, rngs.New(uint64(r.cfg.Seed), "verdict/set="+name))
+	res, err := verdict.Matched(spec, cluster, len(authors), points, rngs.New(uint64(r.cfg.Seed), "verdict/set="+name))
 	if err != nil {
 		return nil, err
 	}
-	out := []*report.VerdictResult{res}
+	out := []*verdict.Result{res}
 	for _, axis := range []struct {
 		name   string
 		levels map[string][]float64
@@ -105,7 +106,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 // curvePoints gathers the item scores of set si into one curve point per mechanism and ε
 // (every wanted scorer's score of every item, items in repeat and position order), with each
 // item's cluster (its author's index among the sorted authors).
-func (r *runner) curvePoints(si int, items []itemScore) (points []report.CurvePoint, cluster []int, authors []string, err error) {
+func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurvePoint, cluster []int, authors []string, err error) {
 	v := r.cfg.Verdict
 	type itemKey struct{ rep, item int }
 	type pointKey struct {
@@ -175,7 +176,7 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []report.CurvePo
 		cluster[i] = ai[authorOf[k]]
 	}
 	for _, pk := range order {
-		p := report.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
+		p := verdict.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
 		for name := range wanted {
 			xs := make([]float64, len(keys))
 			for i, k := range keys {
@@ -197,12 +198,12 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []report.CurvePo
 
 // checkHalves reruns the comparisons of res (set name) on two disjoint halves of the authors, drawn from
 // the seed, and records whether each half agrees (VerdictResult.CheckHalves).
-func (r *runner) checkHalves(name string, res *report.VerdictResult, spec report.VerdictSpec, cluster []int, authors []string, points []report.CurvePoint) error {
+func (r *runner) checkHalves(name string, res *verdict.Result, spec verdict.Spec, cluster []int, authors []string, points []verdict.CurvePoint) error {
 	if len(authors) < 4 {
 		return fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
 	}
 	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
-	var halves [2]*report.VerdictResult
+	var halves [2]*verdict.Result
 	for h := range halves {
 		in := map[int]int{} // author index → index within the half
 		for _, a := range perm[h*len(authors)/2 : (h+1)*len(authors)/2] {
@@ -216,9 +217,9 @@ func (r *runner) checkHalves(name string, res *report.VerdictResult, spec report
 				subCluster = append(subCluster, k)
 			}
 		}
-		hp := make([]report.CurvePoint, len(points))
+		hp := make([]verdict.CurvePoint, len(points))
 		for j, p := range points {
-			hp[j] = report.CurvePoint{Mechanism: p.Mechanism, Epsilon: p.Epsilon, Scores: map[string][]float64{}}
+			hp[j] = verdict.CurvePoint{Mechanism: p.Mechanism, Epsilon: p.Epsilon, Scores: map[string][]float64{}}
 			for s, xs := range p.Scores {
 				ys := make([]float64, len(sub))
 				for k, i := range sub {
@@ -228,7 +229,7 @@ func (r *runner) checkHalves(name string, res *report.VerdictResult, spec report
 			}
 		}
 		var err error
-		if halves[h], err = report.MatchedVerdicts(spec, subCluster, len(in), hp, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
+		if halves[h], err = verdict.Matched(spec, subCluster, len(in), hp, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
 			return err
 		}
 	}
@@ -291,8 +292,8 @@ func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, e
 // claimed or audited ε (axis). A point's position is the mean over repeats of its privacy row
 // (epsilon_doc, per document length for a metric unit, or audited_eps_lcb); an audited point at
 // or above ceiling_share of its ceiling, or without an audited value, is left out and named.
-func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, units map[string]string, points []report.CurvePoint,
-	cluster []int, nAuthors int, results []report.Row) ([]*report.VerdictResult, error) {
+func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, units map[string]string, points []verdict.CurvePoint,
+	cluster []int, nAuthors int, results []report.Row) ([]*verdict.Result, error) {
 	v := r.cfg.Verdict
 	set := r.sets[si]
 	type key struct {
@@ -335,14 +336,14 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		}
 	}
 	sort.Strings(present)
-	var out []*report.VerdictResult
+	var out []*verdict.Result
 	for _, unit := range slices.Sorted(maps.Keys(levels)) {
-		spec := report.VerdictSpec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+		spec := verdict.Spec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
 		for _, x := range levels[unit] {
 			spec.Levels = append(spec.Levels, x)
 			spec.LevelNames = append(spec.LevelNames, axis+" ε "+strconv.FormatFloat(x, 'g', -1, 64))
 		}
-		var ps []report.CurvePoint
+		var ps []verdict.CurvePoint
 		var skipped, unaudited, mechs []string
 		for _, p := range points {
 			if units[p.Mechanism] != unit || !p.Epsilon.Set() {
@@ -392,7 +393,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		if len(unaudited) > 0 {
 			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, no audited ε (no audit test bounded anything): %s.", strings.Join(unaudited, "; ")))
 		}
-		res, err := report.MatchedVerdicts(spec, cluster, nAuthors, ps, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
+		res, err := verdict.Matched(spec, cluster, nAuthors, ps, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,7 @@
-package report
+// Package verdict compares mechanisms at matched privacy: each mechanism's utility where its attack
+// accuracy falls to a level, with paired cluster-bootstrap intervals and Holm-adjusted tests over
+// authors (the statistics of verdict.md and verdict.csv).
+package verdict
 
 import (
 	"fmt"
@@ -6,11 +9,13 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"dptext/report"
 )
 
-// VerdictSpec says which comparisons a verdict table makes: the utility each mechanism keeps
+// Spec says which comparisons a verdict table makes: the utility each mechanism keeps
 // when its ε is lowered until the attacker's accuracy falls to each level.
-type VerdictSpec struct {
+type Spec struct {
 	// Attack is the scorer whose accuracy sets the privacy level.
 	Attack string
 	// Levels are the attack accuracies to match, and LevelNames how the table names them
@@ -44,13 +49,13 @@ type VerdictSpec struct {
 type CurvePoint struct {
 	Mechanism string
 	// Epsilon is absent for a mechanism without ε.
-	Epsilon Epsilon
-	// X is the point's position on VerdictSpec.Axis (unused without one).
+	Epsilon report.Epsilon
+	// X is the point's position on Spec.Axis (unused without one).
 	X      float64
 	Scores map[string][]float64
 }
 
-// Statuses of a VerdictCell.
+// Statuses of a Cell.
 const (
 	// StatusReached: the attack falls to the level between two ε of the grid.
 	StatusReached = "reached"
@@ -62,17 +67,17 @@ const (
 	// value is the baseline's utility (no privatising needed to meet the level; a bootstrap
 	// replicate in this state contributes that value), without one it is NaN.
 	StatusBelowAtStart = "at or below the level at its first point"
-	// StatusAboveGrid: on a fixed axis (VerdictSpec.Axis), the level lies above the curve's
+	// StatusAboveGrid: on a fixed axis (Spec.Axis), the level lies above the curve's
 	// first point (the largest ε of its grid): not reached, nothing is extrapolated.
 	StatusAboveGrid = "above its grid (not reached)"
 )
 
-// VerdictCell is the utility a mechanism keeps at one attack level: the utility interpolated
+// Cell is the utility a mechanism keeps at one attack level: the utility interpolated
 // linearly in attack accuracy between the two consecutive points of its curve (ordered by
 // falling ε, the baseline first) where the attack first falls to the level or below.
-type VerdictCell struct {
+type Cell struct {
 	Mechanism, Utility string
-	Level              int // index into VerdictSpec.Levels
+	Level              int // index into Spec.Levels
 	Status             string
 	// MinAttack is the lowest attack accuracy of the curve, or on a fixed axis its lowest
 	// position (for StatusNeverReached); MaxAxis the highest position on a fixed axis (for
@@ -84,8 +89,8 @@ type VerdictCell struct {
 	Value, Low, High, Reached float64
 }
 
-// VerdictPair compares two mechanisms that both reach a level: Diff = A − B.
-type VerdictPair struct {
+// Pair compares two mechanisms that both reach a level: Diff = A − B.
+type Pair struct {
 	A, B, Utility           string
 	Level                   int
 	Diff, Low, High, P, Adj float64
@@ -94,13 +99,13 @@ type VerdictPair struct {
 	Verdict string
 }
 
-// VerdictResult is the verdict table of one set.
-type VerdictResult struct {
-	Spec     VerdictSpec
+// Result is the verdict table of one set.
+type Result struct {
+	Spec     Spec
 	Clusters int
 	Items    int
-	Cells    []VerdictCell
-	Pairs    []VerdictPair
+	Cells    []Cell
+	Pairs    []Pair
 	// Excluded lists mechanisms without an ε grid (other than the baseline).
 	Excluded []string
 	// Halves holds the replication of each significant verdict on two disjoint halves of the
@@ -115,11 +120,11 @@ type curve struct {
 	points []*CurvePoint
 }
 
-// MatchedVerdicts interpolates every mechanism's utilities at the attack levels and compares every
+// Matched interpolates every mechanism's utilities at the attack levels and compares every
 // pair, with a cluster bootstrap over authors (cluster[i] is the author index of item i, of
 // nClusters): each replicate resamples authors once and recomputes every point's means with
 // the same weights, so the curves and their differences are resampled together (paired).
-func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []CurvePoint, rng *rand.Rand) (*VerdictResult, error) {
+func Matched(spec Spec, cluster []int, nClusters int, points []CurvePoint, rng *rand.Rand) (*Result, error) {
 	scorers := spec.Utilities
 	if spec.Axis == "" {
 		scorers = append([]string{spec.Attack}, scorers...)
@@ -135,7 +140,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 			}
 		}
 	}
-	res := &VerdictResult{Spec: spec, Clusters: nClusters, Items: len(cluster)}
+	res := &Result{Spec: spec, Clusters: nClusters, Items: len(cluster)}
 	curves := buildCurves(spec.Baseline, points, res)
 	// est[c][l][u] is the point estimate; reps[b][c][l][u] the replicates.
 	weights := ClusterWeights(rng, nClusters, spec.Replicates)
@@ -153,7 +158,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 		for l := range spec.Levels {
 			for u, name := range spec.Utilities {
 				lo, hi := axisRange(spec, cv, cluster, ones)
-				cell := VerdictCell{Mechanism: cv.name, Utility: name, Level: l, Status: status[c][l], MinAttack: lo, MaxAxis: hi,
+				cell := Cell{Mechanism: cv.name, Utility: name, Level: l, Status: status[c][l], MinAttack: lo, MaxAxis: hi,
 					Value: est[c][l][u], Low: math.NaN(), High: math.NaN(), Reached: math.NaN()}
 				if cell.Status == StatusReached || !math.IsNaN(cell.Value) {
 					xs := column(reps, c, l, u)
@@ -177,7 +182,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 					}
 					diff := est[a][l][u] - est[b][l][u]
 					lo, hi := ExpandedPercentileInterval(d, spec.Confidence, nClusters)
-					res.Pairs = append(res.Pairs, VerdictPair{A: curves[a].name, B: curves[b].name, Utility: name, Level: l,
+					res.Pairs = append(res.Pairs, Pair{A: curves[a].name, B: curves[b].name, Utility: name, Level: l,
 						Diff: diff, Low: lo, High: hi, P: BootstrapP(diff, d, nClusters)})
 				}
 			}
@@ -204,7 +209,7 @@ func MatchedVerdicts(spec VerdictSpec, cluster []int, nClusters int, points []Cu
 
 // buildCurves groups the points by mechanism in order of falling ε, each curve starting at
 // the baseline's point; mechanisms without ε other than the baseline go to res.Excluded.
-func buildCurves(baseline string, points []CurvePoint, res *VerdictResult) []curve {
+func buildCurves(baseline string, points []CurvePoint, res *Result) []curve {
 	var base *CurvePoint
 	byMech := map[string][]*CurvePoint{}
 	var order []string
@@ -238,7 +243,7 @@ func buildCurves(baseline string, points []CurvePoint, res *VerdictResult) []cur
 // evaluate returns, for one set of cluster weights, the interpolated utility of every curve at
 // every level [curve][level][utility] (NaN where the level is not reached); status, when not
 // nil, receives each curve's status per level.
-func evaluate(spec VerdictSpec, curves []curve, cluster []int, w []float64, status [][]string) [][][]float64 {
+func evaluate(spec Spec, curves []curve, cluster []int, w []float64, status [][]string) [][][]float64 {
 	out := make([][][]float64, len(curves))
 	for c, cv := range curves {
 		att := positions(spec, cv, cluster, w)
@@ -302,7 +307,7 @@ func crossing(att []float64, level float64) (int, string) {
 
 // positions are the curve's points on the privacy axis: the attack's accuracy under the
 // cluster weights w, or each point's fixed X on spec.Axis.
-func positions(spec VerdictSpec, cv curve, cluster []int, w []float64) []float64 {
+func positions(spec Spec, cv curve, cluster []int, w []float64) []float64 {
 	x := make([]float64, len(cv.points))
 	for k, p := range cv.points {
 		if spec.Axis != "" {
@@ -315,7 +320,7 @@ func positions(spec VerdictSpec, cv curve, cluster []int, w []float64) []float64
 }
 
 // axisRange is the lowest and highest position of a curve on the privacy axis.
-func axisRange(spec VerdictSpec, cv curve, cluster []int, w []float64) (lo, hi float64) {
+func axisRange(spec Spec, cv curve, cluster []int, w []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, x := range positions(spec, cv, cluster, w) {
 		lo, hi = math.Min(lo, x), math.Max(hi, x)
@@ -324,7 +329,7 @@ func axisRange(spec VerdictSpec, cv curve, cluster []int, w []float64) (lo, hi f
 }
 
 // axisName names the privacy axis: the spec's Axis, or the attack.
-func (s VerdictSpec) axisName() string {
+func (s Spec) axisName() string {
 	if s.Axis != "" {
 		return s.Axis
 	}
@@ -332,7 +337,7 @@ func (s VerdictSpec) axisName() string {
 }
 
 // levelText states level l as a verdict reads it: "koppel11 ≤ 0.1", or "claimed ε … = 5".
-func (s VerdictSpec) levelText(l int) string {
+func (s Spec) levelText(l int) string {
 	if s.Axis != "" {
 		return fmt.Sprintf("%s = %.4g", s.Axis, s.Levels[l])
 	}
@@ -359,7 +364,7 @@ func shareFinite(xs []float64) float64 {
 
 // Markdown renders the verdict: the utilities at each level with intervals, then the
 // significant verdicts and the pairs compared.
-func (v *VerdictResult) Markdown(set string) string {
+func (v *Result) Markdown(set string) string {
 	var b strings.Builder
 	s := v.Spec
 	if s.Axis != "" {
@@ -385,7 +390,7 @@ func (v *VerdictResult) Markdown(set string) string {
 			b.WriteString("---:|")
 		}
 		b.WriteString("\n")
-		byMech := map[string][]VerdictCell{}
+		byMech := map[string][]Cell{}
 		var order []string
 		for _, c := range v.Cells {
 			if c.Level != l {
@@ -456,7 +461,7 @@ func (v *VerdictResult) Markdown(set string) string {
 }
 
 // signed is the difference oriented as the verdict reads (more − less).
-func signed(p VerdictPair) float64 {
+func signed(p Pair) float64 {
 	if p.Diff < 0 {
 		return -p.Diff
 	}
@@ -464,7 +469,7 @@ func signed(p VerdictPair) float64 {
 }
 
 // lowHigh is the interval oriented as the verdict reads.
-func lowHigh(p VerdictPair) [2]float64 {
+func lowHigh(p Pair) [2]float64 {
 	if p.Diff < 0 {
 		return [2]float64{-p.High, -p.Low}
 	}
@@ -479,7 +484,7 @@ func orDash(s string) string {
 }
 
 // CSV renders every pair: level, utility, A, B, difference, interval, p, Holm p, verdict.
-func (v *VerdictResult) CSV(set string) [][]string {
+func (v *Result) CSV(set string) [][]string {
 	rows := [][]string{{"set", "axis", "level", "level_name", "utility", "a", "b", "diff", "low", "high", "p", "p_holm", "verdict"}}
 	f := func(x float64) string { return fmt.Sprintf("%g", x) }
 	for _, p := range v.Pairs {
@@ -493,8 +498,8 @@ func (v *VerdictResult) CSV(set string) [][]string {
 // authors: the same pair, utility and level compared on each half alone (nil where a half
 // has no such comparison, e.g. a curve that does not reach the level there).
 type HalfCheck struct {
-	Full   VerdictPair
-	Halves [2]*VerdictPair
+	Full   Pair
+	Halves [2]*Pair
 }
 
 // Holds reports whether the half's comparison has the full verdict's direction and is
@@ -506,8 +511,8 @@ func (h HalfCheck) Holds(half int, alpha float64) bool {
 
 // CheckHalves records, for every significant verdict of v, the same comparison in the results
 // on two disjoint halves of the authors (rendered by Markdown).
-func (v *VerdictResult) CheckHalves(h1, h2 *VerdictResult) {
-	find := func(r *VerdictResult, p VerdictPair) *VerdictPair {
+func (v *Result) CheckHalves(h1, h2 *Result) {
+	find := func(r *Result, p Pair) *Pair {
 		for i := range r.Pairs {
 			q := &r.Pairs[i]
 			if q.A == p.A && q.B == p.B && q.Utility == p.Utility && q.Level == p.Level {
@@ -520,13 +525,13 @@ func (v *VerdictResult) CheckHalves(h1, h2 *VerdictResult) {
 	v.Halves = nil
 	for _, p := range v.Pairs {
 		if p.Adj < v.Spec.Alpha {
-			v.Halves = append(v.Halves, HalfCheck{Full: p, Halves: [2]*VerdictPair{find(h1, p), find(h2, p)}})
+			v.Halves = append(v.Halves, HalfCheck{Full: p, Halves: [2]*Pair{find(h1, p), find(h2, p)}})
 		}
 	}
 }
 
 // halvesMarkdown renders the replication on halves.
-func (v *VerdictResult) halvesMarkdown(b *strings.Builder) {
+func (v *Result) halvesMarkdown(b *strings.Builder) {
 	b.WriteString("### Replication on two disjoint halves of the authors\n\n")
 	if len(v.Halves) == 0 {
 		b.WriteString("No significant verdict on all authors to replicate.\n\n")

@@ -1,4 +1,4 @@
-package report
+package verdict
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"dptext/report"
 	"dptext/rngs"
 )
 
@@ -29,20 +30,20 @@ func TestMatchedVerdictsInterpolates(t *testing.T) {
 		constPoint("b", 2, 0.35, 0.6, n), // never reaches 0.25
 		constPoint("random", nan, 0.05, 0, n),
 	}
-	spec := VerdictSpec{Attack: "att", Levels: []float64{0.25, 0.6}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
+	spec := Spec{Attack: "att", Levels: []float64{0.25, 0.6}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
 		Baseline: "none", Replicates: 50, Confidence: 0.95, Alpha: 0.05}
-	res, err := MatchedVerdicts(spec, cluster, 3, points, rngs.New(1, "v"))
+	res, err := Matched(spec, cluster, 3, points, rngs.New(1, "v"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(m string, l int) VerdictCell {
+	get := func(m string, l int) Cell {
 		for _, c := range res.Cells {
 			if c.Mechanism == m && c.Level == l {
 				return c
 			}
 		}
 		t.Fatalf("no cell %s/%d", m, l)
-		return VerdictCell{}
+		return Cell{}
 	}
 	// a: ε 4 → 2 brackets 0.25? No: 0.4, 0.3 are above; ε 2 → 1 (0.3 → 0.1): t = 0.25, 0.7 − 0.05.
 	if c := get("a", 0); c.Status != StatusReached || math.Abs(c.Value-0.65) > 1e-12 || math.Abs(c.Low-0.65) > 1e-12 {
@@ -122,13 +123,13 @@ func study(rng *rand.Rand, gap float64) ([]int, []CurvePoint) {
 // between a, b, c, e and f (equal in truth) and the share that finds a > d; raw uses the unadjusted
 // p-values (the mutant).
 func significance(t *testing.T, studies int, gap float64, raw bool) (falseShare, powerShare float64) {
-	spec := VerdictSpec{Attack: "att", Levels: []float64{0.3, 0.2}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
+	spec := Spec{Attack: "att", Levels: []float64{0.3, 0.2}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
 		Baseline: "none", Replicates: 200, Confidence: 0.95, Alpha: 0.05}
 	rng := rngs.New(29, "verdict-study")
 	var falseHits, powerHits int
 	for range studies {
 		cluster, points := study(rng, gap)
-		res, err := MatchedVerdicts(spec, cluster, 40, points, rng)
+		res, err := Matched(spec, cluster, 40, points, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,13 +187,13 @@ func TestMatchedVerdictsSizeAndPower(t *testing.T) {
 // A verdict holds on a half only with the same direction and a significant corrected p-value
 // there; pairs not significant on all authors are not checked.
 func TestCheckHalves(t *testing.T) {
-	spec := VerdictSpec{Alpha: 0.05}
-	full := &VerdictResult{Spec: spec, Pairs: []VerdictPair{
+	spec := Spec{Alpha: 0.05}
+	full := &Result{Spec: spec, Pairs: []Pair{
 		{A: "a", B: "b", Utility: "u", Diff: 0.2, Adj: 0.01, Verdict: "a keeps more u than b"},
 		{A: "a", B: "c", Utility: "u", Diff: 0.1, Adj: 0.5},
 	}}
-	h1 := &VerdictResult{Spec: spec, Pairs: []VerdictPair{{A: "a", B: "b", Utility: "u", Diff: 0.3, Adj: 0.02}}}
-	h2 := &VerdictResult{Spec: spec, Pairs: []VerdictPair{{A: "a", B: "b", Utility: "u", Diff: -0.1, Adj: 0.01}}}
+	h1 := &Result{Spec: spec, Pairs: []Pair{{A: "a", B: "b", Utility: "u", Diff: 0.3, Adj: 0.02}}}
+	h2 := &Result{Spec: spec, Pairs: []Pair{{A: "a", B: "b", Utility: "u", Diff: -0.1, Adj: 0.01}}}
 	full.CheckHalves(h1, h2)
 	if len(full.Halves) != 1 {
 		t.Fatalf("%d checks, want 1 (the significant pair only)", len(full.Halves))
@@ -250,7 +251,7 @@ func axisStudy(rng *rand.Rand, gap float64) ([]int, []CurvePoint) {
 // With mutant set, every point sits at the grid's largest ε (its own X ignored), so the levels
 // lie below every point and are never reached.
 func axisSignificance(t *testing.T, studies int, gap float64, mutant bool) float64 {
-	spec := VerdictSpec{Axis: "claimed ε per document (pure)", Levels: []float64{3, 1.5}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
+	spec := Spec{Axis: "claimed ε per document (pure)", Levels: []float64{3, 1.5}, LevelNames: []string{"x", "y"}, Utilities: []string{"top"},
 		Replicates: 200, Confidence: 0.95, Alpha: 0.05}
 	rng := rngs.New(29, "verdict-axis-study")
 	hits := 0
@@ -261,7 +262,7 @@ func axisSignificance(t *testing.T, studies int, gap float64, mutant bool) float
 				points[i].X = 4
 			}
 		}
-		res, err := MatchedVerdicts(spec, cluster, 40, points, rng)
+		res, err := Matched(spec, cluster, 40, points, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,9 +317,9 @@ func TestMatchedVerdictsAxisLevels(t *testing.T) {
 	inf := pt("g", 4, 0.8)
 	inf.X = math.Inf(1) // a claim of ∞ (truncated Gumbel): never reaches a finite level
 	points = append(points, inf)
-	spec := VerdictSpec{Axis: "claimed ε per document (pure)", Levels: []float64{30, 40, 50, 5}, LevelNames: []string{"w", "x", "y", "z"},
+	spec := Spec{Axis: "claimed ε per document (pure)", Levels: []float64{30, 40, 50, 5}, LevelNames: []string{"w", "x", "y", "z"},
 		Utilities: []string{"top"}, Replicates: 100, Confidence: 0.95, Alpha: 0.05}
-	res, err := MatchedVerdicts(spec, cluster, 3, points, rngs.New(1, "v"))
+	res, err := Matched(spec, cluster, 3, points, rngs.New(1, "v"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,4 +354,12 @@ func TestMatchedVerdictsAxisLevels(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", w, md)
 		}
 	}
+}
+
+// epsOrNone is ε = v, or the absent ε for NaN.
+func epsOrNone(v float64) report.Epsilon {
+	if math.IsNaN(v) {
+		return report.NoEpsilon
+	}
+	return report.EpsilonOf(v)
 }
