@@ -1,6 +1,11 @@
 package report
 
-import "math"
+import (
+	"bytes"
+	"math"
+	"os"
+	"testing"
+)
 
 // fixtureRows is a fixed, hand-made run shaped like Table 1 of Fernandes et al.: two sets, the
 // mechanisms none and emd (ε = 30 … 10), four scorers, five repeats, privacy and diagnostic rows
@@ -71,4 +76,41 @@ func epsOrNone(v float64) Epsilon {
 		return NoEpsilon
 	}
 	return EpsilonOf(v)
+}
+
+// fixtureCSV is fixtureRows as results.csv, for the tests of report's subpackages (which
+// cannot import report's test files): go test ./report -update rewrites it.
+const fixtureCSV = "testdata/fixture-results.csv"
+
+// The committed fixtureCSV holds exactly fixtureRows, so the subpackages test on the same run;
+// a changed fixture (mutant: any edit of fixtureRows) fails here until -update rewrites it.
+func TestFixtureCSVHoldsFixtureRows(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteRows(&b, fixtureRows()); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(fixtureCSV, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(fixtureCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, b.Bytes()) {
+		t.Fatalf("%s differs from fixtureRows: run go test ./report -run TestFixtureCSVHoldsFixtureRows -update", fixtureCSV)
+	}
+	back, err := ReadRows(bytes.NewReader(got), fixtureCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fixtureRows(); len(back) != len(want) {
+		t.Fatalf("%s reads back %d rows, want %d", fixtureCSV, len(back), len(want))
+	}
+	for i, r := range fixtureRows() {
+		if back[i] != r {
+			t.Fatalf("%s row %d reads back as %+v, want %+v", fixtureCSV, i+1, back[i], r)
+		}
+	}
 }

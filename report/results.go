@@ -1,6 +1,7 @@
 // Package report turns a run's results.csv into tables in the papers' layouts, plots of the
-// privacy–utility curves, and regression verdicts against a baseline. Everything it writes can
-// be regenerated from results.csv alone.
+// privacy–utility curves, and the cell summaries they rest on; its subpackages compare a run with
+// a baseline (compare) and compare mechanisms at matched privacy (verdict). Everything it writes
+// can be regenerated from results.csv alone.
 package report
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"dptext/registry"
 	"dptext/report"
+	"dptext/report/compare"
 	"dptext/runconfig"
 	"dptext/rundir"
 )
@@ -176,9 +177,9 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 	if err != nil {
 		return false, "", err
 	}
-	opts := report.DefaultCompareOptions()
+	opts := compare.DefaultOptions()
 	opts.Alpha = alpha
-	v, err := report.Compare(base, run, opts)
+	v, err := compare.Runs(base, run, opts)
 	if err != nil {
 		return false, "", err
 	}

@@ -1,18 +1,19 @@
-package report
+package compare
 
 import (
+	"dptext/report"
 	"fmt"
 	"math"
 	"strings"
 )
 
 // unitMetrics are the metrics that are proportions, in [0, 1].
-var unitMetrics = map[string]bool{MetricAccuracy: true, MetricMacroPrecision: true, MetricMacroRecall: true,
-	MetricMacroF1: true, MetricValidationAccuracy: true}
+var unitMetrics = map[string]bool{report.MetricAccuracy: true, report.MetricMacroPrecision: true, report.MetricMacroRecall: true,
+	report.MetricMacroF1: true, report.MetricValidationAccuracy: true}
 
 // countMetrics are the metrics that count evaluation items: whole numbers from 0 to the set's
 // eval_docs.
-var countMetrics = map[string]bool{MetricCorrect: true, MetricTotal: true, MetricUnscored: true}
+var countMetrics = map[string]bool{report.MetricCorrect: true, report.MetricTotal: true, report.MetricUnscored: true}
 
 // splitCounts are the split facts that count something.
 var splitCounts = map[string]bool{"authors": true, "topics": true, "n_words": true, "eval_docs": true,
@@ -22,23 +23,23 @@ var splitCounts = map[string]bool{"authors": true, "topics": true, "n_words": tr
 // [0, 1], a count that is negative, fractional, above the set's eval_docs (of the same repeat,
 // else the largest of the set), or a correct count above its total. side names the rows in
 // the error, which lists up to five offending rows and how many there are.
-func checkValues(rows []Row, side string) error {
+func checkValues(rows []report.Row, side string) error {
 	// Keys are strings: a Key with an absent ε (NaN) never equals itself.
-	cellRep := func(r Row) string { return fmt.Sprintf("%s\x00%d", r.key(MetricCorrect), r.Repeat) }
+	cellRep := func(r report.Row) string { return fmt.Sprintf("%s\x00%d", keyOf(r, report.MetricCorrect), r.Repeat) }
 	evalDocs := map[string]map[int]float64{}
 	totals := map[string]float64{}
 	for _, r := range rows {
 		switch {
-		case r.Scorer == SplitScorer && r.Metric == "eval_docs":
+		case r.Scorer == report.SplitScorer && r.Metric == "eval_docs":
 			if evalDocs[r.Set] == nil {
 				evalDocs[r.Set] = map[int]float64{}
 			}
 			evalDocs[r.Set][r.Repeat] = r.Value
-		case r.Metric == MetricTotal:
+		case r.Metric == report.MetricTotal:
 			totals[cellRep(r)] = r.Value
 		}
 	}
-	itemBound := func(r Row) (float64, bool) {
+	itemBound := func(r report.Row) (float64, bool) {
 		reps, ok := evalDocs[r.Set]
 		if !ok {
 			return 0, false
@@ -60,18 +61,18 @@ func checkValues(rows []Row, side string) error {
 			why = "is not a finite number"
 		case unitMetrics[r.Metric] && (v < 0 || v > 1):
 			why = "is outside [0, 1]"
-		case (countMetrics[r.Metric] || r.Scorer == SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
+		case (countMetrics[r.Metric] || r.Scorer == report.SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
 			why = "is not a count (a whole number ≥ 0)"
 		}
 		if why == "" && countMetrics[r.Metric] {
 			if n, ok := itemBound(r); ok && v > n {
 				why = fmt.Sprintf("is above the set's %v evaluation documents", n)
-			} else if t, ok := totals[cellRep(r)]; ok && r.Metric == MetricCorrect && v > t {
+			} else if t, ok := totals[cellRep(r)]; ok && r.Metric == report.MetricCorrect && v > t {
 				why = fmt.Sprintf("is above its total %v", t)
 			}
 		}
 		if why != "" {
-			bad = append(bad, fmt.Sprintf("%s repeat %d: %v %s", r.key(r.Metric), r.Repeat, v, why))
+			bad = append(bad, fmt.Sprintf("%s repeat %d: %v %s", keyOf(r, r.Metric), r.Repeat, v, why))
 		}
 	}
 	if len(bad) == 0 {
@@ -84,7 +85,7 @@ func checkValues(rows []Row, side string) error {
 	return fmt.Errorf("compare: the %s holds %d value(s) no run writes (damaged or hand-edited results?):\n  %s", side, n, strings.Join(bad, "\n  "))
 }
 
-// key is the row's cell key with metric replaced.
-func (r Row) key(metric string) Key {
-	return Key{Set: r.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: r.Scorer, Metric: metric}
+// keyOf is the row's cell key with metric replaced.
+func keyOf(r report.Row, metric string) report.Key {
+	return report.Key{Set: r.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: r.Scorer, Metric: metric}
 }

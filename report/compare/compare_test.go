@@ -1,6 +1,7 @@
-package report
+package compare
 
 import (
+	"dptext/report"
 	"math"
 	"reflect"
 	"slices"
@@ -11,29 +12,29 @@ import (
 )
 
 // countRows gives one scorer's correct/total/accuracy rows over repeats with the given counts.
-func countRows(set, scorer string, eps float64, correct []float64, total float64) []Row {
-	var rows []Row
+func countRows(set, scorer string, eps float64, correct []float64, total float64) []report.Row {
+	var rows []report.Row
 	for rep, c := range correct {
 		for _, m := range []struct {
 			metric string
 			v      float64
 		}{{"correct", c}, {"total", total}, {"accuracy", c / total}} {
-			rows = append(rows, Row{Set: set, Mechanism: "emd", Epsilon: epsOrNone(eps), Repeat: rep, Scorer: scorer, Metric: m.metric, Value: m.v})
+			rows = append(rows, report.Row{Set: set, Mechanism: "emd", Epsilon: epsOrNone(eps), Repeat: rep, Scorer: scorer, Metric: m.metric, Value: m.v})
 		}
 	}
 	return rows
 }
 
 // replaceCell swaps the rows of one (set, mechanism, ε, scorer) for others.
-func replaceCell(rows []Row, set, mech string, eps float64, scorer string, with []Row) []Row {
-	out := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool {
+func replaceCell(rows []report.Row, set, mech string, eps float64, scorer string, with []report.Row) []report.Row {
+	out := slices.DeleteFunc(slices.Clone(rows), func(r report.Row) bool {
 		return r.Set == set && r.Mechanism == mech && r.Epsilon == epsOrNone(eps) && r.Scorer == scorer
 	})
 	return append(out, with...)
 }
 
 func TestCompareIdenticalRunsMoveNothing(t *testing.T) {
-	v, err := Compare(fixtureRows(), fixtureRows(), DefaultCompareOptions())
+	v, err := Runs(fixtureRows(t), fixtureRows(t), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +50,9 @@ func TestCompareIdenticalRunsMoveNothing(t *testing.T) {
 
 func TestCompareFlagsLargeShift(t *testing.T) {
 	// Accuracy 0.8 → 0.2 over 5 repeats of 20 documents.
-	base := replaceCell(fixtureRows(), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15, 16}, 20))
-	run := replaceCell(fixtureRows(), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{4, 3, 4, 5, 4}, 20))
-	v, err := Compare(base, run, DefaultCompareOptions())
+	base := replaceCell(fixtureRows(t), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15, 16}, 20))
+	run := replaceCell(fixtureRows(t), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{4, 3, 4, 5, 4}, 20))
+	v, err := Runs(base, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +69,15 @@ func TestCompareFlagsLargeShift(t *testing.T) {
 }
 
 func TestCompareIgnoresNoise(t *testing.T) {
-	base := replaceCell(fixtureRows(), "50", "emd", 15, "koppel11", countRows("50", "koppel11", 15, []float64{15, 16, 17, 16, 16}, 20))
-	run := replaceCell(fixtureRows(), "50", "emd", 15, "koppel11", countRows("50", "koppel11", 15, []float64{16, 15, 14, 17, 15}, 20))
-	var f1 []Row
+	base := replaceCell(fixtureRows(t), "50", "emd", 15, "koppel11", countRows("50", "koppel11", 15, []float64{15, 16, 17, 16, 16}, 20))
+	run := replaceCell(fixtureRows(t), "50", "emd", 15, "koppel11", countRows("50", "koppel11", 15, []float64{16, 15, 14, 17, 15}, 20))
+	var f1 []report.Row
 	for rep, pair := range [][2]float64{{0.50, 0.51}, {0.52, 0.49}, {0.48, 0.50}, {0.51, 0.52}, {0.49, 0.47}} {
-		f1 = append(f1, Row{Set: "50", Mechanism: "emd", Epsilon: EpsilonOf(15), Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[0]})
-		run = append(run, Row{Set: "50", Mechanism: "emd", Epsilon: EpsilonOf(15), Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[1]})
+		f1 = append(f1, report.Row{Set: "50", Mechanism: "emd", Epsilon: report.EpsilonOf(15), Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[0]})
+		run = append(run, report.Row{Set: "50", Mechanism: "emd", Epsilon: report.EpsilonOf(15), Repeat: rep, Scorer: "koppel11", Metric: "macro_f1", Value: pair[1]})
 	}
 	base = append(base, f1...)
-	v, err := Compare(base, run, DefaultCompareOptions())
+	v, err := Runs(base, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestCompareIgnoresNoise(t *testing.T) {
 			run[i].Value -= 0.3
 		}
 	}
-	v, err = Compare(base, run, DefaultCompareOptions())
+	v, err = Runs(base, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,13 +116,13 @@ func TestCompareFalseAlarmRate(t *testing.T) {
 		}
 		return out
 	}
-	var base, run []Row
+	var base, run []report.Row
 	for i := range 40 {
 		p := 0.05 + 0.9*float64(i)/39
 		base = append(base, countRows("s", "a", float64(i+1), draw(p), 20)...)
 		run = append(run, countRows("s", "a", float64(i+1), draw(p), 20)...)
 	}
-	v, err := Compare(base, run, DefaultCompareOptions())
+	v, err := Runs(base, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,17 +132,17 @@ func TestCompareFalseAlarmRate(t *testing.T) {
 }
 
 func TestCompareReportsMissingCellsAndProtocol(t *testing.T) {
-	base := fixtureRows()
-	run := slices.DeleteFunc(slices.Clone(base), func(r Row) bool {
-		return r.Set == "50" && r.Epsilon == EpsilonOf(10) && r.Scorer == "fasttext" && r.Metric == "accuracy"
+	base := fixtureRows(t)
+	run := slices.DeleteFunc(slices.Clone(base), func(r report.Row) bool {
+		return r.Set == "50" && r.Epsilon == report.EpsilonOf(10) && r.Scorer == "fasttext" && r.Metric == "accuracy"
 	})
-	run = append(run, Row{Set: "50", Mechanism: "scrub", Scorer: "sr-nn", Metric: "correct", Value: 3})
+	run = append(run, report.Row{Set: "50", Mechanism: "scrub", Scorer: "sr-nn", Metric: "correct", Value: 3})
 	for i := range run {
-		if run[i].Scorer == SplitScorer && run[i].Set == "20" && run[i].Metric == "n_words" {
+		if run[i].Scorer == report.SplitScorer && run[i].Set == "20" && run[i].Metric == "n_words" {
 			run[i].Value = 380
 		}
 	}
-	v, err := Compare(base, run, DefaultCompareOptions())
+	v, err := Runs(base, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestCompareReportsMissingCellsAndProtocol(t *testing.T) {
 	}
 }
 
-func keysText(ks []Key) []string {
+func keysText(ks []report.Key) []string {
 	var out []string
 	for _, k := range ks {
 		out = append(out, k.String())
@@ -193,14 +194,14 @@ func TestAdjust(t *testing.T) {
 }
 
 func TestCompareOptionsValidate(t *testing.T) {
-	o := DefaultCompareOptions()
+	o := DefaultOptions()
 	o.Correction = "sidak"
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `correction = "sidak"`) {
 		t.Errorf("Validate() = %v", err)
 	}
-	o = DefaultCompareOptions()
+	o = DefaultOptions()
 	o.Alpha = 0
-	if _, err := Compare(nil, nil, o); err == nil || !strings.Contains(err.Error(), "alpha = 0") {
+	if _, err := Runs(nil, nil, o); err == nil || !strings.Contains(err.Error(), "alpha = 0") {
 		t.Errorf("Compare with alpha 0: %v", err)
 	}
 }
@@ -208,9 +209,9 @@ func TestCompareOptionsValidate(t *testing.T) {
 // A repeat lost on one side (a missing cell file) fails the comparison and is named, even
 // though the cell's other repeats agree.
 func TestCompareReportsMissingRepeats(t *testing.T) {
-	base := replaceCell(fixtureRows(), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15, 16}, 20))
-	run := replaceCell(fixtureRows(), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15}, 20))
-	v, err := Compare(base, run, DefaultCompareOptions())
+	base := replaceCell(fixtureRows(t), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15, 16}, 20))
+	run := replaceCell(fixtureRows(t), "20", "emd", 20, "sr-nn", countRows("20", "sr-nn", 20, []float64{16, 16, 17, 15}, 20))
+	v, err := Runs(base, run, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

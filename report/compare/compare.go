@@ -1,7 +1,11 @@
-package report
+// Package compare checks a run against a baseline run: per cell, whether the results moved
+// beyond repeat noise (Fisher's exact test on pooled counts, else Welch's t-test, with a
+// family-wise Holm or Bonferroni correction), after refusing values no run writes.
+package compare
 
 import (
 	"cmp"
+	"dptext/report"
 	"fmt"
 	"math"
 	"slices"
@@ -10,8 +14,8 @@ import (
 	"dptext/stats"
 )
 
-// CompareOptions control the regression check of a run against a baseline.
-type CompareOptions struct {
+// Options control the regression check of a run against a baseline.
+type Options struct {
 	// Alpha is the family-wise false-alarm rate over all tested cells (default 0.01): with
 	// unchanged code and only repeat noise, the chance that any cell is flagged is at most Alpha.
 	Alpha float64 `toml:"alpha"`
@@ -26,14 +30,14 @@ type CompareOptions struct {
 	ProtocolMetrics []string `toml:"protocol_metrics"`
 }
 
-// DefaultCompareOptions: α = 0.01 family-wise with Holm's correction.
-func DefaultCompareOptions() CompareOptions {
-	return CompareOptions{Alpha: 0.01, Correction: "holm", Tolerance: 1e-9,
+// DefaultOptions: α = 0.01 family-wise with Holm's correction.
+func DefaultOptions() Options {
+	return Options{Alpha: 0.01, Correction: "holm", Tolerance: 1e-9,
 		ProtocolMetrics: []string{"authors", "topics", "n_words", "eval_docs", "topic_train_docs"}}
 }
 
 // Validate checks the options; errors name the key and what is valid.
-func (o CompareOptions) Validate() error {
+func (o Options) Validate() error {
 	switch {
 	case !(o.Alpha > 0 && o.Alpha < 1):
 		return fmt.Errorf("compare: alpha = %v: want a family-wise error rate strictly between 0 and 1, e.g. 0.01", o.Alpha)
@@ -60,7 +64,7 @@ const (
 
 // Change is the comparison of one cell between baseline and run.
 type Change struct {
-	Key             Key
+	Key             report.Key
 	Method          string
 	Baseline, Run   float64 // means over repeats
 	BaselineN, RunN int     // repeats
@@ -68,7 +72,7 @@ type Change struct {
 	Moved           bool    // AdjustedP ≤ α, or a protocol change
 }
 
-// Verdict is the outcome of Compare.
+// Verdict is the outcome of Runs.
 type Verdict struct {
 	Alpha      float64
 	Correction string
@@ -77,7 +81,7 @@ type Verdict struct {
 	// Protocol lists changed set facts and evaluation sizes (hard failures).
 	Protocol []Change
 	// OnlyInBaseline and OnlyInRun are the cells the other side lacks.
-	OnlyInBaseline, OnlyInRun []Key
+	OnlyInBaseline, OnlyInRun []report.Key
 	// RepeatsOnlyInBaseline and RepeatsOnlyInRun are the repeats of cells present on both
 	// sides that the other side lacks (a lost cell file of one repeat).
 	RepeatsOnlyInBaseline, RepeatsOnlyInRun []KeyRepeat
@@ -85,7 +89,7 @@ type Verdict struct {
 
 // KeyRepeat is one repeat of a cell.
 type KeyRepeat struct {
-	Key    Key
+	Key    report.Key
 	Repeat int
 }
 
@@ -145,7 +149,7 @@ func (v Verdict) String() string {
 
 func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
 
-// Compare decides per cell whether run moved away from baseline beyond repeat noise.
+// Runs decides per cell whether run moved away from baseline beyond repeat noise.
 // Cells with `correct` and `total` counts are tested with Fisher's exact test on the counts
 // pooled over repeats (their `accuracy` is the same test and is not tested twice); this treats
 // every prediction as an independent trial, which overstates the noise when both runs score the
@@ -154,7 +158,7 @@ func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
 // corrected over all tested cells (Holm or Bonferroni) so the family-wise false-alarm rate is
 // Alpha. Changed `split` protocol metrics and changed `total` counts are hard failures, and cells
 // present on one side only are listed.
-func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
+func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
 	}
@@ -165,12 +169,12 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 		return Verdict{}, err
 	}
 	v := Verdict{Alpha: opts.Alpha, Correction: opts.Correction}
-	// The level only sets intervals, which Compare does not use.
-	base, err := Aggregate(baseline, nil, 0.95)
+	// The level only sets intervals, which Runs does not use.
+	base, err := report.Aggregate(baseline, nil, 0.95)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("compare: baseline: %w", err)
 	}
-	cur, err := Aggregate(run, nil, 0.95)
+	cur, err := report.Aggregate(run, nil, 0.95)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("compare: run: %w", err)
 	}
@@ -191,16 +195,16 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 		rp, rPooled := cur.Pooled(r.Key)
 		pooled := bPooled && rPooled
 		switch {
-		case r.Scorer == SplitScorer && slices.Contains(opts.ProtocolMetrics, r.Metric),
+		case r.Scorer == report.SplitScorer && slices.Contains(opts.ProtocolMetrics, r.Metric),
 			r.Metric == "total":
 			if !opts.equal(b.Mean, r.Mean) {
 				c.Method, c.P, c.AdjustedP, c.Moved = MethodProtocol, 0, 0, true
 				v.Protocol = append(v.Protocol, c)
 			}
 			continue
-		case r.Metric == MetricAccuracy && pooled:
+		case r.Metric == report.MetricAccuracy && pooled:
 			continue
-		case r.Metric == MetricCorrect && pooled:
+		case r.Metric == report.MetricCorrect && pooled:
 			c.Method = MethodFisher
 			c.P = stats.FisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),
 				int(math.Round(rp.Correct)), int(math.Round(rp.Total-rp.Correct)))
@@ -222,13 +226,13 @@ func Compare(baseline, run []Row, opts CompareOptions) (Verdict, error) {
 
 // missingRepeats lists, for cells present on both sides, the repeats only one side has, in
 // the order of the rows.
-func missingRepeats(baseline, run []Row) (onlyBase, onlyRun []KeyRepeat) {
+func missingRepeats(baseline, run []report.Row) (onlyBase, onlyRun []KeyRepeat) {
 	type keyString = string
-	repeats := func(rows []Row) (map[keyString]map[int]bool, []KeyRepeat) {
+	repeats := func(rows []report.Row) (map[keyString]map[int]bool, []KeyRepeat) {
 		m := map[keyString]map[int]bool{}
 		var order []KeyRepeat
 		for _, r := range rows {
-			k := Key{Set: r.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: r.Scorer, Metric: r.Metric}
+			k := report.Key{Set: r.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: r.Scorer, Metric: r.Metric}
 			ks := k.String()
 			if m[ks] == nil {
 				m[ks] = map[int]bool{}
@@ -256,7 +260,7 @@ func missingRepeats(baseline, run []Row) (onlyBase, onlyRun []KeyRepeat) {
 }
 
 // equal reports whether a and b agree within the relative tolerance.
-func (o CompareOptions) equal(a, b float64) bool {
+func (o Options) equal(a, b float64) bool {
 	return math.Abs(a-b) <= o.Tolerance*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
