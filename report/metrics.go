@@ -29,3 +29,11 @@ const (
 	// MetricDeltaRelativeF1 is the gain on F1 relative to the none mechanism.
 	MetricDeltaRelativeF1 = "delta_relative_f1"
 )
+
+// Task values name what a scorer is scored on: the task of a table column (Column.Task in
+// report/render) and of a scorer.
+const (
+	TaskAuthor  = "author"
+	TaskTopic   = "topic"
+	TaskUtility = "utility"
+)

@@ -1,13 +1,15 @@
-// Package report turns a run's results.csv into tables in the papers' layouts, plots of the
-// privacy–utility curves, and the cell summaries they rest on; its subpackages compare a run with
-// a baseline (compare) and compare mechanisms at matched privacy (verdict). Everything it writes
-// can be regenerated from results.csv alone.
+// Package report holds a run's results.csv: its rows (read, written, and in Go benchmark format
+// for benchstat), ε's one type, the metric and task names, and the cell summaries over repeats
+// (mean, spread, interval) that the rest builds on. Its subpackages, which it never imports,
+// render the papers' tables and plots (render), check a run against a baseline (compare) and
+// compare mechanisms at matched privacy (verdict); all of it is regenerated from results.csv.
 package report
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 )
 
@@ -79,4 +81,14 @@ func ReadRows(r io.Reader, name string) ([]Row, error) {
 		}
 		rows = append(rows, row)
 	}
+}
+
+// ReadRowsFile reads a results.csv from disk.
+func ReadRowsFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadRows(f, path)
 }

@@ -21,6 +21,7 @@ import (
 	"dptext/embeddings"
 	"dptext/registry"
 	"dptext/report"
+	"dptext/report/render"
 )
 
 // Config is one experiment, decoded strictly from TOML: unknown keys are errors.
@@ -37,7 +38,7 @@ type Config struct {
 	Mechanisms []ComponentConfig     `toml:"mechanisms"`
 	Scorers    []ComponentConfig     `toml:"scorers"`
 	Gains      []GainConfig          `toml:"gains"`
-	Report     report.Layout         `toml:"report"`
+	Report     render.Layout         `toml:"report"`
 	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
 	Audit *AuditConfig `toml:"audit"`
 	// Verdict, when present, compares the mechanisms at matched attack success (see
@@ -231,7 +232,7 @@ func ParseSavedConfig(path, src string) (*Config, error) { return parseConfig(pa
 // parseConfig is ParseConfig; without checkFiles the corpus and embeddings paths are not
 // looked up (a config saved in a run's manifest, read on another machine or folder).
 func parseConfig(path, src string, checkFiles bool) (*Config, error) {
-	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: report.DefaultLayout()}
+	cfg := &Config{skipFileChecks: !checkFiles, Repeats: 1, Seed: 1, Protocol: DefaultProtocol(), Report: render.DefaultLayout()}
 	cfg.Corpus = registry.CorpusConfig{Format: registry.CorpusFormats[0].Name, Topic: "party", EraSplitYear: 1900}
 	cfg.Embeddings = EmbeddingsConfig{Format: embeddings.FormatWink, Vocabulary: VocabularyWords}
 	if err := checkConfigShape(path, src); err != nil {
@@ -797,7 +798,7 @@ func (c *Config) validateReport() error {
 	if !c.lines.Has("report.columns") {
 		c.Report.Columns = nil
 		for _, s := range c.Scorers {
-			col := report.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
+			col := render.Column{Scorer: s.ID(), Label: s.ID(), Task: ids[s.ID()]}
 			if col.Task == registry.TaskUtility {
 				col.Metric = report.MetricMean
 			}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"dptext/report"
+	"dptext/report/render"
 )
 
 // runFolderNames are the entries dptext itself makes at the top of a run folder.
@@ -146,14 +146,14 @@ func RemoveShardTemps(dir string, s Shard) {
 // RemoveRunOutputs removes the outputs a completed run writes (results, tables, the plots of
 // its layout, tf/*.tsv, predictions), so that nothing of an earlier run stays beside an
 // unfinished one. Files dptext did not write (other names, other plots) are left alone.
-func RemoveRunOutputs(dir string, layout report.Layout) error {
+func RemoveRunOutputs(dir string, layout render.Layout) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || report.IsFigureFile(name, layout)) || name == "manifest.json" || name == LockName {
+		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || render.IsFigureFile(name, layout)) || name == "manifest.json" || name == LockName {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {

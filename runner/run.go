@@ -26,6 +26,7 @@ import (
 	"dptext/protocol"
 	"dptext/registry"
 	"dptext/report"
+	"dptext/report/render"
 	"dptext/rngs"
 	"dptext/runconfig"
 	"dptext/rundir"
@@ -215,7 +216,7 @@ func short12(s string) string {
 
 // prepareRunDir discards finished cells with force, else refuses cells made from other
 // inputs or settings (checkFingerprint); then removes the outputs of any earlier run.
-func prepareRunDir(dir string, fp *rundir.Fingerprint, layout report.Layout, force bool, logf func(string, ...any)) error {
+func prepareRunDir(dir string, fp *rundir.Fingerprint, layout render.Layout, force bool, logf func(string, ...any)) error {
 	cells := filepath.Join(dir, "cells")
 	if force {
 		if err := rundir.RemoveCellFiles(cells); err != nil {
@@ -328,7 +329,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err := rundir.WriteFileAtomic(filepath.Join(dir, "predictions.csv"), out.predictions); err != nil {
 		return err
 	}
-	if lines, err := report.AtChanceLines(out.rows, cfg.Report); err == nil {
+	if lines, err := render.AtChanceLines(out.rows, cfg.Report); err == nil {
 		for _, l := range lines {
 			logf("%s", l)
 		}

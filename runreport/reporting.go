@@ -13,6 +13,7 @@ import (
 	"dptext/registry"
 	"dptext/report"
 	"dptext/report/compare"
+	"dptext/report/render"
 	"dptext/runconfig"
 	"dptext/rundir"
 )
@@ -30,10 +31,10 @@ type RunFacts struct {
 // WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
 // its rows, with a caption naming the config, the corpus read and the embeddings.
 func WriteReport(dir string, cfg *runconfig.Config, facts RunFacts, rows []report.Row) error {
-	return report.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
+	return render.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
 }
 
-func caption(cfg *runconfig.Config, facts RunFacts, runID string) report.Caption {
+func caption(cfg *runconfig.Config, facts RunFacts, runID string) render.Caption {
 	read := facts.Corpus
 	corpus := "Corpus: " + cfg.Corpus.Format
 	if f, ok := registry.LookupCorpusFormat(cfg.Corpus.Format); ok {
@@ -69,7 +70,7 @@ func caption(cfg *runconfig.Config, facts RunFacts, runID string) report.Caption
 		// sentence built from the data, so that it is not read as the corpus's description.
 		notes = append(notes[:1:1], append([]string{"Config " + strconv.Quote(cfg.Name) + ": " + strings.TrimSpace(cfg.Description)}, notes[1:]...)...)
 	}
-	return report.Caption{Title: cfg.Name + " — run " + runID, Notes: notes}
+	return render.Caption{Title: cfg.Name + " — run " + runID, Notes: notes}
 }
 
 // protocolNote describes the evaluation protocol of cfg in one sentence.

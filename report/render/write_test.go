@@ -1,7 +1,8 @@
-package report
+package render
 
 import (
 	"bytes"
+	"dptext/report"
 	"flag"
 	"image/png"
 	"os"
@@ -19,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestGoldenTables writes the fixture run and compares table.md, table.csv and table.tex with the
-// committed files in testdata/ (go test ./report -update rewrites them).
+// committed files in testdata/ (go test ./report/render -update rewrites them).
 func TestGoldenTables(t *testing.T) {
 	dir := t.TempDir()
 	caption := Caption{Title: "fixture run", Notes: []string{"Synthetic rows shaped like Table 1."}}
@@ -40,16 +41,16 @@ func TestGoldenTables(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (run go test ./report -update to create it)", err)
+			t.Fatalf("%v (run go test ./report/render -update to create it)", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (go test ./report -update rewrites it):\n%s", name, golden, got)
+			t.Errorf("%s differs from %s (go test ./report/render -update rewrites it):\n%s", name, golden, got)
 		}
 	}
 }
 
 func TestTableCells(t *testing.T) {
-	s, err := Aggregate(fixtureRows(), fixtureLayout().scorerOrder(), 0.95)
+	s, err := report.Aggregate(fixtureRows(), fixtureLayout().scorerOrder(), 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +134,9 @@ func TestPrivacyMetricsSelectColumns(t *testing.T) {
 	}
 }
 
-func mustAggregate(t *testing.T, rows []Row, l Layout) *Summary {
+func mustAggregate(t *testing.T, rows []report.Row, l Layout) *report.Summary {
 	t.Helper()
-	s, err := Aggregate(rows, l.scorerOrder(), l.Level)
+	s, err := report.Aggregate(rows, l.scorerOrder(), l.Level)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
-package report
+package render
 
 import (
 	"bytes"
+	"dptext/report"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -202,7 +203,7 @@ func (t tables) privacyCaption() string {
 		}
 	}
 	text := fmt.Sprintf("Privacy guarantees (scorer %q) and mechanism diagnostics (scorer %q) per set, mean over repeats ± half-width of the %s Student t interval.",
-		PrivacyScorer, MechanismScorer, level)
+		report.PrivacyScorer, report.MechanismScorer, level)
 	if len(parts) > 0 {
 		text += " " + strings.Join(parts, "; ") + "."
 	}

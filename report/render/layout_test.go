@@ -1,6 +1,7 @@
-package report
+package render
 
 import (
+	"dptext/report"
 	"math"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ utility_metric = "mean"
 			t.Errorf("reference(%s, %v) = %v, %v; want %v", c.mech, c.eps, v, ok, c.want)
 		}
 	}
-	if _, ok := l.reference("20", "SRauth", "emd", EpsilonOf(25), 20); ok {
+	if _, ok := l.reference("20", "SRauth", "emd", report.EpsilonOf(25), 20); ok {
 		t.Error("reference for an ε without a number")
 	}
 }

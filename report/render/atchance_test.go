@@ -1,6 +1,7 @@
-package report
+package render
 
 import (
+	"dptext/report"
 	"math"
 	"strings"
 	"testing"
@@ -11,20 +12,20 @@ import (
 // chanceRows is a run of one set with 20 authors and 2 topics over 5 repeats: on mechanism
 // none, the author scorer gets authorRight of 20 right and the topic scorer topicRight of 20
 // in every repeat.
-func chanceRows(authorRight, topicRight float64) []Row {
-	var rows []Row
+func chanceRows(authorRight, topicRight float64) []report.Row {
+	var rows []report.Row
 	for rep := 0; rep < 5; rep++ {
 		rows = append(rows,
-			Row{Set: "20", Epsilon: NoEpsilon, Repeat: rep, Scorer: SplitScorer, Metric: "authors", Value: 20},
-			Row{Set: "20", Epsilon: NoEpsilon, Repeat: rep, Scorer: SplitScorer, Metric: "topics", Value: 2},
-			Row{Set: "20", Epsilon: NoEpsilon, Repeat: rep, Scorer: SplitScorer, Metric: "eval_docs", Value: 20})
+			report.Row{Set: "20", Epsilon: report.NoEpsilon, Repeat: rep, Scorer: report.SplitScorer, Metric: "authors", Value: 20},
+			report.Row{Set: "20", Epsilon: report.NoEpsilon, Repeat: rep, Scorer: report.SplitScorer, Metric: "topics", Value: 2},
+			report.Row{Set: "20", Epsilon: report.NoEpsilon, Repeat: rep, Scorer: report.SplitScorer, Metric: "eval_docs", Value: 20})
 		for _, s := range []struct {
 			scorer string
 			right  float64
 		}{{"koppel11", authorRight}, {"fasttext", topicRight}} {
 			rows = append(rows,
-				Row{Set: "20", Mechanism: "none", Epsilon: NoEpsilon, Repeat: rep, Scorer: s.scorer, Metric: MetricCorrect, Value: s.right},
-				Row{Set: "20", Mechanism: "none", Epsilon: NoEpsilon, Repeat: rep, Scorer: s.scorer, Metric: MetricTotal, Value: 20})
+				report.Row{Set: "20", Mechanism: "none", Epsilon: report.NoEpsilon, Repeat: rep, Scorer: s.scorer, Metric: report.MetricCorrect, Value: s.right},
+				report.Row{Set: "20", Mechanism: "none", Epsilon: report.NoEpsilon, Repeat: rep, Scorer: s.scorer, Metric: report.MetricTotal, Value: 20})
 		}
 	}
 	return rows
@@ -32,7 +33,7 @@ func chanceRows(authorRight, topicRight float64) []Row {
 
 func chanceLayout() Layout {
 	l := DefaultLayout()
-	l.Columns = []Column{{Scorer: "koppel11", Label: "DRauth", Task: TaskAuthor}, {Scorer: "fasttext", Label: "DRtopic", Task: TaskTopic}}
+	l.Columns = []Column{{Scorer: "koppel11", Label: "DRauth", Task: report.TaskAuthor}, {Scorer: "fasttext", Label: "DRtopic", Task: report.TaskTopic}}
 	return l
 }
 
@@ -57,7 +58,7 @@ func TestBinomialUpper(t *testing.T) {
 // on it (see naive below).
 func TestAtChanceFlagsScorersNotAboveChance(t *testing.T) {
 	flags := func(author, topic float64) map[string]AtChance {
-		s, err := Aggregate(chanceRows(author, topic), nil, 0.95)
+		s, err := report.Aggregate(chanceRows(author, topic), nil, 0.95)
 		if err != nil {
 			t.Fatal(err)
 		}

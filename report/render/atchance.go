@@ -1,6 +1,7 @@
-package report
+package render
 
 import (
+	"dptext/report"
 	"fmt"
 	"strings"
 
@@ -44,22 +45,22 @@ func binomialUpper(k, n, p float64) float64 {
 // scorer at chance is wrongly called above chance with probability at most ChanceAlpha; the
 // price is power: a scorer slightly above chance may be flagged where a test pooling
 // independent repeats would not flag it.
-func atChance(s *Summary, l Layout) []AtChance {
+func atChance(s *report.Summary, l Layout) []AtChance {
 	var out []AtChance
 	for _, set := range s.Sets() {
 		for _, col := range l.Columns {
-			if col.Task != TaskAuthor && col.Task != TaskTopic {
+			if col.Task != report.TaskAuthor && col.Task != report.TaskTopic {
 				continue
 			}
-			k := Key{Set: set, Mechanism: "none", Scorer: col.Scorer, Metric: MetricCorrect}
+			k := report.Key{Set: set, Mechanism: "none", Scorer: col.Scorer, Metric: report.MetricCorrect}
 			correct, ok1 := s.Cell(k)
-			k.Metric = MetricTotal
+			k.Metric = report.MetricTotal
 			total, ok2 := s.Cell(k)
 			classes, ok3 := 0.0, false
 			switch col.Task {
-			case TaskAuthor:
+			case report.TaskAuthor:
 				classes, ok3 = s.Fact(set, "authors")
-			case TaskTopic:
+			case report.TaskTopic:
 				classes, ok3 = s.Fact(set, "topics")
 			}
 			if !ok1 || !ok2 || !ok3 || classes < 1 || total.Mean <= 0 {
@@ -99,8 +100,8 @@ func chanceText(flags []AtChance) string {
 
 // AtChanceLines returns one line per column that is at chance on the original texts (see
 // atChance), for a run's log.
-func AtChanceLines(rows []Row, l Layout) ([]string, error) {
-	s, err := Aggregate(rows, l.scorerOrder(), l.Level)
+func AtChanceLines(rows []report.Row, l Layout) ([]string, error) {
+	s, err := report.Aggregate(rows, l.scorerOrder(), l.Level)
 	if err != nil {
 		return nil, err
 	}

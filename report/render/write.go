@@ -1,11 +1,15 @@
-package report
+// Package render writes a run's tables and figures in the papers' layouts from its results.csv
+// rows: the main, privacy and diagnostic tables as Markdown, CSV and LaTeX with their captions,
+// the plots of each metric against ε and the privacy–utility frontier, and the at-chance check
+// of the scorers on the original texts.
+package render
 
 import (
 	"bytes"
+	"dptext/report"
 	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,11 +23,11 @@ import (
 // layout names its axes. Each file is written to a temporary file in dir and renamed into place,
 // so a reader never sees half a file. The layout is validated first and then checked against
 // the rows (every column scorer and reference set must occur).
-func Write(dir string, rows []Row, layout Layout, caption Caption) error {
+func Write(dir string, rows []report.Row, layout Layout, caption Caption) error {
 	if err := layout.Validate(); err != nil {
 		return err
 	}
-	s, err := Aggregate(rows, layout.scorerOrder(), layout.Level)
+	s, err := report.Aggregate(rows, layout.scorerOrder(), layout.Level)
 	if err != nil {
 		return err
 	}
@@ -116,7 +120,7 @@ var summaryHeader = []string{"set", "mechanism", "epsilon", "scorer", "metric", 
 // the Wilson interval of the proportion pooled over repeats, each row in its metric's own unit:
 // the `correct` row gives the pooled counts and the interval scaled to the mean count per
 // repeat (as the tables print it), the `accuracy` row the interval of the proportion.
-func summaryCSV(s *Summary) ([]byte, error) {
+func summaryCSV(s *report.Summary) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	if err := w.Write(summaryHeader); err != nil {
@@ -133,10 +137,10 @@ func summaryCSV(s *Summary) ([]byte, error) {
 			num(c.Mean), num(c.SD), num(c.Mean - c.HalfWidth), num(c.Mean + c.HalfWidth), "", "", "", ""}
 		if p, ok := s.Pooled(c.Key); ok {
 			switch c.Metric {
-			case MetricCorrect:
+			case report.MetricCorrect:
 				scale := p.Total / float64(c.N())
 				rec[10], rec[11], rec[12], rec[13] = num(p.Correct), num(p.Total), num(p.Low*scale), num(p.High*scale)
-			case MetricAccuracy:
+			case report.MetricAccuracy:
 				rec[12], rec[13] = num(p.Low), num(p.High)
 			}
 		}
@@ -146,14 +150,4 @@ func summaryCSV(s *Summary) ([]byte, error) {
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
-}
-
-// ReadRowsFile reads a results.csv from disk.
-func ReadRowsFile(path string) ([]Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadRows(f, path)
 }

@@ -1,7 +1,8 @@
-package report
+package render
 
 import (
 	"bytes"
+	"dptext/report"
 	"math"
 	"os"
 	"testing"
@@ -10,7 +11,7 @@ import (
 // fixtureRows is a fixed, hand-made run shaped like Table 1 of Fernandes et al.: two sets, the
 // mechanisms none and emd (ε = 30 … 10), four scorers, five repeats, privacy and diagnostic rows
 // and set facts. Counts follow the paper's numbers plus a small deterministic wobble per repeat.
-func fixtureRows() []Row {
+func fixtureRows() []report.Row {
 	paper := map[string]map[string][]float64{ // set → scorer → none, 30, 25, 20, 15, 10
 		"20": {"sr-nn": {12, 8, 8, 5, 2, 0}, "sr-knn-topic": {16, 18, 18, 11, 11, 15},
 			"koppel11": {15, 16, 14, 11, 12, 11}, "fasttext": {18, 18, 17, 16, 17, 19}},
@@ -20,14 +21,14 @@ func fixtureRows() []Row {
 	scorers := []string{"sr-nn", "sr-knn-topic", "koppel11", "fasttext"}
 	epsilons := []float64{math.NaN(), 30, 25, 20, 15, 10}
 	words := map[string]float64{"20": 420, "50": 402}
-	var rows []Row
+	var rows []report.Row
 	for _, set := range []string{"20", "50"} {
 		docs := map[string]float64{"20": 20, "50": 50}[set]
 		for _, f := range []struct {
 			metric string
 			value  float64
 		}{{"authors", docs}, {"topics", 2}, {"n_words", words[set]}, {"eval_docs", docs}, {"topic_train_docs", 448}} {
-			rows = append(rows, Row{Set: set, Scorer: SplitScorer, Metric: f.metric, Value: f.value})
+			rows = append(rows, report.Row{Set: set, Scorer: report.SplitScorer, Metric: f.metric, Value: f.value})
 		}
 		for ei, eps := range epsilons {
 			mech := "emd"
@@ -45,13 +46,13 @@ func fixtureRows() []Row {
 						metric string
 						value  float64
 					}{{"correct", correct}, {"total", docs}, {"accuracy", correct / docs}} {
-						rows = append(rows, Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: sc, Metric: m.metric, Value: m.value})
+						rows = append(rows, report.Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: sc, Metric: m.metric, Value: m.value})
 					}
 				}
 				if mech == "emd" {
 					rows = append(rows,
-						Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: PrivacyScorer, Metric: "epsilon_doc", Value: eps * words[set]},
-						Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: MechanismScorer, Metric: "unchanged_share",
+						report.Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: report.PrivacyScorer, Metric: "epsilon_doc", Value: eps * words[set]},
+						report.Row{Set: set, Mechanism: mech, Epsilon: epsOrNone(eps), Repeat: rep, Scorer: report.MechanismScorer, Metric: "unchanged_share",
 							Value: 1 - 5/eps + 0.01*float64(rep%3)})
 				}
 			}
@@ -71,22 +72,22 @@ func fixtureLayout() Layout {
 }
 
 // epsOrNone is ε = v, absent for NaN (the fixtures' mark of a mechanism without ε).
-func epsOrNone(v float64) Epsilon {
+func epsOrNone(v float64) report.Epsilon {
 	if math.IsNaN(v) {
-		return NoEpsilon
+		return report.NoEpsilon
 	}
-	return EpsilonOf(v)
+	return report.EpsilonOf(v)
 }
 
-// fixtureCSV is fixtureRows as results.csv, for the tests of report's subpackages (which
-// cannot import report's test files): go test ./report -update rewrites it.
+// fixtureCSV is fixtureRows as results.csv, for the tests of report/compare (which cannot
+// import render's test files): go test ./report/render -update rewrites it.
 const fixtureCSV = "testdata/fixture-results.csv"
 
-// The committed fixtureCSV holds exactly fixtureRows, so the subpackages test on the same run;
+// The committed fixtureCSV holds exactly fixtureRows, so report/compare tests on the same run;
 // a changed fixture (mutant: any edit of fixtureRows) fails here until -update rewrites it.
 func TestFixtureCSVHoldsFixtureRows(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteRows(&b, fixtureRows()); err != nil {
+	if err := report.WriteRows(&b, fixtureRows()); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -99,9 +100,9 @@ func TestFixtureCSVHoldsFixtureRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, b.Bytes()) {
-		t.Fatalf("%s differs from fixtureRows: run go test ./report -run TestFixtureCSVHoldsFixtureRows -update", fixtureCSV)
+		t.Fatalf("%s differs from fixtureRows: run go test ./report/render -run TestFixtureCSVHoldsFixtureRows -update", fixtureCSV)
 	}
-	back, err := ReadRows(bytes.NewReader(got), fixtureCSV)
+	back, err := report.ReadRows(bytes.NewReader(got), fixtureCSV)
 	if err != nil {
 		t.Fatal(err)
 	}

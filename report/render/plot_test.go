@@ -1,6 +1,7 @@
-package report
+package render
 
 import (
+	"dptext/report"
 	"math"
 	"reflect"
 	"testing"
@@ -22,7 +23,7 @@ func TestPlotIntervalsClippedToProportions(t *testing.T) {
 			t.Errorf("point %d: bars (%v, %v), want %v", i, lo, hi, want)
 		}
 	}
-	if !proportion(MetricAccuracy) || !proportion("unchanged_share") || proportion(MetricCorrect) || proportion("mean") {
+	if !proportion(report.MetricAccuracy) || !proportion("unchanged_share") || proportion(report.MetricCorrect) || proportion("mean") {
 		t.Error("proportion() misclassifies metrics")
 	}
 }
@@ -31,12 +32,12 @@ func TestPlotIntervalsClippedToProportions(t *testing.T) {
 // a mechanism elsewhere keeps its own. Mutant: drawing each (before issue 25) hides none under
 // none-bag, which this grouping reports as shown = [none, none-bag].
 func TestFrontierCoincidingMechanisms(t *testing.T) {
-	cells := map[string][2]Cell{
+	cells := map[string][2]report.Cell{
 		"none":     {{Mean: 0.9, HalfWidth: 0.1}, {Mean: 0.5, HalfWidth: 0.2}},
 		"none-bag": {{Mean: 0.9, HalfWidth: 0.1}, {Mean: 0.5, HalfWidth: 0.2}},
 		"scrub":    {{Mean: 0.7, HalfWidth: 0.1}, {Mean: 0.5, HalfWidth: 0.2}},
 	}
-	shown, same := coinciding([]string{"none", "none-bag", "scrub", "absent"}, func(m string) (Cell, Cell, bool) {
+	shown, same := coinciding([]string{"none", "none-bag", "scrub", "absent"}, func(m string) (report.Cell, report.Cell, bool) {
 		c, ok := cells[m]
 		return c[0], c[1], ok
 	})

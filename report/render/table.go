@@ -1,7 +1,8 @@
-package report
+package render
 
 import (
 	"cmp"
+	"dptext/report"
 	"fmt"
 	"math"
 	"slices"
@@ -21,7 +22,7 @@ type Caption struct {
 // published number. Table names which table it belongs to ("main", "chance", "privacy").
 type entry struct {
 	Table, Set, Mechanism string
-	Epsilon               Epsilon
+	Epsilon               report.Epsilon
 	Label, Scorer, Metric string
 	Present               bool
 	N                     int
@@ -36,13 +37,13 @@ type entry struct {
 // rowKey is one table row: a mechanism and its ε.
 type rowKey struct {
 	Mechanism string
-	Epsilon   Epsilon
+	Epsilon   report.Epsilon
 }
 
 // tables holds the cells of table.md, table.csv and table.tex.
 type tables struct {
 	layout  Layout
-	summary *Summary
+	summary *report.Summary
 	sets    []string
 	rows    []rowKey
 	main    [][]entry // per row: per set, per column
@@ -54,15 +55,15 @@ type tables struct {
 
 // privacyTable holds the privacy and mechanism-diagnostic cells: per row, per column.
 type privacyTable struct {
-	columns []Key // Set, Scorer, Metric
+	columns []report.Key // Set, Scorer, Metric
 	rows    []rowKey
 	cells   [][]entry
 }
 
 // buildTables lays out the cells of a summary.
-func buildTables(s *Summary, l Layout) tables {
+func buildTables(s *report.Summary, l Layout) tables {
 	t := tables{layout: l, summary: s, sets: s.Sets(), atChance: atChance(s, l)}
-	t.rows = tableRows(s, func(c Cell) bool { return c.Mechanism != "" })
+	t.rows = tableRows(s, func(c report.Cell) bool { return c.Mechanism != "" })
 	for _, r := range t.rows {
 		var line []entry
 		for _, set := range t.sets {
@@ -82,19 +83,22 @@ func buildTables(s *Summary, l Layout) tables {
 }
 
 // tableRows lists the distinct (mechanism, ε) of the cells kept, in report order.
-func tableRows(s *Summary, keep func(Cell) bool) []rowKey {
+func tableRows(s *report.Summary, keep func(report.Cell) bool) []rowKey {
 	var rows []rowKey
-	mechanisms := rank{}
-	mechanisms.add("none")
-	seen := map[id]bool{}
+	// mechanisms ranks the mechanisms by first appearance, none first; seen indexes rows by ε's
+	// text, so that two ε that print alike are one row.
+	mechanisms := map[string]int{"none": 0}
+	type seenKey struct{ mechanism, epsilon string }
+	seen := map[seenKey]bool{}
 	for _, c := range s.Cells {
 		if !keep(c) {
 			continue
 		}
-		mechanisms.add(c.Mechanism)
-		k := Key{Mechanism: c.Mechanism, Epsilon: c.Epsilon}
-		if !seen[k.id()] {
-			seen[k.id()] = true
+		if _, ok := mechanisms[c.Mechanism]; !ok {
+			mechanisms[c.Mechanism] = len(mechanisms)
+		}
+		if k := (seenKey{c.Mechanism, c.Epsilon.String()}); !seen[k] {
+			seen[k] = true
 			rows = append(rows, rowKey{c.Mechanism, c.Epsilon})
 		}
 	}
@@ -106,7 +110,7 @@ func tableRows(s *Summary, keep func(Cell) bool) []rowKey {
 
 func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 	metric := t.layout.metric(col)
-	k := Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: col.Scorer, Metric: metric}
+	k := report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: col.Scorer, Metric: metric}
 	e := entry{Table: "main", Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Label: col.Label,
 		Scorer: col.Scorer, Metric: metric, Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
 	authors, ok := t.summary.Fact(set, "authors")
@@ -127,7 +131,7 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 	switch p, ok := t.summary.Pooled(k); {
 	case t.layout.Interval == "wilson" && ok:
 		scale := 1.0
-		if metric == MetricCorrect {
+		if metric == report.MetricCorrect {
 			scale = p.Total / float64(c.N())
 		}
 		e.Interval, e.Low, e.High = "wilson", p.Low*scale, p.High*scale
@@ -150,21 +154,21 @@ func (t tables) chanceEntry(set string, col Column) entry {
 }
 
 // chance is the score of a uniform guess at the task for metric "accuracy" or "correct".
-func chance(s *Summary, set, scorer, task, metric string) (float64, bool) {
+func chance(s *report.Summary, set, scorer, task, metric string) (float64, bool) {
 	classes, ok := math.NaN(), false
 	switch task {
-	case TaskAuthor:
+	case report.TaskAuthor:
 		classes, ok = s.Fact(set, "authors")
-	case TaskTopic:
+	case report.TaskTopic:
 		classes, ok = s.Fact(set, "topics")
 	}
 	if !ok || classes <= 0 {
 		return 0, false
 	}
 	switch metric {
-	case MetricAccuracy:
+	case report.MetricAccuracy:
 		return 1 / classes, true
-	case MetricCorrect:
+	case report.MetricCorrect:
 		docs, ok := s.Fact(set, "eval_docs")
 		if !ok {
 			docs, ok = firstTotal(s, set, scorer)
@@ -174,7 +178,7 @@ func chance(s *Summary, set, scorer, task, metric string) (float64, bool) {
 	return 0, false
 }
 
-func firstTotal(s *Summary, set, scorer string) (float64, bool) {
+func firstTotal(s *report.Summary, set, scorer string) (float64, bool) {
 	for _, c := range s.Cells {
 		if c.Set == set && c.Scorer == scorer && c.Metric == "total" {
 			return c.Mean, true
@@ -185,18 +189,20 @@ func firstTotal(s *Summary, set, scorer string) (float64, bool) {
 
 // buildPrivacy collects the privacy and mechanism-diagnostic cells: the metrics named in only
 // (in that order), or all of them.
-func buildPrivacy(s *Summary, sets []string, only []string) privacyTable {
-	isPrivacy := func(c Cell) bool { return c.Scorer == PrivacyScorer || c.Scorer == MechanismScorer }
+func buildPrivacy(s *report.Summary, sets []string, only []string) privacyTable {
+	isPrivacy := func(c report.Cell) bool {
+		return c.Scorer == report.PrivacyScorer || c.Scorer == report.MechanismScorer
+	}
 	var p privacyTable
 	for _, set := range sets {
-		var cols []Key
-		for _, scorer := range []string{PrivacyScorer, MechanismScorer} {
+		var cols []report.Key
+		for _, scorer := range []string{report.PrivacyScorer, report.MechanismScorer} {
 			for _, m := range s.Metrics(set, scorer) {
-				cols = append(cols, Key{Set: set, Scorer: scorer, Metric: m})
+				cols = append(cols, report.Key{Set: set, Scorer: scorer, Metric: m})
 			}
 		}
 		if len(only) > 0 {
-			var picked []Key
+			var picked []report.Key
 			for _, m := range withCompanions(only) {
 				for _, c := range cols {
 					if c.Metric == m {
@@ -215,7 +221,7 @@ func buildPrivacy(s *Summary, sets []string, only []string) privacyTable {
 			e := entry{Table: "privacy", Set: col.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon,
 				Label: metricLabel(col.Metric), Scorer: col.Scorer, Metric: col.Metric,
 				Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
-			if c, ok := s.Cell(Key{col.Set, r.Mechanism, r.Epsilon, col.Scorer, col.Metric}); ok {
+			if c, ok := s.Cell(report.Key{Set: col.Set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: col.Scorer, Metric: col.Metric}); ok {
 				e.Present, e.N, e.Mean, e.SD = true, c.N(), c.Mean, c.SD
 				if c.N() > 1 {
 					e.Interval, e.Low, e.High = "t", c.Mean-c.HalfWidth, c.Mean+c.HalfWidth
@@ -293,7 +299,7 @@ func formatValue(metric string, v float64) string {
 // decimals is the number of decimals printed for values of metric near mean: one for counts and
 // values of at least 100, else three.
 func decimals(metric string, mean float64) int {
-	if metric == MetricCorrect || metric == MetricTotal || math.Abs(mean) >= 100 {
+	if metric == report.MetricCorrect || metric == report.MetricTotal || math.Abs(mean) >= 100 {
 		return 1
 	}
 	return 3
@@ -325,7 +331,7 @@ func formatEntry(e entry) string {
 }
 
 // epsilonText is the ε column of a row: "–" when the mechanism has none.
-func epsilonText(eps Epsilon) string {
+func epsilonText(eps report.Epsilon) string {
 	if !eps.Set() {
 		return "–"
 	}

@@ -1,7 +1,8 @@
-package report
+package render
 
 import (
 	"bytes"
+	"dptext/report"
 	"fmt"
 	"image/color"
 	"math"
@@ -151,7 +152,7 @@ func ends(vs, lo, hi []float64) []float64 {
 // validation accuracy, shares), whose intervals are clipped there in plots.
 func proportion(metric string) bool {
 	switch metric {
-	case MetricAccuracy, MetricMacroPrecision, MetricMacroRecall, MetricMacroF1, MetricValidationAccuracy, MetricOpenSetMacroF1:
+	case report.MetricAccuracy, report.MetricMacroPrecision, report.MetricMacroRecall, report.MetricMacroF1, report.MetricValidationAccuracy, report.MetricOpenSetMacroF1:
 		return true
 	}
 	return strings.HasSuffix(metric, "_share")
@@ -211,22 +212,22 @@ func (f *figure) vertical(name string, x float64, style draw.LineStyle) error {
 // metricFigure plots metric against ε for one set: one curve per (scorer, mechanism with ε), the
 // value of each mechanism without ε (such as none) as a dotted line in the scorer's colour, and
 // chance as a grey dashed line. ok is false when no mechanism with ε reports the metric.
-func metricFigure(s *Summary, l Layout, set, metric string) (f *figure, ok bool, err error) {
+func metricFigure(s *report.Summary, l Layout, set, metric string) (f *figure, ok bool, err error) {
 	f = newFigure(fmt.Sprintf("set %s: %s against ε", set, metric), "ε", metric)
 	var scorers []string
 	for _, sc := range s.Scorers(set) {
-		if sc != SplitScorer && slices.Contains(s.Metrics(set, sc), metric) {
+		if sc != report.SplitScorer && slices.Contains(s.Metrics(set, sc), metric) {
 			scorers = append(scorers, sc)
 		}
 	}
-	rows := tableRows(s, func(c Cell) bool { return c.Set == set && c.Mechanism != "" && c.Metric == metric })
+	rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" && c.Metric == metric })
 	mechanisms := mechanismsWithEpsilon(rows)
 	for si, sc := range scorers {
 		clr := plotutil.Color(si)
 		for mi, mech := range mechanisms {
 			var pts errPoints
 			for _, r := range slices.Backward(rows) { // ascending ε
-				if c, found := s.Cell(Key{set, r.Mechanism, r.Epsilon, sc, metric}); found && r.Mechanism == mech {
+				if c, found := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: sc, Metric: metric}); found && r.Mechanism == mech {
 					pts.add(r.Epsilon.Value(), c.Mean, 0, c.HalfWidth)
 				}
 			}
@@ -245,7 +246,7 @@ func metricFigure(s *Summary, l Layout, set, metric string) (f *figure, ok bool,
 			if r.Epsilon.Set() {
 				continue
 			}
-			if c, found := s.Cell(Key{set, r.Mechanism, r.Epsilon, sc, metric}); found {
+			if c, found := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: sc, Metric: metric}); found {
 				style := draw.LineStyle{Color: clr, Width: vg.Points(1), Dashes: referenceDash}
 				if r.Mechanism != "none" {
 					style.Dashes = plotutil.Dashes(4 + k)
@@ -288,15 +289,15 @@ func mechanismsWithEpsilon(rows []rowKey) []string {
 // curve per mechanism with ε, its points labelled by ε, a single marker per mechanism without ε,
 // and the chance levels as grey dashed lines. Error bars are the t intervals over repeats.
 // ok is false when no (mechanism, ε) has both metrics.
-func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err error) {
+func frontierFigure(s *report.Summary, l Layout, set string) (f *figure, ok bool, err error) {
 	fr := l.Frontier
 	f = newFigure(fmt.Sprintf("set %s: privacy–utility frontier", set),
 		fmt.Sprintf("%s %s (utility)", l.label(fr.Utility), fr.UtilityMetric),
 		fmt.Sprintf("%s %s (attack)", l.label(fr.Attack), fr.AttackMetric))
-	rows := tableRows(s, func(c Cell) bool { return c.Set == set && c.Mechanism != "" })
-	point := func(r rowKey) (u, a Cell, found bool) {
-		u, ok1 := s.Cell(Key{set, r.Mechanism, r.Epsilon, fr.Utility, fr.UtilityMetric})
-		a, ok2 := s.Cell(Key{set, r.Mechanism, r.Epsilon, fr.Attack, fr.AttackMetric})
+	rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" })
+	point := func(r rowKey) (u, a report.Cell, found bool) {
+		u, ok1 := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: fr.Utility, Metric: fr.UtilityMetric})
+		a, ok2 := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: fr.Attack, Metric: fr.AttackMetric})
 		return u, a, ok1 && ok2
 	}
 	mechanisms := mechanismsWithEpsilon(rows)
@@ -306,7 +307,7 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 			marked = append(marked, r.Mechanism)
 		}
 	}
-	shown, same := coinciding(marked, func(mech string) (Cell, Cell, bool) { return point(rowKey{mech, NoEpsilon}) })
+	shown, same := coinciding(marked, func(mech string) (report.Cell, report.Cell, bool) { return point(rowKey{mech, report.NoEpsilon}) })
 	var placed []plotter.XY // label anchors so far, to move a label off one already there
 	var xr, yr []float64
 	for _, r := range rows {
@@ -394,7 +395,7 @@ func frontierFigure(s *Summary, l Layout, set string) (f *figure, ok bool, err e
 // from point) are identical, means and intervals: shown lists one mechanism per point, the first
 // in order, and same maps it to the others at that point (none and none-bag for attackers that
 // ignore word order), so that the later ones are not hidden under it unnamed.
-func coinciding(marked []string, point func(mech string) (u, a Cell, found bool)) (shown []string, same map[string][]string) {
+func coinciding(marked []string, point func(mech string) (u, a report.Cell, found bool)) (shown []string, same map[string][]string) {
 	same = map[string][]string{}
 	for _, mech := range marked {
 		u, a, found := point(mech)

@@ -1,6 +1,7 @@
-package report
+package render
 
 import (
+	"dptext/report"
 	"fmt"
 	"math"
 	"slices"
@@ -74,29 +75,22 @@ type Frontier struct {
 	UtilityMetric string `toml:"utility_metric"`
 }
 
-// Task values of Column.Task.
-const (
-	TaskAuthor  = "author"
-	TaskTopic   = "topic"
-	TaskUtility = "utility"
-)
-
 // DefaultLayout is Table 1 of Fernandes, Dras and McIver (2018): correct counts of the
 // same-representation (SR) and different-representation (DR) author attackers and topic
 // classifiers, 95 % t intervals, accuracy plotted against ε, no references and no frontier.
 func DefaultLayout() Layout {
 	return Layout{
-		Metric:   MetricCorrect,
+		Metric:   report.MetricCorrect,
 		Interval: "t",
 		Level:    0.95,
 		Columns: []Column{
-			{Scorer: "sr-nn", Label: "SRauth", Task: TaskAuthor},
-			{Scorer: "sr-knn-topic", Label: "SRtopic", Task: TaskTopic},
-			{Scorer: "koppel11", Label: "DRauth", Task: TaskAuthor},
-			{Scorer: "fasttext", Label: "DRtopic", Task: TaskTopic},
+			{Scorer: "sr-nn", Label: "SRauth", Task: report.TaskAuthor},
+			{Scorer: "sr-knn-topic", Label: "SRtopic", Task: report.TaskTopic},
+			{Scorer: "koppel11", Label: "DRauth", Task: report.TaskAuthor},
+			{Scorer: "fasttext", Label: "DRtopic", Task: report.TaskTopic},
 		},
-		PlotMetrics: []string{MetricAccuracy},
-		Frontier:    Frontier{AttackMetric: MetricAccuracy, UtilityMetric: MetricAccuracy},
+		PlotMetrics: []string{report.MetricAccuracy},
+		Frontier:    Frontier{AttackMetric: report.MetricAccuracy, UtilityMetric: report.MetricAccuracy},
 	}
 }
 
@@ -108,7 +102,7 @@ func (l Layout) Validate() error {
 	switch l.Interval {
 	case "t":
 	case "wilson":
-		if l.Metric != MetricCorrect && l.Metric != MetricAccuracy {
+		if l.Metric != report.MetricCorrect && l.Metric != report.MetricAccuracy {
 			return fmt.Errorf(`report: interval = "wilson" needs metric "correct" or "accuracy", not %q`, l.Metric)
 		}
 	default:
@@ -132,8 +126,8 @@ func (l Layout) Validate() error {
 			return fmt.Errorf("%s.label is empty: want a column heading such as \"SRauth\"", key)
 		case labels[c.Label]:
 			return fmt.Errorf("%s.label = %q appears twice", key, c.Label)
-		case c.Task != TaskAuthor && c.Task != TaskTopic && c.Task != TaskUtility:
-			return fmt.Errorf("%s.task = %q: want %q, %q or %q", key, c.Task, TaskAuthor, TaskTopic, TaskUtility)
+		case c.Task != report.TaskAuthor && c.Task != report.TaskTopic && c.Task != report.TaskUtility:
+			return fmt.Errorf("%s.task = %q: want %q, %q or %q", key, c.Task, report.TaskAuthor, report.TaskTopic, report.TaskUtility)
 		case l.Interval == "wilson" && c.Metric != "" && c.Metric != l.Metric:
 			return fmt.Errorf(`%s.metric = %q: interval = "wilson" needs every column to show %q`, key, c.Metric, l.Metric)
 		}
@@ -150,8 +144,8 @@ func (l Layout) Validate() error {
 		switch col := l.column(r.Label); {
 		case r.Authors < 0:
 			return fmt.Errorf("%s.authors = %d: want the number of authors of the published set (≥ 1)", key, r.Authors)
-		case r.Authors == 0 && l.metric(col) == MetricCorrect:
-			return fmt.Errorf("%s.authors is not given, but column %q shows counts (metric %q): give the number of authors of the published set, so that its counts are printed only beside a set of as many authors", key, r.Label, MetricCorrect)
+		case r.Authors == 0 && l.metric(col) == report.MetricCorrect:
+			return fmt.Errorf("%s.authors is not given, but column %q shows counts (metric %q): give the number of authors of the published set, so that its counts are printed only beside a set of as many authors", key, r.Label, report.MetricCorrect)
 		}
 		for k, v := range r.Values {
 			if k == "" {
@@ -181,7 +175,7 @@ func (l Layout) Validate() error {
 
 // checkData checks the layout against a run's cells: every named scorer and reference set must
 // occur in the results.
-func (l Layout) checkData(s *Summary) error {
+func (l Layout) checkData(s *report.Summary) error {
 	scorers, sets := map[string]bool{}, map[string]bool{}
 	for _, c := range s.Cells {
 		scorers[c.Scorer], sets[c.Set] = true, true
@@ -277,7 +271,7 @@ func (l Layout) column(label string) Column {
 // reference returns the published number for column label of set at (mechanism, ε); authors
 // is the set's number of authors (NaN if unknown): a reference of another set size is not
 // returned.
-func (l Layout) reference(set, label, mechanism string, eps Epsilon, authors float64) (float64, bool) {
+func (l Layout) reference(set, label, mechanism string, eps report.Epsilon, authors float64) (float64, bool) {
 	for _, r := range l.References {
 		if r.Set != set || r.Label != label || (r.Authors > 0 && float64(r.Authors) != authors) {
 			continue
