@@ -239,38 +239,17 @@ func prepareRunDir(dir string, fp *rundir.Fingerprint, layout report.Layout, for
 	return rundir.RemoveRunOutputs(dir, layout)
 }
 
+// run draws the sets, runs the cells (a shard its own) and, unless a shard, writes the run's
+// outputs into dir.
 func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *rundir.Fingerprint, live *rundir.LiveManifest, logf func(string, ...any)) error {
-	sets, err := protocol.Split(cfg, in.docs, logf)
+	sets, whole, err := drawSets(cfg, in, live, logf)
 	if err != nil {
 		return err
 	}
-	whole := protocol.WholePoolSets(cfg, sets)
-	if len(whole) > 0 {
-		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
-		if err := live.Update(func(m *rundir.Manifest) { m.WholePoolSets = whole }); err != nil {
-			return err
-		}
-	}
-	for _, s := range sets {
-		for _, d := range s.AllDraws() {
-			if err := d.MeasureBagDistances(in.store); err != nil {
-				return err
-			}
-		}
-	}
-	var cells []cell
-	for si := range sets {
-		for mi, m := range cfg.Mechanisms {
-			for _, e := range m.Grid() {
-				for r := 0; r < cfg.Repeats; r++ {
-					cells = append(cells, cell{si, mi, e, r})
-				}
-			}
-		}
-	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
 	r.fingerprint, r.ctx, r.logf = fp.Hash(), ctx, logf
-	all := cells
+	all := gridCells(cfg, sets)
+	cells := all
 	if opts.Shard.Sharded() {
 		cells, r.ownsFit = r.shardCells(all, opts.Shard)
 		logf("shard %s: %d of the %d cells", opts.Shard, len(cells), len(all))
@@ -283,6 +262,60 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 			return err
 		}
 	}
+	if err := r.computeCells(ctx, cells, opts, live); err != nil {
+		return err
+	}
+	if opts.Shard.Sharded() {
+		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
+		return nil
+	}
+	return r.writeOutputs(all, whole, live)
+}
+
+// drawSets draws the sets of every repeat (protocol.Split), records in the manifest the sets
+// that take every eligible author (whole), and measures each draw's bag distances.
+func drawSets(cfg *runconfig.Config, in *inputs, live *rundir.LiveManifest, logf func(string, ...any)) (sets []*protocol.SetData, whole []string, err error) {
+	sets, err = protocol.Split(cfg, in.docs, logf)
+	if err != nil {
+		return nil, nil, err
+	}
+	whole = protocol.WholePoolSets(cfg, sets)
+	if len(whole) > 0 {
+		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
+		if err := live.Update(func(m *rundir.Manifest) { m.WholePoolSets = whole }); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, s := range sets {
+		for _, d := range s.AllDraws() {
+			if err := d.MeasureBagDistances(in.store); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return sets, whole, nil
+}
+
+// gridCells lists every cell of the run in its fixed order: set × mechanism × ε × repeat.
+func gridCells(cfg *runconfig.Config, sets []*protocol.SetData) []cell {
+	var cells []cell
+	for si := range sets {
+		for mi, m := range cfg.Mechanisms {
+			for _, e := range m.Grid() {
+				for r := 0; r < cfg.Repeats; r++ {
+					cells = append(cells, cell{si, mi, e, r})
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// computeCells runs those of cells not finished yet (all of a shard's own with opts.Force) on
+// the workers, counting each finished cell in the manifest and the progress, and logs where
+// the time went.
+func (r *runner) computeCells(ctx context.Context, cells []cell, opts RunOptions, live *rundir.LiveManifest) error {
+	logf := r.logf
 	todo, done := r.plan(cells, logf)
 	if opts.Force && opts.Shard.Sharded() {
 		// A shard recomputes its own cells; the other shards' files are not its to remove.
@@ -295,12 +328,12 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		logf("%d of %d cells already finished; running %d", done, len(cells), len(todo))
 	}
 	if !opts.Force && !opts.merge {
-		r.cache = &privateCache{dir: filepath.Join(in.cacheDir, "private"), logf: logf}
+		r.cache = &privateCache{dir: filepath.Join(r.in.cacheDir, "private"), logf: logf}
 	}
 	prog := newProgress(len(cells), done, opts.Progress, logf)
 	if err := r.runCells(ctx, todo, func(c cell) {
 		_ = live.Update(func(m *rundir.Manifest) { m.CellsDone++ })
-		prog.done(c.path(cfg, sets))
+		prog.done(c.path(r.cfg, r.sets))
 	}); err != nil {
 		prog.finish()
 		return err
@@ -310,10 +343,14 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if r.cache != nil {
 		logf("private cache: %d of %d mechanism applications reused from %s", r.cacheHits.Load(), r.cacheUses.Load(), r.cache.dir)
 	}
-	if opts.Shard.Sharded() {
-		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
-		return nil
-	}
+	return nil
+}
+
+// writeOutputs gathers the cells of all and writes the run's outputs: term vectors,
+// predictions.csv, the verdicts, tables and plots, and results.csv last (its presence means
+// the run's outputs are all there).
+func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManifest) error {
+	cfg, dir, logf := r.cfg, r.dir, r.logf
 	out, err := r.collect(all)
 	if err != nil {
 		return err
@@ -338,7 +375,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 			return err
 		}
 	}
-	if err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: in.corpus, WholePool: whole}, out.rows); err != nil {
+	if err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.
