@@ -85,12 +85,7 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	if dir == "" {
 		dir = filepath.Join("results", cfg.Name, cfg.Hash[:12])
 	}
-	var logMu sync.Mutex // workers log too (e.g. a damaged cache entry)
-	logf := func(format string, args ...any) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-	}
+	logf := timestampedLog(opts.Log)
 	// Parameter values are checked (by the code of `dptext check`) before anything is loaded
 	// or written: a bad value fails at once, naming its line, and leaves no run folder.
 	if err := runconfig.CheckComponents(cfg); err != nil {
@@ -116,28 +111,11 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	// failed start does not destroy the results of an earlier run.
 	in, err := loadInputs(ctx, cfg, opts, logf)
 	if err != nil {
-		if _, merr := rundir.ReadManifestFile(dir, opts.Shard); os.IsNotExist(merr) {
-			// Nothing to keep: say in a manifest how this first attempt ended.
-			man := rundir.NewManifest(cfg, opts.Jobs)
-			man.SetShard(opts.Shard)
-			man.Status, man.Error = rundir.StatusFailed, err.Error()
-			if errors.Is(err, context.Canceled) {
-				man.Status, man.Error = rundir.StatusInterrupted, "interrupted while loading the inputs; run the same command again"
-			}
-			_ = man.Write(dir)
-		}
+		recordFailedStart(dir, cfg, opts, err)
 		return dir, err
 	}
 	fp := rundir.NewFingerprint(cfg, in.inputs)
-	switch {
-	case opts.Shard.Sharded():
-		err = rundir.PrepareShardDir(dir, fp)
-	case opts.merge:
-		err = rundir.PrepareMergeDir(dir, cfg.Report)
-	default:
-		err = prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
-	}
-	if err != nil {
+	if err := prepareDir(dir, cfg, opts, fp, logf); err != nil {
 		return dir, err
 	}
 	man := rundir.NewManifest(cfg, opts.Jobs)
@@ -156,24 +134,66 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	err = run(ctx, cfg, opts, dir, in, fp, live, logf)
 	close(stop)
 	<-beating
-	if werr := live.Update(func(m *rundir.Manifest) {
-		end := time.Now().UTC()
-		m.Finished = &end
-		switch {
-		case err == nil && opts.Shard.Sharded():
-			m.Status = rundir.StatusShardComplete
-		case err == nil:
-			m.Status = rundir.StatusComplete
-		case errors.Is(err, context.Canceled):
-			m.Status, m.Error = rundir.StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
-				m.CellsDone, m.Cells, filepath.Join(dir, "cells"))
-		default:
-			m.Status, m.Error = rundir.StatusFailed, err.Error()
-		}
-	}); werr != nil && err == nil {
+	if werr := live.Update(func(m *rundir.Manifest) { endManifest(m, dir, opts, err) }); werr != nil && err == nil {
 		err = werr
 	}
 	return dir, err
+}
+
+// timestampedLog returns a log function writing each line to w after the time of day; it
+// is safe for concurrent use (workers log too, e.g. a damaged cache entry).
+func timestampedLog(w io.Writer) func(string, ...any) {
+	var logMu sync.Mutex
+	return func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+}
+
+// recordFailedStart writes, when dir has no manifest of an earlier attempt (nothing to keep),
+// a manifest saying how this first attempt ended: failed with err, or interrupted while
+// loading the inputs.
+func recordFailedStart(dir string, cfg *runconfig.Config, opts RunOptions, err error) {
+	if _, merr := rundir.ReadManifestFile(dir, opts.Shard); !os.IsNotExist(merr) {
+		return
+	}
+	man := rundir.NewManifest(cfg, opts.Jobs)
+	man.SetShard(opts.Shard)
+	man.Status, man.Error = rundir.StatusFailed, err.Error()
+	if errors.Is(err, context.Canceled) {
+		man.Status, man.Error = rundir.StatusInterrupted, "interrupted while loading the inputs; run the same command again"
+	}
+	_ = man.Write(dir)
+}
+
+// prepareDir readies dir for a shard, a merge or a whole run with the fingerprint fp.
+func prepareDir(dir string, cfg *runconfig.Config, opts RunOptions, fp *rundir.Fingerprint, logf func(string, ...any)) error {
+	switch {
+	case opts.Shard.Sharded():
+		return rundir.PrepareShardDir(dir, fp)
+	case opts.merge:
+		return rundir.PrepareMergeDir(dir, cfg.Report)
+	}
+	return prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
+}
+
+// endManifest records in m how the run ended with err: complete (a shard's own cells, or
+// all), interrupted (the finished cells kept in dir) or failed.
+func endManifest(m *rundir.Manifest, dir string, opts RunOptions, err error) {
+	end := time.Now().UTC()
+	m.Finished = &end
+	switch {
+	case err == nil && opts.Shard.Sharded():
+		m.Status = rundir.StatusShardComplete
+	case err == nil:
+		m.Status = rundir.StatusComplete
+	case errors.Is(err, context.Canceled):
+		m.Status, m.Error = rundir.StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
+			m.CellsDone, m.Cells, filepath.Join(dir, "cells"))
+	default:
+		m.Status, m.Error = rundir.StatusFailed, err.Error()
+	}
 }
 
 // checkRunDir refuses, before any data is read, to mix two configs or two versions of a
