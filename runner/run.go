@@ -118,26 +118,32 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	if err := prepareDir(dir, cfg, opts, fp, logf); err != nil {
 		return dir, err
 	}
+	return dir, runWithManifest(ctx, cfg, opts, dir, in, fp, logf)
+}
+
+// runWithManifest runs the config with a live manifest in dir, its heartbeat beating while
+// the cells run, and records in it how the run ended.
+func runWithManifest(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *rundir.Fingerprint, logf func(string, ...any)) error {
 	man := rundir.NewManifest(cfg, opts.Jobs)
 	man.SetShard(opts.Shard)
 	man.Inputs = in.inputs
 	man.Corpus = in.corpus
 	live := rundir.NewLiveManifest(dir, man)
 	if err := live.Update(func(*rundir.Manifest) {}); err != nil {
-		return dir, err
+		return err
 	}
 	stop, beating := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(beating)
 		live.Beat(stop)
 	}()
-	err = run(ctx, cfg, opts, dir, in, fp, live, logf)
+	err := run(ctx, cfg, opts, dir, in, fp, live, logf)
 	close(stop)
 	<-beating
 	if werr := live.Update(func(m *rundir.Manifest) { endManifest(m, dir, opts, err) }); werr != nil && err == nil {
 		err = werr
 	}
-	return dir, err
+	return err
 }
 
 // timestampedLog returns a log function writing each line to w after the time of day; it
