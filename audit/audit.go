@@ -236,37 +236,111 @@ func (r *Report) Unfailable() int {
 
 // Run audits the target.
 func Run(t *Target, o Options) (*Report, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	claim, err := auditedClaim(t, o)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples}
+	pl := planAudit(t, o, claim, rep)
+	level := o.Alpha / float64(max(rep.Tests, 1))
+	rep.Level = level
+	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + len(pl.noise) + len(pl.sampler)}
+	auditWords(t, o, pl, claim, level, rep, pr)
+	if t.Groups != nil && t.LogProbabilities != nil && !math.IsInf(claim, 1) {
+		if f, ok := exhaustiveGroups(t); ok {
+			f.Claim, f.PValue, f.Ceiling = claim*f.Units, math.NaN(), math.Inf(1)
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	auditSamplers(t, o, pl.sampler, level, rep, pr)
+	for i, x := range pl.noise {
+		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, pl.partners[x], claim, o.Samples, level)
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, fs...)
+		pr.step()
+	}
+	for i, g := range pl.games {
+		units := t.DocUnits(g.x, g.y)
+		f := playGame(t, rngs.New(o.Seed, fmt.Sprintf("audit/game=%d", i)), g, o.Samples, level)
+		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
+		f.Ceiling = SampledCeiling(o.Samples, level)
+		rep.Findings = append(rep.Findings, f)
+		pr.step()
+	}
+	return rep, nil
+}
+
+// check refuses options Run cannot audit with.
+func (o Options) check() error {
 	if o.Samples < 10 {
-		return nil, fmt.Errorf("audit: samples = %d: want at least 10", o.Samples)
+		return fmt.Errorf("audit: samples = %d: want at least 10", o.Samples)
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
-		return nil, fmt.Errorf("audit: alpha = %g: want a value in (0, 1)", o.Alpha)
+		return fmt.Errorf("audit: alpha = %g: want a value in (0, 1)", o.Alpha)
 	}
 	if o.Pairs < 1 || o.Outputs < 1 {
-		return nil, fmt.Errorf("audit: pairs = %d, outputs = %d: want at least 1 each", o.Pairs, o.Outputs)
+		return fmt.Errorf("audit: pairs = %d, outputs = %d: want at least 1 each", o.Pairs, o.Outputs)
 	}
-	claim := t.Epsilon
+	return nil
+}
+
+// auditedClaim is the ε per unit the audit tests: the options' claim when set, no claim
+// (+Inf) for a target that claims nothing, else the target's ε.
+func auditedClaim(t *Target, o Options) (float64, error) {
 	switch {
 	case o.ClaimSet:
 		if !(o.Claim >= 0) || math.IsInf(o.Claim, 0) {
-			return nil, fmt.Errorf("audit: claim = %g: want a finite value ≥ 0", o.Claim)
+			return 0, fmt.Errorf("audit: claim = %g: want a finite value ≥ 0", o.Claim)
 		}
-		claim = o.Claim
+		return o.Claim, nil
 	case t.NoClaim:
-		claim = math.Inf(1)
+		return math.Inf(1), nil
 	}
-	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples}
+	return t.Epsilon, nil
+}
+
+// progress counts the audited inputs and reports each to the options' Progress.
+type progress struct {
+	report      func(done, total int)
+	done, total int
+}
+
+// step counts one more audited input.
+func (p *progress) step() {
+	p.done++
+	if p.report != nil {
+		p.report(p.done, p.total)
+	}
+}
+
+// auditPlan lists what an audit tests: word pairs, the sampler's inputs, the noise step's
+// words with their partners, and document games.
+type auditPlan struct {
+	words    []wordPair
+	sampler  []string
+	games    []game
+	noise    []string
+	partners map[string][]string
+}
+
+// planAudit draws the pairs and games to test, records in rep.Skipped those with no finite
+// bound, and sets rep.Tests to the number of one-sided tests (the level of each is α/tests).
+func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 	rng := rngs.New(o.Seed, "audit/pairs")
 	pairs := wordPairs(t, rng, o.Pairs, o.Candidates)
 	games := documentGames(t, pairs)
 	for _, cp := range t.ClaimPairs {
 		pairs = append(pairs, wordPair{kind: "where the claim is attained", x: cp[0], y: cp[1]})
 	}
-
+	pl := &auditPlan{}
 	// Count the sampled tests first: the level of every one-sided interval is α/(2·tests).
 	wordSampled := t.LogProbabilities == nil
 	tests := 0
-	var wordPlan []wordPair
 	for _, p := range pairs {
 		units := t.WordUnits(p.x, p.y)
 		f := Finding{Level: "word", Kind: p.kind, X: []string{p.x}, Y: []string{p.y}, Units: units, Claim: claim * units}
@@ -275,26 +349,12 @@ func Run(t *Target, o Options) (*Report, error) {
 			rep.Skipped = append(rep.Skipped, f)
 			continue
 		}
-		wordPlan = append(wordPlan, p)
+		pl.words = append(pl.words, p)
 		if wordSampled || !exactFor(t, p.x, p.y) {
 			tests += 2 * o.Outputs
 		}
 	}
-	// The sampler of every exactly audited input is tested against the computed distribution.
-	var samplerPlan []string
-	seenSampler := map[string]bool{}
-	for _, p := range wordPlan {
-		if wordSampled || !exactFor(t, p.x, p.y) {
-			continue
-		}
-		for _, w := range []string{p.x, p.y} {
-			if !seenSampler[w] {
-				seenSampler[w] = true
-				samplerPlan = append(samplerPlan, w)
-			}
-		}
-	}
-	var gamePlan []game
+	pl.sampler = samplerInputs(t, pl.words)
 	for _, g := range games {
 		units := t.DocUnits(g.x, g.y)
 		if c := claim * units; math.IsInf(c, 1) || math.IsNaN(c) || math.IsInf(units, 1) {
@@ -302,31 +362,49 @@ func Run(t *Target, o Options) (*Report, error) {
 				Reason: t.reason(claim, g.x, g.y)})
 			continue
 		}
-		gamePlan = append(gamePlan, g)
+		pl.games = append(pl.games, g)
 		tests += 2
 	}
-	var noisePlan []string
-	var partners map[string][]string
 	noiseCount := 0
 	if t.Noise != nil && !math.IsInf(claim, 1) {
-		noisePlan, partners = noiseWords(wordPlan)
-		for _, x := range noisePlan {
+		pl.noise, pl.partners = noiseWords(pl.words)
+		for _, x := range pl.noise {
 			if v, ok := t.Noise.WordVector(x); ok {
-				noiseCount += noiseTests(len(partners[x]), len(v))
+				noiseCount += noiseTests(len(pl.partners[x]), len(v))
 			}
 		}
 	}
-	rep.Tests = 2*tests + noiseCount + len(samplerPlan)
-	level := o.Alpha / float64(max(rep.Tests, 1))
-	rep.Level = level
-	total, done := len(wordPlan)+len(gamePlan)+len(noisePlan)+len(samplerPlan), 0
-	step := func() {
-		done++
-		if o.Progress != nil {
-			o.Progress(done, total)
+	rep.Tests = 2*tests + noiseCount + len(pl.sampler)
+	return pl
+}
+
+// samplerInputs lists, once each in order, the words of the exactly audited pairs: the
+// sampler of every such input is tested against the computed distribution.
+func samplerInputs(t *Target, words []wordPair) []string {
+	var inputs []string
+	if t.LogProbabilities == nil {
+		return inputs
+	}
+	seen := map[string]bool{}
+	for _, p := range words {
+		if !exactFor(t, p.x, p.y) {
+			continue
+		}
+		for _, w := range []string{p.x, p.y} {
+			if !seen[w] {
+				seen[w] = true
+				inputs = append(inputs, w)
+			}
 		}
 	}
-	for i, p := range wordPlan {
+	return inputs
+}
+
+// auditWords tests each planned word pair: exactly when the target gives its distribution,
+// else by sampling (with adaptive K), each from its own stream.
+func auditWords(t *Target, o Options, pl *auditPlan, claim, level float64, rep *Report, pr *progress) {
+	wordSampled := t.LogProbabilities == nil
+	for i, p := range pl.words {
 		units := t.WordUnits(p.x, p.y)
 		prng := rngs.New(o.Seed, fmt.Sprintf("audit/word=%d", i))
 		var f Finding
@@ -346,42 +424,24 @@ func Run(t *Target, o Options) (*Report, error) {
 		}
 		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
 		rep.Findings = append(rep.Findings, f)
-		step()
+		pr.step()
 	}
-	if t.Groups != nil && t.LogProbabilities != nil && !math.IsInf(claim, 1) {
-		if f, ok := exhaustiveGroups(t); ok {
-			f.Claim, f.PValue, f.Ceiling = claim*f.Units, math.NaN(), math.Inf(1)
-			rep.Findings = append(rep.Findings, f)
-		}
+}
+
+// auditSamplers tests the sampler of each input against its computed distribution.
+func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Report, pr *progress) {
+	if len(inputs) == 0 {
+		return
 	}
-	if len(samplerPlan) > 0 {
-		rows := map[string]int{}
-		for i, w := range t.OutputWords {
-			rows[w] = i
-		}
-		for i, x := range samplerPlan {
-			f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
-			rep.Findings = append(rep.Findings, f)
-			step()
-		}
+	rows := map[string]int{}
+	for i, w := range t.OutputWords {
+		rows[w] = i
 	}
-	for i, x := range noisePlan {
-		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, partners[x], claim, o.Samples, level)
-		if err != nil {
-			return nil, err
-		}
-		rep.Findings = append(rep.Findings, fs...)
-		step()
-	}
-	for i, g := range gamePlan {
-		units := t.DocUnits(g.x, g.y)
-		f := playGame(t, rngs.New(o.Seed, fmt.Sprintf("audit/game=%d", i)), g, o.Samples, level)
-		f.Units, f.Claim, f.PValue = units, claim*units, math.NaN()
-		f.Ceiling = SampledCeiling(o.Samples, level)
+	for i, x := range inputs {
+		f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
 		rep.Findings = append(rep.Findings, f)
-		step()
+		pr.step()
 	}
-	return rep, nil
 }
 
 // reason says why the pair x, y has no finite claim: the mechanism claims nothing, or its own

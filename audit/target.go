@@ -137,9 +137,35 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	if p, ok := m.(positional); ok {
 		t.Positional = p.IndependentPositions()
 	}
-	ns, noisy := m.(mechanisms.NoiseStep)
-	t.SampleWord = func(rng *rand.Rand, x string, k int) []string {
-		if t.Positional || noisy {
+	_, noisy := m.(mechanisms.NoiseStep)
+	t.SampleWord = wordSampler(m, func() bool { return t.Positional || noisy })
+	if err := t.setDistribution(m); err != nil {
+		return nil, err
+	}
+	if u, ok := m.(unprotected); ok {
+		t.Unprotected = u.UnprotectedReason
+	}
+	if cp, ok := m.(claimPairs); ok {
+		t.ClaimPairs = cp.ClaimPairs()
+	}
+	if g, ok := m.(protectedSets); ok {
+		t.Groups = g.ProtectedSets()
+	}
+	if pm, ok := m.(pointMass); ok && pm.PointMass() {
+		t.setPointMass(store)
+	}
+	if err := t.setUnits(m, store); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// wordSampler returns the SampleWord of m: k outputs of the one-word document x, drawn as
+// one document of k copies of x when independent() says its words are privatised
+// independently, else one document at a time.
+func wordSampler(m mechanisms.Mechanism, independent func() bool) func(rng *rand.Rand, x string, k int) []string {
+	return func(rng *rand.Rand, x string, k int) []string {
+		if independent() {
 			// Words privatised independently: k copies of x in one document are k
 			// independent draws (one batch; a bag release only reorders them).
 			if out := m.Apply(rng, repeatWord(x, k)); len(out) == k {
@@ -156,6 +182,13 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		}
 		return out[:k]
 	}
+}
+
+// setDistribution sets the exact distribution of a one-word document (OutputWords and
+// LogProbabilities) when m gives it: a model's sampler, whose inputs become the model's words
+// that have vectors, or a sampler over the store's words.
+func (t *Target) setDistribution(m mechanisms.Mechanism) error {
+	store := t.Store
 	if dp, ok := m.(modelDistribution); ok {
 		// A model's sampler (erae, ae-dp): its inputs are the model's words that have vectors,
 		// and the exact distribution of a one-word document is its position's.
@@ -165,7 +198,7 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		}
 		t.Store = store.Filter(func(w string) bool { return keep[w] })
 		if t.Store.Len() < 2 {
-			return nil, fmt.Errorf("audit: mechanism %s: fewer than 2 of its model's words have vectors", name)
+			return fmt.Errorf("audit: mechanism %s: fewer than 2 of its model's words have vectors", t.Name)
 		}
 		t.OutputWords = dp.Words()
 		t.LogProbabilities = func(x string) ([]float64, bool) {
@@ -181,40 +214,41 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		t.LogProbabilities = lp.LogProbabilities
 		t.OutputWords = store.Words()
 	}
-	if u, ok := m.(unprotected); ok {
-		t.Unprotected = u.UnprotectedReason
-	}
-	if cp, ok := m.(claimPairs); ok {
-		t.ClaimPairs = cp.ClaimPairs()
-	}
-	if g, ok := m.(protectedSets); ok {
-		t.Groups = g.ProtectedSets()
-	}
-	if pm, ok := m.(pointMass); ok && pm.PointMass() {
-		// The identity: one word's output is the word itself, exactly.
-		t.OutputWords = store.Words()
-		t.LogProbabilities = func(x string) ([]float64, bool) {
-			row, ok := store.Lookup(x)
-			if !ok {
-				return nil, false
-			}
-			lp := make([]float64, store.Len())
-			for i := range lp {
-				lp[i] = math.Inf(-1)
-			}
-			lp[row] = 0
-			return lp, true
+	return nil
+}
+
+// setPointMass sets the exact distribution of the identity over the words of store: one
+// word's output is the word itself.
+func (t *Target) setPointMass(store *embeddings.Store) {
+	t.OutputWords = store.Words()
+	t.LogProbabilities = func(x string) ([]float64, bool) {
+		row, ok := store.Lookup(x)
+		if !ok {
+			return nil, false
 		}
+		lp := make([]float64, store.Len())
+		for i := range lp {
+			lp[i] = math.Inf(-1)
+		}
+		lp[row] = 0
+		return lp, true
 	}
+}
+
+// setUnits sets the claim units of m's guarantee (WordUnits, DocUnits; Noise for a metric
+// mechanism with a noise step; NoClaim for one that claims nothing), reading its guarantee
+// of store's first word.
+func (t *Target) setUnits(m mechanisms.Mechanism, store *embeddings.Store) error {
+	eps := t.Epsilon
 	g := m.Guarantee([]string{store.Word(0)})
 	switch {
 	case g.Kind == mechanisms.KindMetric:
-		if noisy {
+		if ns, noisy := m.(mechanisms.NoiseStep); noisy {
 			t.Noise = ns
 		}
 		pb, ok := m.(mechanisms.PairBounder)
 		if !ok {
-			return nil, fmt.Errorf("audit: mechanism %s states a metric guarantee but not its pair distances", name)
+			return fmt.Errorf("audit: mechanism %s states a metric guarantee but not its pair distances", t.Name)
 		}
 		t.WordUnits = func(x, y string) float64 { return pb.PairDistance([]string{x}, []string{y}) }
 		t.DocUnits = pb.PairDistance
@@ -239,7 +273,7 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		t.WordUnits = func(string, string) float64 { return 1 }
 		t.DocUnits = func(x, y []string) float64 { return float64(len(x)) }
 	}
-	return t, nil
+	return nil
 }
 
 // repeatWord is k copies of w.

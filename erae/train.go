@@ -248,43 +248,26 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 		// false, whatever was asked, so that equal trainings write equal files.
 		opts.CenterVectors = false
 	}
-	words := Vocabulary(corpus, store, opts.Vocab)
-	if len(words) < 2 {
-		return nil, fmt.Errorf("erae: the training corpus has %d words with vectors: want at least 2", len(words))
+	d, err := prepareTraining(corpus, store, opts)
+	if err != nil {
+		return nil, err
 	}
-	vectors := wordRows(store, words)
-	ids := encodeCorpus(words, corpus)
-	wins := windows(ids, opts.Length)
-	if len(wins) == 0 {
-		return nil, fmt.Errorf("erae: no training document has %d tokens (length): lower length or use longer documents", opts.Length)
+	tr, err := startTrainer(opts, d, checkpoint)
+	if err != nil {
+		return nil, err
 	}
-	sizes := Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent, StartState: opts.StartState}
-	fp := dataFingerprint(opts, words, vectors, ids)
-	tr := &trainer{opts: opts, words: words}
-	if checkpoint != "" {
-		resumed, err := readCheckpoint(checkpoint, fp)
-		if err != nil {
-			return nil, err
-		}
-		if resumed != nil {
-			tr = resumed
-		}
+	st := &stepState{
+		rw:   newRewarder(d.vectors, store.Dim(), opts.CenterVectors),
+		w:    newBatch[float32](d.sizes, opts.Batch, opts.Length),
+		g:    NewParams[float32](d.sizes),
+		seqs: make([][]int32, opts.Batch),
 	}
-	if tr.p == nil {
-		tr.p = NewParams[float32](sizes)
-		initParams(tr.p, vectors, rngs.New(opts.Seed, "erae/init"))
-		tr.m, tr.v = make([]float32, len(tr.p.All)), make([]float32, len(tr.p.All))
-	}
-	rw := newRewarder(vectors, store.Dim(), opts.CenterVectors)
-	w := newBatch[float32](sizes, opts.Batch, opts.Length)
-	g := NewParams[float32](sizes)
-	seqs := make([][]int32, opts.Batch)
 	start, startStep := time.Now(), tr.step
 	save := func() error {
 		if checkpoint == "" {
 			return nil
 		}
-		return writeModelFile(checkpoint, tr.header(fp, true), tr.p, tr.m, tr.v)
+		return writeModelFile(checkpoint, tr.header(d.fp, true), tr.p, tr.m, tr.v)
 	}
 	for tr.step < opts.Steps {
 		if err := ctx.Err(); err != nil {
@@ -293,50 +276,12 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 			}
 			return nil, err
 		}
-		rng := rngs.New(opts.Seed, fmt.Sprintf("erae/step=%d", tr.step))
-		for b := range seqs {
-			seqs[b] = wins[rng.IntN(len(wins))]
+		l, reward, err := tr.trainStep(opts, d, st, checkpoint)
+		if err != nil {
+			return nil, err
 		}
-		w.load(sizes, seqs)
-		if opts.WordDropout > 0 {
-			w.dropWords(sizes, opts.WordDropout, rngs.New(opts.Seed, fmt.Sprintf("erae/dropout/step=%d", tr.step)))
-		}
-		w.forward(tr.p)
-		reward := opts.Reward && tr.step >= opts.PretrainSteps
-		var cands []candidate
-		lambdaEmbed := 0.0
-		if reward {
-			cands = selectCandidates(rw, w.probs, w.ids, sizes.Vocab, opts.K, rng)
-			lambdaEmbed = opts.LambdaEmbed
-		}
-		l := lossGrad(w.probs, w.ids, sizes.Vocab, cands, opts.LambdaRecon, lambdaEmbed)
-		if !finite(l.Recon) || !finite(l.Embed) {
-			return nil, tr.diverged(fmt.Sprintf("loss recon %g, embed %g", l.Recon, l.Embed), checkpoint)
-		}
-		if !reward && opts.Reward {
-			// No reward loss during pre-training: NaN, which the loss curve skips.
-			l.Embed = math.NaN()
-		}
-		clear(g.All)
-		w.backward(tr.p, g)
-		if opts.FreezeEmbeddings {
-			clear(g.Emb[:sizes.Vocab*sizes.Embed])
-		}
-		if !tr.adam(g.All) {
-			return nil, tr.diverged("the gradient is not finite", checkpoint)
-		}
-		tr.step++
-		tr.record(l)
 		if progress != nil {
-			elapsed := time.Since(start).Seconds()
-			tps := float64((tr.step-startStep)*opts.Batch*opts.Length) / elapsed
-			left := time.Duration(float64(opts.Steps-tr.step) * elapsed / float64(tr.step-startStep) * float64(time.Second))
-			phase := "pretrain"
-			if reward {
-				phase = "reward"
-			}
-			progress(Progress{Step: tr.step, Steps: opts.Steps, Phase: phase, Losses: l, TokensPerSecond: tps, Left: left,
-				Snapshot: func() (*Model, error) { return tr.snapshot(vectors, ids) }})
+			progress(tr.progress(opts, d, l, reward, time.Since(start), startStep))
 		}
 		if checkpointEvery > 0 && tr.step%checkpointEvery == 0 && tr.step < opts.Steps {
 			if err := save(); err != nil {
@@ -344,7 +289,121 @@ func Train(ctx context.Context, corpus [][]string, store *embeddings.Store, opts
 			}
 		}
 	}
-	return tr.model(fp)
+	return tr.model(d.fp)
+}
+
+// trainingData is what a training reads: the output vocabulary with its vectors' rows, the
+// encoded corpus, its windows, the model's sizes and the fingerprint of all of it.
+type trainingData struct {
+	words   []string
+	vectors []float32
+	ids     [][]int32
+	wins    [][]int32
+	sizes   Sizes
+	fp      string
+}
+
+// prepareTraining picks the vocabulary of corpus with vectors in store, encodes the corpus
+// and cuts it into windows of opts.Length tokens.
+func prepareTraining(corpus [][]string, store *embeddings.Store, opts TrainOptions) (*trainingData, error) {
+	words := Vocabulary(corpus, store, opts.Vocab)
+	if len(words) < 2 {
+		return nil, fmt.Errorf("erae: the training corpus has %d words with vectors: want at least 2", len(words))
+	}
+	d := &trainingData{words: words, vectors: wordRows(store, words), ids: encodeCorpus(words, corpus)}
+	d.wins = windows(d.ids, opts.Length)
+	if len(d.wins) == 0 {
+		return nil, fmt.Errorf("erae: no training document has %d tokens (length): lower length or use longer documents", opts.Length)
+	}
+	d.sizes = Sizes{Vocab: len(words), Embed: store.Dim(), Hidden: opts.Hidden, Latent: opts.Latent, StartState: opts.StartState}
+	d.fp = dataFingerprint(opts, words, d.vectors, d.ids)
+	return d, nil
+}
+
+// startTrainer resumes the checkpoint of the same training when there is one, else starts
+// from initial weights drawn from the stream "erae/init".
+func startTrainer(opts TrainOptions, d *trainingData, checkpoint string) (*trainer, error) {
+	tr := &trainer{opts: opts, words: d.words}
+	if checkpoint != "" {
+		resumed, err := readCheckpoint(checkpoint, d.fp)
+		if err != nil {
+			return nil, err
+		}
+		if resumed != nil {
+			tr = resumed
+		}
+	}
+	if tr.p == nil {
+		tr.p = NewParams[float32](d.sizes)
+		initParams(tr.p, d.vectors, rngs.New(opts.Seed, "erae/init"))
+		tr.m, tr.v = make([]float32, len(tr.p.All)), make([]float32, len(tr.p.All))
+	}
+	return tr, nil
+}
+
+// stepState is the working memory of the training steps: the reward's candidates, the batch,
+// the gradient and the batch's windows.
+type stepState struct {
+	rw   *rewarder
+	w    *batch[float32]
+	g    *Params[float32]
+	seqs [][]int32
+}
+
+// trainStep trains one step: a batch of windows drawn from the step's stream, word dropout,
+// the forward pass, the losses (with the embedding reward after pre-training), the backward
+// pass and Adam's update. It returns the step's losses and whether the reward was on.
+func (tr *trainer) trainStep(opts TrainOptions, d *trainingData, st *stepState, checkpoint string) (Losses, bool, error) {
+	sizes, w, g := d.sizes, st.w, st.g
+	rng := rngs.New(opts.Seed, fmt.Sprintf("erae/step=%d", tr.step))
+	for b := range st.seqs {
+		st.seqs[b] = d.wins[rng.IntN(len(d.wins))]
+	}
+	w.load(sizes, st.seqs)
+	if opts.WordDropout > 0 {
+		w.dropWords(sizes, opts.WordDropout, rngs.New(opts.Seed, fmt.Sprintf("erae/dropout/step=%d", tr.step)))
+	}
+	w.forward(tr.p)
+	reward := opts.Reward && tr.step >= opts.PretrainSteps
+	var cands []candidate
+	lambdaEmbed := 0.0
+	if reward {
+		cands = selectCandidates(st.rw, w.probs, w.ids, sizes.Vocab, opts.K, rng)
+		lambdaEmbed = opts.LambdaEmbed
+	}
+	l := lossGrad(w.probs, w.ids, sizes.Vocab, cands, opts.LambdaRecon, lambdaEmbed)
+	if !finite(l.Recon) || !finite(l.Embed) {
+		return l, reward, tr.diverged(fmt.Sprintf("loss recon %g, embed %g", l.Recon, l.Embed), checkpoint)
+	}
+	if !reward && opts.Reward {
+		// No reward loss during pre-training: NaN, which the loss curve skips.
+		l.Embed = math.NaN()
+	}
+	clear(g.All)
+	w.backward(tr.p, g)
+	if opts.FreezeEmbeddings {
+		clear(g.Emb[:sizes.Vocab*sizes.Embed])
+	}
+	if !tr.adam(g.All) {
+		return l, reward, tr.diverged("the gradient is not finite", checkpoint)
+	}
+	tr.step++
+	tr.record(l)
+	return l, reward, nil
+}
+
+// progress describes the step just finished with losses l, elapsed after the training (or
+// its resumption) started at startStep.
+func (tr *trainer) progress(opts TrainOptions, d *trainingData, l Losses, reward bool, elapsed time.Duration, startStep int) Progress {
+	secs := elapsed.Seconds()
+	tps := float64((tr.step-startStep)*opts.Batch*opts.Length) / secs
+	left := time.Duration(float64(opts.Steps-tr.step) * secs / float64(tr.step-startStep) * float64(time.Second))
+	phase := "pretrain"
+	if reward {
+		phase = "reward"
+	}
+	return Progress{Step: tr.step, Steps: opts.Steps, Phase: phase, Losses: l, TokensPerSecond: tps, Left: left,
+		Snapshot: func() (*Model, error) { return tr.snapshot(d.vectors, d.ids) }}
 }
 
 // snapshot returns a copy of the model at the current step with the options (and data

@@ -86,12 +86,7 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	if dir == "" {
 		dir = filepath.Join("results", cfg.Name, cfg.Hash[:12])
 	}
-	var logMu sync.Mutex // workers log too (e.g. a damaged cache entry)
-	logf := func(format string, args ...any) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		fmt.Fprintf(opts.Log, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-	}
+	logf := timestampedLog(opts.Log)
 	// Parameter values are checked (by the code of `dptext check`) before anything is loaded
 	// or written: a bad value fails at once, naming its line, and leaves no run folder.
 	if err := runconfig.CheckComponents(cfg); err != nil {
@@ -117,64 +112,95 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	// failed start does not destroy the results of an earlier run.
 	in, err := loadInputs(ctx, cfg, opts, logf)
 	if err != nil {
-		if _, merr := rundir.ReadManifestFile(dir, opts.Shard); os.IsNotExist(merr) {
-			// Nothing to keep: say in a manifest how this first attempt ended.
-			man := rundir.NewManifest(cfg, opts.Jobs)
-			man.SetShard(opts.Shard)
-			man.Status, man.Error = rundir.StatusFailed, err.Error()
-			if errors.Is(err, context.Canceled) {
-				man.Status, man.Error = rundir.StatusInterrupted, "interrupted while loading the inputs; run the same command again"
-			}
-			_ = man.Write(dir)
-		}
+		recordFailedStart(dir, cfg, opts, err)
 		return dir, err
 	}
 	fp := rundir.NewFingerprint(cfg, in.inputs)
-	switch {
-	case opts.Shard.Sharded():
-		err = rundir.PrepareShardDir(dir, fp)
-	case opts.merge:
-		err = rundir.PrepareMergeDir(dir, cfg.Report)
-	default:
-		err = prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
-	}
-	if err != nil {
+	if err := prepareDir(dir, cfg, opts, fp, logf); err != nil {
 		return dir, err
 	}
+	return dir, runWithManifest(ctx, cfg, opts, dir, in, fp, logf)
+}
+
+// runWithManifest runs the config with a live manifest in dir, its heartbeat beating while
+// the cells run, and records in it how the run ended.
+func runWithManifest(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *rundir.Fingerprint, logf func(string, ...any)) error {
 	man := rundir.NewManifest(cfg, opts.Jobs)
 	man.SetShard(opts.Shard)
 	man.Inputs = in.inputs
 	man.Corpus = in.corpus
 	live := rundir.NewLiveManifest(dir, man)
 	if err := live.Update(func(*rundir.Manifest) {}); err != nil {
-		return dir, err
+		return err
 	}
 	stop, beating := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(beating)
 		live.Beat(stop)
 	}()
-	err = run(ctx, cfg, opts, dir, in, fp, live, logf)
+	err := run(ctx, cfg, opts, dir, in, fp, live, logf)
 	close(stop)
 	<-beating
-	if werr := live.Update(func(m *rundir.Manifest) {
-		end := time.Now().UTC()
-		m.Finished = &end
-		switch {
-		case err == nil && opts.Shard.Sharded():
-			m.Status = rundir.StatusShardComplete
-		case err == nil:
-			m.Status = rundir.StatusComplete
-		case errors.Is(err, context.Canceled):
-			m.Status, m.Error = rundir.StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
-				m.CellsDone, m.Cells, filepath.Join(dir, "cells"))
-		default:
-			m.Status, m.Error = rundir.StatusFailed, err.Error()
-		}
-	}); werr != nil && err == nil {
+	if werr := live.Update(func(m *rundir.Manifest) { endManifest(m, dir, opts, err) }); werr != nil && err == nil {
 		err = werr
 	}
-	return dir, err
+	return err
+}
+
+// timestampedLog returns a log function writing each line to w after the time of day; it
+// is safe for concurrent use (workers log too, e.g. a damaged cache entry).
+func timestampedLog(w io.Writer) func(string, ...any) {
+	var logMu sync.Mutex
+	return func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(w, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+}
+
+// recordFailedStart writes, when dir has no manifest of an earlier attempt (nothing to keep),
+// a manifest saying how this first attempt ended: failed with err, or interrupted while
+// loading the inputs.
+func recordFailedStart(dir string, cfg *runconfig.Config, opts RunOptions, err error) {
+	if _, merr := rundir.ReadManifestFile(dir, opts.Shard); !os.IsNotExist(merr) {
+		return
+	}
+	man := rundir.NewManifest(cfg, opts.Jobs)
+	man.SetShard(opts.Shard)
+	man.Status, man.Error = rundir.StatusFailed, err.Error()
+	if errors.Is(err, context.Canceled) {
+		man.Status, man.Error = rundir.StatusInterrupted, "interrupted while loading the inputs; run the same command again"
+	}
+	_ = man.Write(dir)
+}
+
+// prepareDir readies dir for a shard, a merge or a whole run with the fingerprint fp.
+func prepareDir(dir string, cfg *runconfig.Config, opts RunOptions, fp *rundir.Fingerprint, logf func(string, ...any)) error {
+	switch {
+	case opts.Shard.Sharded():
+		return rundir.PrepareShardDir(dir, fp)
+	case opts.merge:
+		return rundir.PrepareMergeDir(dir, cfg.Report)
+	}
+	return prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
+}
+
+// endManifest records in m how the run ended with err: complete (a shard's own cells, or
+// all), interrupted (the finished cells kept in dir) or failed.
+func endManifest(m *rundir.Manifest, dir string, opts RunOptions, err error) {
+	end := time.Now().UTC()
+	m.Finished = &end
+	switch {
+	case err == nil && opts.Shard.Sharded():
+		m.Status = rundir.StatusShardComplete
+	case err == nil:
+		m.Status = rundir.StatusComplete
+	case errors.Is(err, context.Canceled):
+		m.Status, m.Error = rundir.StatusInterrupted, fmt.Sprintf("interrupted after %d of %d cells; the finished cells are kept in %s: run the same command again to resume",
+			m.CellsDone, m.Cells, filepath.Join(dir, "cells"))
+	default:
+		m.Status, m.Error = rundir.StatusFailed, err.Error()
+	}
 }
 
 // checkRunDir refuses, before any data is read, to mix two configs or two versions of a
@@ -240,38 +266,17 @@ func prepareRunDir(dir string, fp *rundir.Fingerprint, layout render.Layout, for
 	return rundir.RemoveRunOutputs(dir, layout)
 }
 
+// run draws the sets, runs the cells (a shard its own) and, unless a shard, writes the run's
+// outputs into dir.
 func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *rundir.Fingerprint, live *rundir.LiveManifest, logf func(string, ...any)) error {
-	sets, err := protocol.Split(cfg, in.docs, logf)
+	sets, whole, err := drawSets(cfg, in, live, logf)
 	if err != nil {
 		return err
 	}
-	whole := protocol.WholePoolSets(cfg, sets)
-	if len(whole) > 0 {
-		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
-		if err := live.Update(func(m *rundir.Manifest) { m.WholePoolSets = whole }); err != nil {
-			return err
-		}
-	}
-	for _, s := range sets {
-		for _, d := range s.AllDraws() {
-			if err := d.MeasureBagDistances(in.store); err != nil {
-				return err
-			}
-		}
-	}
-	var cells []cell
-	for si := range sets {
-		for mi, m := range cfg.Mechanisms {
-			for _, e := range m.Grid() {
-				for r := 0; r < cfg.Repeats; r++ {
-					cells = append(cells, cell{si, mi, e, r})
-				}
-			}
-		}
-	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
 	r.fingerprint, r.ctx, r.logf = fp.Hash(), ctx, logf
-	all := cells
+	all := gridCells(cfg, sets)
+	cells := all
 	if opts.Shard.Sharded() {
 		cells, r.ownsFit = r.shardCells(all, opts.Shard)
 		logf("shard %s: %d of the %d cells", opts.Shard, len(cells), len(all))
@@ -284,6 +289,60 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 			return err
 		}
 	}
+	if err := r.computeCells(ctx, cells, opts, live); err != nil {
+		return err
+	}
+	if opts.Shard.Sharded() {
+		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
+		return nil
+	}
+	return r.writeOutputs(all, whole, live)
+}
+
+// drawSets draws the sets of every repeat (protocol.Split), records in the manifest the sets
+// that take every eligible author (whole), and measures each draw's bag distances.
+func drawSets(cfg *runconfig.Config, in *inputs, live *rundir.LiveManifest, logf func(string, ...any)) (sets []*protocol.SetData, whole []string, err error) {
+	sets, err = protocol.Split(cfg, in.docs, logf)
+	if err != nil {
+		return nil, nil, err
+	}
+	whole = protocol.WholePoolSets(cfg, sets)
+	if len(whole) > 0 {
+		logf("set(s) %s: resample = \"authors\", but every repeat draws the same authors (the set takes every eligible author): the intervals do not cover a draw of authors", strings.Join(whole, ", "))
+		if err := live.Update(func(m *rundir.Manifest) { m.WholePoolSets = whole }); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, s := range sets {
+		for _, d := range s.AllDraws() {
+			if err := d.MeasureBagDistances(in.store); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return sets, whole, nil
+}
+
+// gridCells lists every cell of the run in its fixed order: set × mechanism × ε × repeat.
+func gridCells(cfg *runconfig.Config, sets []*protocol.SetData) []cell {
+	var cells []cell
+	for si := range sets {
+		for mi, m := range cfg.Mechanisms {
+			for _, e := range m.Grid() {
+				for r := 0; r < cfg.Repeats; r++ {
+					cells = append(cells, cell{si, mi, e, r})
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// computeCells runs those of cells not finished yet (all of a shard's own with opts.Force) on
+// the workers, counting each finished cell in the manifest and the progress, and logs where
+// the time went.
+func (r *runner) computeCells(ctx context.Context, cells []cell, opts RunOptions, live *rundir.LiveManifest) error {
+	logf := r.logf
 	todo, done := r.plan(cells, logf)
 	if opts.Force && opts.Shard.Sharded() {
 		// A shard recomputes its own cells; the other shards' files are not its to remove.
@@ -296,12 +355,12 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		logf("%d of %d cells already finished; running %d", done, len(cells), len(todo))
 	}
 	if !opts.Force && !opts.merge {
-		r.cache = &privateCache{dir: filepath.Join(in.cacheDir, "private"), logf: logf}
+		r.cache = &privateCache{dir: filepath.Join(r.in.cacheDir, "private"), logf: logf}
 	}
 	prog := newProgress(len(cells), done, opts.Progress, logf)
 	if err := r.runCells(ctx, todo, func(c cell) {
 		_ = live.Update(func(m *rundir.Manifest) { m.CellsDone++ })
-		prog.done(c.path(cfg, sets))
+		prog.done(c.path(r.cfg, r.sets))
 	}); err != nil {
 		prog.finish()
 		return err
@@ -311,10 +370,14 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if r.cache != nil {
 		logf("private cache: %d of %d mechanism applications reused from %s", r.cacheHits.Load(), r.cacheUses.Load(), r.cache.dir)
 	}
-	if opts.Shard.Sharded() {
-		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
-		return nil
-	}
+	return nil
+}
+
+// writeOutputs gathers the cells of all and writes the run's outputs: term vectors,
+// predictions.csv, the verdicts, tables and plots, and results.csv last (its presence means
+// the run's outputs are all there).
+func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManifest) error {
+	cfg, dir, logf := r.cfg, r.dir, r.logf
 	out, err := r.collect(all)
 	if err != nil {
 		return err
@@ -339,7 +402,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 			return err
 		}
 	}
-	if err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: in.corpus, WholePool: whole}, out.rows); err != nil {
+	if err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, out.rows); err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	// results.csv last: its presence means the run's outputs are all there.
