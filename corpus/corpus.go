@@ -12,7 +12,35 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"dptext/filehash"
 )
+
+// Limits on what the readers read: an input beyond one is refused with an error naming it.
+const (
+	// MaxDocumentBytes bounds one document as stored: a line of a JSON Lines file, a .txt
+	// file of a "dir" corpus, a PAN text or a State of the Union address file. 4 MiB holds a
+	// long novel (War and Peace is 3.2 MB) and keeps a run's memory for one document to a few
+	// hundred MB (a 50 MB document took 2.4 GB).
+	MaxDocumentBytes = 4 << 20
+	// MaxCorpusBytes bounds a corpus file or folder, all its files together.
+	MaxCorpusBytes = 2 << 30
+	// maxMetadataBytes bounds a PAN metadata file (collection-info.json, problem-info.json,
+	// ground truth, fandoms).
+	maxMetadataBytes = 16 << 20
+)
+
+// corpusLimitWhat names what MaxCorpusBytes bounds, for messages.
+const corpusLimitWhat = "a corpus file or folder (corpus.MaxCorpusBytes)"
+
+// NewRecorder returns the filehash.Recorder through which a reader reads the corpus at path
+// (a file or folder) for its fingerprint, bounded by MaxCorpusBytes.
+func NewRecorder(path string) *filehash.Recorder {
+	return filehash.NewRecorder(path, corpusLimitWhat, MaxCorpusBytes)
+}
+
+// documentLimitWhat names what MaxDocumentBytes bounds, for messages.
+const documentLimitWhat = "one document (corpus.MaxDocumentBytes)"
 
 // Document is one text with its author and topic labels.
 type Document struct {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"dptext/filehash"
 )
 
 // ReadDir reads ROOT/<topic>/<author>/<doc>.txt, one document per file, in lexical path order.
@@ -13,8 +15,13 @@ import (
 // (a loop) is skipped and counted. The ID is the path relative to root with forward slashes;
 // Meta["file"] is the file name. Files elsewhere in the tree or without the .txt extension are
 // skipped and counted; an empty or non-UTF-8 text is an error naming the file. Authors are
-// trimmed of surrounding spaces and byte-identical texts dropped (see Skipped).
-func ReadDir(root string) ([]Document, Skipped, error) {
+// trimmed of surrounding spaces and byte-identical texts dropped (see Skipped). Each file may
+// hold at most MaxDocumentBytes, all of them together MaxCorpusBytes.
+func ReadDir(root string) ([]Document, Skipped, error) { return ReadDirFiles(root, nil) }
+
+// ReadDirFiles is ReadDir reading through files, which records the bytes read for the
+// corpus's fingerprint (see filehash.Recorder); nil records nothing.
+func ReadDirFiles(root string, files *filehash.Recorder) ([]Document, Skipped, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("corpus: %w", err)
@@ -22,7 +29,7 @@ func ReadDir(root string) ([]Document, Skipped, error) {
 	if !info.IsDir() {
 		return nil, nil, fmt.Errorf("corpus: %s: not a folder: format \"dir\" reads ROOT/<topic>/<author>/<doc>.txt", root)
 	}
-	w := &dirWalker{root: root, skipped: Skipped{}}
+	w := &dirWalker{root: root, skipped: Skipped{}, files: files}
 	if err := w.walk(root, nil, nil); err != nil {
 		return nil, nil, err
 	}
@@ -36,6 +43,7 @@ type dirWalker struct {
 	root    string
 	skipped Skipped
 	docs    []Document
+	files   *filehash.Recorder
 }
 
 // walk reads folder dir, whose path below the root is rel and whose real paths (symbolic links
@@ -53,11 +61,11 @@ func (w *dirWalker) walk(dir string, rel, stack []string) error {
 		return nil
 	}
 	stack = append(stack, real)
-	entries, err := os.ReadDir(dir)
+	entries, err := w.files.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}
-	for _, e := range entries { // os.ReadDir sorts by name
+	for _, e := range entries { // sorted by name
 		path := filepath.Join(dir, e.Name())
 		parts := append(slices.Clip(rel), e.Name())
 		info, err := os.Stat(path) // follows symbolic links
@@ -85,7 +93,7 @@ func (w *dirWalker) walk(dir string, rel, stack []string) error {
 			w.skipped.add("not a regular file")
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := w.files.ReadFile(path, MaxDocumentBytes, documentLimitWhat)
 		if err != nil {
 			return fmt.Errorf("corpus: %w", err)
 		}

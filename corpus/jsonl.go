@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"dptext/filehash"
 )
 
 // JSONLOptions configure ReadJSONL.
@@ -17,6 +19,9 @@ type JSONLOptions struct {
 	// RequireTopic makes a line without a non-blank "topic" an error (the protocols that score
 	// topic classification need every document's topic).
 	RequireTopic bool
+	// Files, when not nil, records the bytes read for the corpus's fingerprint (see
+	// filehash.Recorder).
+	Files *filehash.Recorder
 }
 
 // ReadJSONL reads one document per line: a JSON object with string fields "author" and "text"
@@ -26,9 +31,10 @@ type JSONLOptions struct {
 // are skipped and counted. Invalid JSON, a key given twice in one object, invalid UTF-8, a
 // missing or non-string field, a blank author or text, and a repeated id are errors naming
 // file:line; so are an empty file and a file holding one JSON array instead of lines. Authors
-// are trimmed of surrounding spaces and byte-identical texts dropped (see Skipped).
+// are trimmed of surrounding spaces and byte-identical texts dropped (see Skipped). The file
+// must be a regular file of at most MaxCorpusBytes, and each line at most MaxDocumentBytes.
 func ReadJSONL(path string, opts JSONLOptions) ([]Document, Skipped, error) {
-	f, err := os.Open(path)
+	f, err := opts.Files.Open(path, MaxCorpusBytes, corpusLimitWhat)
 	if err != nil {
 		return nil, nil, fmt.Errorf("corpus: %w", err)
 	}
@@ -38,7 +44,10 @@ func ReadJSONL(path string, opts JSONLOptions) ([]Document, Skipped, error) {
 	var docs []Document
 	seen := map[string]int{}
 	for lineNo := 1; ; lineNo++ {
-		line, err := r.ReadBytes('\n')
+		line, err := readLine(r)
+		if errors.Is(err, errLongLine) {
+			return nil, nil, fmt.Errorf("corpus: %s:%d: the line is longer than %s, the limit for one document (one line of JSON Lines)", path, lineNo, filehash.Bytes(MaxDocumentBytes))
+		}
 		if err != nil && err != io.EOF {
 			return nil, nil, fmt.Errorf("corpus: %s:%d: %w", path, lineNo, err)
 		}
@@ -81,8 +90,31 @@ func ReadJSONL(path string, opts JSONLOptions) ([]Document, Skipped, error) {
 		}
 		return nil, nil, fmt.Errorf("corpus: %s: no documents, only blank lines: want one JSON object per line", path)
 	}
+	if err := f.Finish(); err != nil {
+		return nil, nil, fmt.Errorf("corpus: %w", err)
+	}
 	docs = finish(docs, skipped)
 	return docs, skipped, nil
+}
+
+// errLongLine is readLine's error for a line longer than MaxDocumentBytes.
+var errLongLine = errors.New("line too long")
+
+// readLine reads up to and including the next newline, as bufio.Reader.ReadBytes does, but
+// fails with errLongLine once the line exceeds MaxDocumentBytes (a file without newlines is
+// not read into memory whole).
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		if len(line)+len(part) > MaxDocumentBytes {
+			return nil, errLongLine
+		}
+		line = append(line, part...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 // decodeObject reads one JSON object into its fields, refusing a key given twice (encoding/json

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"dptext/filehash"
 )
 
 // PAN layouts recognised by ReadPANProblems.
@@ -34,6 +36,9 @@ type PANOptions struct {
 	// collection-info.json or meta-file.json give it); the others are skipped and counted.
 	// Empty keeps every problem.
 	Language string
+	// Files, when not nil, records the bytes read for the corpus's fingerprint (see
+	// filehash.Recorder).
+	Files *filehash.Recorder
 }
 
 // PANText is one text of a PAN problem.
@@ -84,12 +89,12 @@ func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error
 	}
 	var problems []PANProblem
 	switch {
-	case exists(filepath.Join(path, "collection-info.json")):
+	case opts.Files.Exists(filepath.Join(path, "collection-info.json")):
 		var collection []struct {
 			Name     string `json:"problem-name"`
 			Language string `json:"language"`
 		}
-		if err := readJSON(filepath.Join(path, "collection-info.json"), &collection); err != nil {
+		if err := readJSON(opts.Files, filepath.Join(path, "collection-info.json"), &collection); err != nil {
 			return nil, nil, err
 		}
 		seen := map[string]bool{}
@@ -107,10 +112,10 @@ func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error
 		if len(problems) == 0 {
 			return nil, nil, fmt.Errorf("corpus: %s: lists no problem", filepath.Join(path, "collection-info.json"))
 		}
-	case exists(filepath.Join(path, "problem-info.json")):
+	case opts.Files.Exists(filepath.Join(path, "problem-info.json")):
 		problems = []PANProblem{{Name: filepath.Base(path), Dir: path, Layout: LayoutCDAA}}
-	case exists(filepath.Join(path, "meta-file.json")):
-		p, err := readMetaFileProblem(path)
+	case opts.Files.Exists(filepath.Join(path, "meta-file.json")):
+		p, err := readMetaFileProblem(opts.Files, path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -133,7 +138,7 @@ func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error
 		}
 		if p.Layout == LayoutCDAA {
 			lang := p.Language
-			if p, err = readCDAAProblem(p.Dir); err != nil {
+			if p, err = readCDAAProblem(opts.Files, p.Dir); err != nil {
 				return nil, nil, err
 			}
 			p.Language = lang
@@ -146,31 +151,31 @@ func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error
 	return out, skipped, nil
 }
 
-func readCDAAProblem(dir string) (PANProblem, error) {
+func readCDAAProblem(files *filehash.Recorder, dir string) (PANProblem, error) {
 	var info struct {
 		UnknownFolder string              `json:"unknown-folder"`
 		Candidates    []panCandidateEntry `json:"candidate-authors"`
 	}
 	infoPath := filepath.Join(dir, "problem-info.json")
-	if err := readJSON(infoPath, &info); err != nil {
+	if err := readJSON(files, infoPath, &info); err != nil {
 		return PANProblem{}, err
 	}
 	if err := checkFolderName(infoPath, "unknown-folder", info.UnknownFolder); err != nil {
 		return PANProblem{}, err
 	}
 	p := PANProblem{Name: filepath.Base(dir), Layout: LayoutCDAA, Dir: dir, UnknownFolder: info.UnknownFolder, Skipped: Skipped{}}
-	fandoms, err := readFandoms(filepath.Join(dir, "fandom-info.json"))
+	fandoms, err := readFandoms(files, filepath.Join(dir, "fandom-info.json"))
 	if err != nil {
 		return PANProblem{}, err
 	}
-	if p.Candidates, err = readCandidates(dir, infoPath, info.Candidates, fandoms, p.Skipped); err != nil {
+	if p.Candidates, err = readCandidates(files, dir, infoPath, info.Candidates, fandoms, p.Skipped); err != nil {
 		return PANProblem{}, err
 	}
-	unknown, err := readTextFolder(filepath.Join(dir, info.UnknownFolder), p.Skipped)
+	unknown, err := readTextFolder(files, filepath.Join(dir, info.UnknownFolder), p.Skipped)
 	if err != nil {
 		return PANProblem{}, err
 	}
-	truth, err := readTruth(dir, "ground_truth")
+	truth, err := readTruth(files, dir, "ground_truth")
 	if err != nil {
 		return PANProblem{}, err
 	}
@@ -189,7 +194,7 @@ func readCDAAProblem(dir string) (PANProblem, error) {
 	return p, nil
 }
 
-func readMetaFileProblem(dir string) (PANProblem, error) {
+func readMetaFileProblem(files *filehash.Recorder, dir string) (PANProblem, error) {
 	var meta struct {
 		Folder     string              `json:"folder"`
 		Language   string              `json:"language"`
@@ -199,7 +204,7 @@ func readMetaFileProblem(dir string) (PANProblem, error) {
 		} `json:"unknown-texts"`
 	}
 	metaPath := filepath.Join(dir, "meta-file.json")
-	if err := readJSON(metaPath, &meta); err != nil {
+	if err := readJSON(files, metaPath, &meta); err != nil {
 		return PANProblem{}, err
 	}
 	if err := checkFolderName(metaPath, "folder", meta.Folder); err != nil {
@@ -207,12 +212,12 @@ func readMetaFileProblem(dir string) (PANProblem, error) {
 	}
 	p := PANProblem{Name: filepath.Base(dir), Layout: LayoutMetaFile, Dir: dir, Language: meta.Language,
 		UnknownFolder: meta.Folder, Skipped: Skipped{}}
-	candidates, err := readCandidates(dir, metaPath, meta.Candidates, nil, p.Skipped)
+	candidates, err := readCandidates(files, dir, metaPath, meta.Candidates, nil, p.Skipped)
 	if err != nil {
 		return PANProblem{}, err
 	}
 	p.Candidates = candidates
-	truth, err := readTruth(dir, "ground-truth")
+	truth, err := readTruth(files, dir, "ground-truth")
 	if err != nil {
 		return PANProblem{}, err
 	}
@@ -220,7 +225,7 @@ func readMetaFileProblem(dir string) (PANProblem, error) {
 		if err := checkFolderName(metaPath, "unknown-text", u.File); err != nil {
 			return PANProblem{}, err
 		}
-		text, err := readText(filepath.Join(dir, meta.Folder, u.File))
+		text, err := readText(files, filepath.Join(dir, meta.Folder, u.File))
 		if err != nil {
 			return PANProblem{}, err
 		}
@@ -241,13 +246,13 @@ type panCandidateEntry struct {
 
 // readCandidates reads each candidate's folder of known texts under dir, in the order of
 // entries (from the metadata file metaPath). fandoms gives the known texts' topics (nil: none).
-func readCandidates(dir, metaPath string, entries []panCandidateEntry, fandoms fandomIndex, skipped Skipped) ([]PANCandidate, error) {
+func readCandidates(files *filehash.Recorder, dir, metaPath string, entries []panCandidateEntry, fandoms fandomIndex, skipped Skipped) ([]PANCandidate, error) {
 	var candidates []PANCandidate
 	for _, c := range entries {
 		if err := checkFolderName(metaPath, "author-name", c.Name); err != nil {
 			return nil, err
 		}
-		known, err := readTextFolder(filepath.Join(dir, c.Name), skipped)
+		known, err := readTextFolder(files, filepath.Join(dir, c.Name), skipped)
 		if err != nil {
 			return nil, err
 		}
@@ -297,9 +302,9 @@ func (f fandomIndex) take(role, candidate, file string) string {
 // readFandoms reads fandom-info.json: a list of {"known-text", "true-author", "fandom"} and
 // {"unknown-text", "fandom"} entries, text names with or without ".txt". A missing file gives
 // no fandoms.
-func readFandoms(path string) (fandomIndex, error) {
+func readFandoms(files *filehash.Recorder, path string) (fandomIndex, error) {
 	index := fandomIndex{}
-	if !exists(path) {
+	if !files.Exists(path) {
 		return index, nil
 	}
 	var entries []struct {
@@ -308,7 +313,7 @@ func readFandoms(path string) (fandomIndex, error) {
 		Author  string `json:"true-author"`
 		Fandom  string `json:"fandom"`
 	}
-	if err := readJSON(path, &entries); err != nil {
+	if err := readJSON(files, path, &entries); err != nil {
 		return nil, err
 	}
 	for i, e := range entries {
@@ -333,16 +338,16 @@ type groundTruth struct {
 
 // readTruth reads dir/ground-truth.json: {key: [{"unknown-text", "true-author"}, …]}. A missing
 // file is not an error (authors = nil).
-func readTruth(dir, key string) (groundTruth, error) {
+func readTruth(files *filehash.Recorder, dir, key string) (groundTruth, error) {
 	truth := groundTruth{path: filepath.Join(dir, "ground-truth.json")}
-	if !exists(truth.path) {
+	if !files.Exists(truth.path) {
 		return truth, nil
 	}
 	var doc map[string][]struct {
 		File   string `json:"unknown-text"`
 		Author string `json:"true-author"`
 	}
-	if err := readJSON(truth.path, &doc); err != nil {
+	if err := readJSON(files, truth.path, &doc); err != nil {
 		return truth, err
 	}
 	entries, ok := doc[key]
@@ -369,8 +374,8 @@ func unmatched[V any](path string, left map[string]V) error {
 }
 
 // readTextFolder reads the .txt files of dir in name order; other files are counted in skipped.
-func readTextFolder(dir string, skipped Skipped) ([]PANText, error) {
-	entries, err := os.ReadDir(dir)
+func readTextFolder(files *filehash.Recorder, dir string, skipped Skipped) ([]PANText, error) {
+	entries, err := files.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
@@ -380,7 +385,7 @@ func readTextFolder(dir string, skipped Skipped) ([]PANText, error) {
 			skipped.add("file or folder without .txt extension in a text folder")
 			continue
 		}
-		text, err := readText(filepath.Join(dir, e.Name()))
+		text, err := readText(files, filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
@@ -389,8 +394,8 @@ func readTextFolder(dir string, skipped Skipped) ([]PANText, error) {
 	return texts, nil
 }
 
-func readText(path string) (string, error) {
-	data, err := os.ReadFile(path)
+func readText(files *filehash.Recorder, path string) (string, error) {
+	data, err := files.ReadFile(path, MaxDocumentBytes, documentLimitWhat)
 	if err != nil {
 		return "", fmt.Errorf("corpus: %w", err)
 	}
@@ -398,8 +403,8 @@ func readText(path string) (string, error) {
 	return text, checkText(path, text)
 }
 
-func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+func readJSON(files *filehash.Recorder, path string, v any) error {
+	data, err := files.ReadFile(path, maxMetadataBytes, "a PAN metadata file")
 	if err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}
@@ -420,9 +425,4 @@ func checkFolderName(metaPath, key, name string) error {
 		return fmt.Errorf("corpus: %s: %q is %q: want a plain file or folder name", metaPath, key, name)
 	}
 	return nil
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -3,12 +3,13 @@ package corpus
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"dptext/filehash"
 )
 
 // Topic labelings of the State of the Union corpus (SOTUOptions.Topic).
@@ -28,6 +29,9 @@ type SOTUOptions struct {
 	Topic string `toml:"topic"`
 	// EraSplitYear is the first year of the later era when Topic is "era".
 	EraSplitYear int `toml:"era_split_year"`
+	// Files, when not nil, records the bytes read for the corpus's fingerprint (see
+	// filehash.Recorder).
+	Files *filehash.Recorder `toml:"-"`
 }
 
 // DefaultSOTUOptions labels by party, with era_split_year = 1913 for the era labelling
@@ -57,12 +61,13 @@ var sotuFileName = regexp.MustCompile(`^(\d{4})_([a-z0-9_.]+)_([a-z]+)\.json$`)
 // (files <year>_<name>_<party>.json = {"year", "name", "party", "text"} in dataDir, the
 // package's data/ folder; the .txt twins of each file are ignored and counted). Author is the
 // president's name, Topic follows opts, ID is the file name without ".json", and Meta holds
-// "year", "party" and "file". Documents come in file-name order (by year).
+// "year", "party" and "file". Documents come in file-name order (by year). Each file may hold
+// at most MaxDocumentBytes.
 func ReadSOTU(dataDir string, opts SOTUOptions) ([]Document, Skipped, error) {
 	if err := opts.validate(); err != nil {
 		return nil, nil, err
 	}
-	entries, err := os.ReadDir(dataDir)
+	entries, err := opts.Files.ReadDir(dataDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("corpus: sotu: %w", err)
 	}
@@ -80,7 +85,7 @@ func ReadSOTU(dataDir string, opts SOTUOptions) ([]Document, Skipped, error) {
 			continue
 		}
 		path := filepath.Join(dataDir, name)
-		doc, err := readSOTUFile(path, m[1])
+		doc, err := readSOTUFile(opts.Files, path, m[1])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -107,8 +112,8 @@ func ReadSOTU(dataDir string, opts SOTUOptions) ([]Document, Skipped, error) {
 	return finish(docs, skipped), skipped, nil
 }
 
-func readSOTUFile(path, fileYear string) (Document, error) {
-	data, err := os.ReadFile(path)
+func readSOTUFile(files *filehash.Recorder, path, fileYear string) (Document, error) {
+	data, err := files.ReadFile(path, MaxDocumentBytes, documentLimitWhat)
 	if err != nil {
 		return Document{}, fmt.Errorf("corpus: sotu: %w", err)
 	}

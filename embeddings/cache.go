@@ -2,6 +2,7 @@ package embeddings
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash"
@@ -11,6 +12,7 @@ import (
 	"os"
 
 	"dptext/atomicfile"
+	"dptext/filehash"
 )
 
 // CacheExt is the file extension of dptext's embedding cache; Load's "auto" format maps it to "cache".
@@ -92,16 +94,11 @@ func VerifyCache(path string) error {
 	return checkTrailer(f, path, size, crc)
 }
 
-// openCache opens a cache file and checks its header against its size; the file is returned
-// positioned at its start, with its size.
+// openCache opens a cache file (a regular file: see filehash.OpenRegular) and checks its header
+// against its size; the file is returned positioned at its start, with its size.
 func openCache(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
+	f, info, err := filehash.OpenRegular(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("embeddings: %w", err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, 0, fmt.Errorf("embeddings: %w", err)
 	}
 	size := info.Size()
@@ -158,15 +155,18 @@ func checkTrailer(f io.Reader, path string, size int64, crc hash.Hash32) error {
 // memory, verifies the file length and checksum, and keeps the first topK rows (topK ≤ 0 keeps
 // all; the remaining rows are still read for the checksum, in small chunks).
 func ReadCache(path string, topK int) (*Store, error) {
-	f, size, err := openCache(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	return LoadContext(context.Background(), path, FormatCache, topK)
+}
+
+// readCacheFrom is ReadCache of the file f opened from path, read from its start to its end
+// once (no seeking, so that a hash of what f delivers is the hash of the bytes loaded).
+func readCacheFrom(f *filehash.File, path string, topK int) (*Store, error) {
+	size := f.Stat().Size()
 	crc := crc32.New(castagnoli)
 	header := make([]byte, cacheHeaderSize)
-	if _, err := io.ReadFull(f, header); err != nil {
-		return nil, readErr(path, "byte offset 0", "the header", err)
+	_, err := io.ReadFull(f, header)
+	if msg := checkCacheHeader(header, size, err); msg != "" {
+		return nil, &FormatError{Path: path, Msg: msg}
 	}
 	crc.Write(header)
 	dim := uint64(binary.LittleEndian.Uint32(header[12:]))

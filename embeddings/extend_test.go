@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"dptext/filehash"
 )
 
 // Adding an embeddings format (ARCHITECTURE.md) is one entry of Formats: here a CSV layout
@@ -17,12 +19,7 @@ func TestAddingAFormat(t *testing.T) {
 	saved := Formats
 	t.Cleanup(func() { Formats = saved })
 	Formats = append(slices.Clone(Formats), Format{Name: "csv", Description: "example: word,v1,v2,… per line", Extensions: []string{".csv"},
-		read: func(_ context.Context, path string, topK int) (*Store, error) {
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
+		read: func(_ context.Context, f *filehash.File, path string, topK int) (*Store, error) {
 			var words []string
 			var vecs []float32
 			dim := 0

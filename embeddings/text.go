@@ -24,7 +24,7 @@ func readText(src *source) (*Store, error) {
 	fields := make([]string, 0, 301)
 	var values []float32
 	for {
-		line, err := src.r.ReadString('\n')
+		line, err := readLine(src.r)
 		if err != nil && err != io.EOF {
 			return nil, readErr(path, fmt.Sprintf("line %d", lineNo+1), "a line", err)
 		}

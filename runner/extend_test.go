@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"dptext/corpus"
+	"dptext/filehash"
 	"dptext/internal/fixtures"
 	"dptext/learn"
 	"dptext/mechanisms"
@@ -115,8 +115,8 @@ func TestAddingOneComponentOfEachKind(t *testing.T) {
 		}}
 	formats := registry.CorpusFormats
 	registry.CorpusFormats = append(slices.Clone(registry.CorpusFormats), registry.CorpusFormat{Name: "tsv", Description: "example: author<TAB>topic<TAB>text per line",
-		Read: func(_ registry.CorpusConfig, path string, _ bool) ([]corpus.Document, corpus.Skipped, error) {
-			f, err := os.Open(path)
+		Read: func(_ registry.CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
+			f, err := files.Open(path, corpus.MaxCorpusBytes, "a corpus file")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -128,7 +128,10 @@ func TestAddingOneComponentOfEachKind(t *testing.T) {
 				p := strings.SplitN(sc.Text(), "\t", 3)
 				docs = append(docs, corpus.Document{ID: fmt.Sprint(len(docs)), Author: p[0], Topic: p[1], Text: p[2]})
 			}
-			return docs, corpus.Skipped{}, sc.Err()
+			if err := sc.Err(); err != nil {
+				return nil, nil, err
+			}
+			return docs, corpus.Skipped{}, f.Finish()
 		},
 		Caption: registry.PathCaption})
 	t.Cleanup(func() {

@@ -83,11 +83,13 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 	done := make(chan read, 1)
 	go func() {
 		var r read
-		r.docs, r.skipped, r.err = format.Read(c, path, needsTopics(cfg))
+		files := corpus.NewRecorder(path)
+		r.docs, r.skipped, r.err = format.Read(c, path, needsTopics(cfg), files)
 		if r.err == nil {
-			// The hash is of the files read, also for the default corpus (whose cache Ensure
-			// checked against its pinned hash): an edit anywhere changes the fingerprint.
-			r.sum, r.n, r.err = rundir.HashPath(path)
+			// The hash is of the bytes parsed (a file replaced or edited while it was read is
+			// an error, never a fingerprint of other bytes), also for the default corpus (whose
+			// cache Ensure checked against its pinned hash): an edit anywhere changes it.
+			r.sum, r.n, r.err = files.Sum()
 		}
 		done <- r
 	}()
@@ -144,14 +146,13 @@ func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dat
 		if e.Vocabulary == runconfig.VocabularyWords {
 			topK = 0 // filter first, then keep the K most frequent of the remaining words
 		}
-		var err error
-		if store, err = embeddings.LoadContext(ctx, path, e.Format, topK); err != nil {
-			return nil, input, err
-		}
-		sum, n, err := rundir.HashPath(path)
+		// The hash is of the bytes loaded, on the same descriptor: a file replaced while it is
+		// read cannot give the fingerprint of other bytes.
+		s, sum, n, err := embeddings.LoadHashed(ctx, path, e.Format, topK)
 		if err != nil {
 			return nil, input, err
 		}
+		store = s
 		input = rundir.Input{Role: "embeddings", Path: filepath.ToSlash(e.Path), SHA256: sum, Bytes: n}
 	}
 	store = restrictVocabulary(store, e)

@@ -24,7 +24,7 @@ func TestCaptionFollowsTheConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, _ := registry.LookupCorpusFormat(cfg.Corpus.Format)
-		docs, skipped, err := f.Read(cfg.Corpus, cfg.Resolve(cfg.Corpus.Path), true)
+		docs, skipped, err := f.Read(cfg.Corpus, cfg.Resolve(cfg.Corpus.Path), true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestCaptionDescribesTheCorpusRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := registry.LookupCorpusFormat(cfg.Corpus.Format)
-	docs, skipped, err := f.Read(cfg.Corpus, pan, true)
+	docs, skipped, err := f.Read(cfg.Corpus, pan, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

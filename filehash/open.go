@@ -1,0 +1,96 @@
+package filehash
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// OpenRegular opens path for reading when it is a regular file (symbolic links followed). A
+// device (/dev/zero), a named pipe or a socket is refused at once with a *NotRegularError,
+// never read or waited on: the file is stat'ed before it is opened, opened without blocking
+// (a named pipe put in its place in between does not wait for a writer), and stat'ed again
+// through the opened descriptor. The info returned is that of the opened file.
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, &NotRegularError{Path: path, Mode: info.Mode()}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if info, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &NotRegularError{Path: path, Mode: info.Mode()}
+	}
+	return f, info, nil
+}
+
+// NotRegularError reports a file that is neither a regular file nor (where a folder is
+// accepted) a folder: a device, a named pipe or a socket, whose content has no end or no
+// size to check.
+type NotRegularError struct {
+	Path string
+	Mode os.FileMode
+}
+
+// Error names the file and what it is.
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s: not a regular file (%s)", e.Path, Kind(e.Mode))
+}
+
+// LimitError reports an input larger than the limit stated for its kind.
+type LimitError struct {
+	Path string
+	// What names the kind of input the limit is for, e.g. "a corpus file or folder".
+	What  string
+	Limit int64
+}
+
+// Error names the file, the limit and what it bounds.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: larger than %s, the limit for %s", e.Path, Bytes(e.Limit), e.What)
+}
+
+// Bytes renders a byte count for messages: "4 MiB (4194304 bytes)" for a whole number of
+// KiB, MiB or GiB, else "N bytes".
+func Bytes(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s (%d bytes)", n/u.size, u.name, n)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// CheckInput reports, from its metadata alone and without reading it, why path cannot be
+// read as an input of at most limit bytes (0: no limit): it does not exist, it is neither a
+// regular file nor (with folder) a folder, or a regular file larger than limit. Commands that
+// check a config use it to refuse what a run would refuse when reading.
+func CheckInput(path string, folder bool, limit int64, what string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case info.IsDir() && folder:
+		return nil
+	case !info.Mode().IsRegular() && !info.IsDir():
+		return &NotRegularError{Path: path, Mode: info.Mode()}
+	case info.IsDir():
+		return fmt.Errorf("%s: a folder, want a file", path)
+	case limit > 0 && info.Size() > limit:
+		return &LimitError{Path: path, What: what, Limit: limit}
+	}
+	return nil
+}
