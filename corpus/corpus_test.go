@@ -75,7 +75,7 @@ func TestReadDir(t *testing.T) {
 		"sport/bob/2.txt": "b2", "sport/ann/1.txt": "a1", "art/ann/x.txt": "ax",
 		"sport/ann/notes.md": "skip", "README.txt": "skip",
 	})
-	docs, skipped, err := ReadDir(root)
+	docs, skipped, err := ReadDir(root, DirOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,9 +90,9 @@ func TestReadDir(t *testing.T) {
 	if skipped.Total() != 2 || skipped["file without .txt extension"] != 1 {
 		t.Errorf("skipped = %v", skipped)
 	}
-	_, _, err = ReadDir(writeTree(t, map[string]string{"t/a/bad.txt": "\xfe\xff"}))
+	_, _, err = ReadDir(writeTree(t, map[string]string{"t/a/bad.txt": "\xfe\xff"}), DirOptions{})
 	wantErr(t, err, "bad.txt", "not valid UTF-8")
-	_, _, err = ReadDir(writeTree(t, map[string]string{"t/a/empty.txt": " \n"}))
+	_, _, err = ReadDir(writeTree(t, map[string]string{"t/a/empty.txt": " \n"}), DirOptions{})
 	wantErr(t, err, "empty.txt", "text is empty")
 }
 

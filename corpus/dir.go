@@ -10,18 +10,21 @@ import (
 	"dptext/filehash"
 )
 
+// DirOptions configure ReadDir.
+type DirOptions struct {
+	// Files, when not nil, records the bytes read for the corpus's fingerprint (see
+	// filehash.Recorder).
+	Files *filehash.Recorder
+}
+
 // ReadDir reads ROOT/<topic>/<author>/<doc>.txt, one document per file, in lexical path order.
 // Symbolic links to folders and files are followed; a link back to a folder on its own path
 // (a loop) is skipped and counted. The ID is the path relative to root with forward slashes;
 // Meta["file"] is the file name. Files elsewhere in the tree or without the .txt extension are
 // skipped and counted; an empty or non-UTF-8 text is an error naming the file. Authors are
 // trimmed of surrounding spaces and byte-identical texts dropped (see Skipped). Each file may
-// hold at most MaxDocumentBytes, all of them together MaxCorpusBytes.
-func ReadDir(root string) ([]Document, Skipped, error) { return ReadDirFiles(root, nil) }
-
-// ReadDirFiles is ReadDir reading through files, which records the bytes read for the
-// corpus's fingerprint (see filehash.Recorder); nil records nothing.
-func ReadDirFiles(root string, files *filehash.Recorder) ([]Document, Skipped, error) {
+// hold at most MaxDocumentBytes.
+func ReadDir(root string, opts DirOptions) ([]Document, Skipped, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("corpus: %w", err)
@@ -29,7 +32,7 @@ func ReadDirFiles(root string, files *filehash.Recorder) ([]Document, Skipped, e
 	if !info.IsDir() {
 		return nil, nil, fmt.Errorf("corpus: %s: not a folder: format \"dir\" reads ROOT/<topic>/<author>/<doc>.txt", root)
 	}
-	w := &dirWalker{root: root, skipped: Skipped{}, files: files}
+	w := &dirWalker{root: root, skipped: Skipped{}, files: opts.Files}
 	if err := w.walk(root, nil, nil); err != nil {
 		return nil, nil, err
 	}

@@ -71,7 +71,7 @@ func FuzzReadDir(f *testing.F) {
 	f.Add("sport/ann/1.txt\thi\nsport/ann/loop\t@\nart\t@sport")
 	f.Add("a/b/c.txt\t\xff\xfe")
 	f.Fuzz(func(t *testing.T, spec string) {
-		docs, _, err := ReadDir(fuzzTree(t, spec))
+		docs, _, err := ReadDir(fuzzTree(t, spec), DirOptions{})
 		if err == nil {
 			checkDocs(t, docs)
 			for _, d := range docs {

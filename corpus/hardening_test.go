@@ -68,7 +68,7 @@ func TestReadDirFollowsSymlinks(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(root, "sport", "ann", "loop")); err != nil {
 		t.Fatal(err)
 	}
-	docs, skipped, err := ReadDir(root)
+	docs, skipped, err := ReadDir(root, DirOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

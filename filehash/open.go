@@ -75,21 +75,20 @@ func Bytes(n int64) string {
 }
 
 // CheckInput reports, from its metadata alone and without reading it, why path cannot be
-// read as an input of at most limit bytes (0: no limit): it does not exist, it is neither a
-// regular file nor (with folder) a folder, or a regular file larger than limit. Commands that
-// check a config use it to refuse what a run would refuse when reading.
-func CheckInput(path string, folder bool, limit int64, what string) error {
+// read as an input of at most limit bytes: it does not exist, it is neither a regular file nor
+// a folder (a device, a named pipe, a socket), or it is a regular file larger than limit (what
+// names the kind of input the limit is for). Commands that check a config use it to refuse
+// what a run would refuse when reading.
+func CheckInput(path string, limit int64, what string) error {
 	info, err := os.Stat(path)
 	switch {
 	case err != nil:
 		return err
-	case info.IsDir() && folder:
-		return nil
-	case !info.Mode().IsRegular() && !info.IsDir():
-		return &NotRegularError{Path: path, Mode: info.Mode()}
 	case info.IsDir():
-		return fmt.Errorf("%s: a folder, want a file", path)
-	case limit > 0 && info.Size() > limit:
+		return nil
+	case !info.Mode().IsRegular():
+		return &NotRegularError{Path: path, Mode: info.Mode()}
+	case info.Size() > limit:
 		return &LimitError{Path: path, What: what, Limit: limit}
 	}
 	return nil

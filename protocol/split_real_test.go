@@ -74,7 +74,7 @@ func TestSplitCrossTopicDirectory(t *testing.T) {
 	if err := synth.WriteDir(root, o); err != nil {
 		t.Fatal(err)
 	}
-	docs, _, err := corpus.ReadDir(root)
+	docs, _, err := corpus.ReadDir(root, corpus.DirOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestSplitResample(t *testing.T) {
 	if err := synth.WriteDir(root, o); err != nil {
 		t.Fatal(err)
 	}
-	docs, _, err := corpus.ReadDir(root)
+	docs, _, err := corpus.ReadDir(root, corpus.DirOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ var CorpusFormats = []CorpusFormat{
 		Caption: PathCaption},
 	{Name: "dir", Description: "ROOT/<topic>/<author>/<doc>.txt",
 		Read: func(_ CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
-			return corpus.ReadDirFiles(path, files)
+			return corpus.ReadDir(path, corpus.DirOptions{Files: files})
 		},
 		Caption: PathCaption},
 	{Name: "pan", Description: "PAN 2018/2019 attribution collection or problem, or the older meta-file.json layout",

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,7 +17,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"dptext/configfile"
+	"dptext/corpus"
 	"dptext/embeddings"
+	"dptext/filehash"
 	"dptext/registry"
 	"dptext/report"
 	"dptext/report/render"
@@ -473,7 +474,8 @@ func (c *Config) validateData() error {
 	case c.Corpus.Path == "":
 		return c.ErrAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
 	case !c.skipFileChecks:
-		if _, err := os.Stat(c.Resolve(c.Corpus.Path)); err != nil {
+		// What the reader would refuse at once: a device, a pipe, a file above the limit.
+		if err := filehash.CheckInput(c.Resolve(c.Corpus.Path), corpus.MaxCorpusBytes, "a corpus file or folder (corpus.MaxCorpusBytes)"); err != nil {
 			return c.ErrAt("corpus", "path", "%v", err)
 		}
 	}
@@ -487,7 +489,7 @@ func (c *Config) validateData() error {
 		return c.ErrAt("embeddings", "path", "missing: format %q reads a file (only \"wink\" has default data)", c.Embeddings.Format)
 	}
 	if c.Embeddings.Path != "" && !c.skipFileChecks {
-		if _, err := os.Stat(c.Resolve(c.Embeddings.Path)); err != nil {
+		if err := filehash.CheckInput(c.Resolve(c.Embeddings.Path), embeddings.MaxFileBytes, "a vector file (embeddings.MaxFileBytes)"); err != nil {
 			return c.ErrAt("embeddings", "path", "%v", err)
 		}
 	}

@@ -1,9 +1,9 @@
 package runconfig
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"dptext/configfile"
@@ -19,21 +19,19 @@ const maxConfigBytes = 1 << 20
 // 3.7 GB.
 const maxConfigNesting = 16
 
-// readConfigFile reads a config of at most maxConfigBytes from a regular file (not a device
-// such as /dev/zero or a pipe, whose size cannot be known first).
+// readConfigFile reads a config of at most maxConfigBytes from a regular file: a device such as
+// /dev/zero or a named pipe, whose size cannot be known first, is refused at once, without
+// waiting for a pipe's writer (see filehash.OpenRegular).
 func readConfigFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, info, err := filehash.OpenRegular(path)
+	var nr *filehash.NotRegularError
+	if errors.As(err, &nr) {
+		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", filehash.Kind(nr.Mode))}
+	}
 	if err != nil {
 		return "", fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("config: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", filehash.Kind(info.Mode()))}
-	}
 	if info.Size() > maxConfigBytes {
 		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("%d bytes: a config may have at most %d bytes", info.Size(), maxConfigBytes)}
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"dptext/corpus"
+	"dptext/filehash"
 	"dptext/mechanisms"
 	"dptext/registry"
 	"dptext/rngs"
@@ -55,9 +57,15 @@ func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		defer f.Close()
 		in, name = f, pos[0]
 	}
-	data, err := io.ReadAll(in)
+	// One document, bounded as a corpus's documents are: standard input or a device
+	// (/dev/urandom) is read no further than one byte past the limit.
+	data, err := io.ReadAll(io.LimitReader(in, corpus.MaxDocumentBytes+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > corpus.MaxDocumentBytes {
+		return fmt.Errorf("%s: larger than %s, the limit for one document (corpus.MaxDocumentBytes): obfuscate privatises one document; split a longer text into documents",
+			name, filehash.Bytes(corpus.MaxDocumentBytes))
 	}
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%s: not valid UTF-8 text", name)

@@ -39,7 +39,7 @@ func TestCollectionsReadBack(t *testing.T) {
 	if err := WriteDir(dir, o); err != nil {
 		t.Fatal(err)
 	}
-	docs, _, err := corpus.ReadDir(dir)
+	docs, _, err := corpus.ReadDir(dir, corpus.DirOptions{})
 	if err != nil || len(docs) != 13*4 {
 		t.Fatalf("cross-topic: %v, %d documents, want 52", err, len(docs))
 	}
