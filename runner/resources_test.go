@@ -5,10 +5,12 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"dptext/corpus"
+	"dptext/filehash"
 	"dptext/internal/fixtures"
+	"dptext/registry"
 	"dptext/resources"
 	"dptext/runconfig"
 )
@@ -59,15 +61,19 @@ func TestHugeValuesAreRefusedWithTheirEstimate(t *testing.T) {
 	}
 }
 
-// A corpus read that does not end (here a FIFO no one writes, as a huge file would take
-// minutes) is abandoned once the run is cancelled (before, the run waited for the read).
+// A corpus read that does not end (here a reader that waits until the test ends, as a huge
+// file would take minutes) is abandoned once the run is cancelled (before, the run waited for
+// the read).
 func TestCorpusReadIsAbandonedWhenCancelled(t *testing.T) {
-	_, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	fifo := filepath.Join(t.TempDir(), "corpus.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatalf("mkfifo: %v", err) // every Unix this package builds on has FIFOs
-	}
-	cfg := fixtureConfig(t, fifo, vecPath)
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	withCorpusFormat(t, registry.CorpusFormat{Name: "never-ends", Description: "test: a read that does not end", Caption: registry.PathCaption,
+		Read: func(registry.CorpusConfig, string, bool, *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
+			<-release
+			return nil, nil, errors.New("released")
+		}})
+	cfg := fixtureConfigFormat(t, "never-ends", corpusPath, vecPath)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := loadCorpusAndVectors(ctx, cfg, t.TempDir(), func(string, ...any) {}); !errors.Is(err, context.Canceled) {
