@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -51,7 +52,15 @@ type Model struct {
 	Header
 	p     *Params[float32]
 	index map[string]int32
+	// sha256 is the hash of the file the model was loaded from, as filehash.Sum gives it
+	// (empty for a model not loaded from a file).
+	sha256 string
 }
+
+// SHA256 returns the hash of the bytes the model was loaded from, as filehash.Sum and a
+// run's manifest give it: computed from the very bytes parsed, so that a file replaced after
+// a run hashed it is told apart. Empty for a model made in memory.
+func (m *Model) SHA256() string { return m.sha256 }
 
 // Params returns the model's weights.
 func (m *Model) Params() *Params[float32] { return m.p }
@@ -131,24 +140,51 @@ func writeModelFile(path string, h Header, tensors ...any) error {
 // readModelFile reads and verifies a model file: its weights and, for a checkpoint, Adam's
 // moments.
 func readModelFile(path string) (Header, *Params[float32], []float32, []float32, error) {
+	data, err := readModelBytes(path)
+	if err != nil {
+		return Header{}, nil, nil, nil, err
+	}
+	return parseModelFile(path, data)
+}
+
+// readModelBytes reads the bytes of a model file from one descriptor: a regular file (a
+// device such as /dev/zero or a pipe would be read forever or block, and is refused at once)
+// whose size fits the machine's memory (it is held twice: bytes and weights).
+func readModelBytes(path string) ([]byte, error) {
+	f, info, err := filehash.OpenRegular(path)
+	var nr *filehash.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, fmt.Errorf("model %s: not a regular file (%s): want a model file made by `dptext train erae`", path, filehash.Kind(nr.Mode))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	if err := resources.Fits(fmt.Sprintf("%d bytes", info.Size()), 2*float64(info.Size()), "the file's bytes and its weights"); err != nil {
+		return nil, fmt.Errorf("model %s: %v", path, err)
+	}
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("model %s: %w (the file shrank while it was read)", path, err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("model %s: the file grew while it was read: read it again once it no longer changes", path)
+	}
+	return data, nil
+}
+
+// fileSum is the hash filehash.Sum gives a file holding data, as a run's manifest records it.
+func fileSum(data []byte) string {
+	h := sha256.New()
+	h.Write([]byte{0})
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// parseModelFile verifies and decodes the bytes of a model file read from path.
+func parseModelFile(path string, data []byte) (Header, *Params[float32], []float32, []float32, error) {
 	fail := func(format string, args ...any) (Header, *Params[float32], []float32, []float32, error) {
 		return Header{}, nil, nil, nil, fmt.Errorf("model %s: %s", path, fmt.Sprintf(format, args...))
-	}
-	// A device (/dev/zero) or pipe would be read forever, and a file whose size exceeds the
-	// machine's memory (it is held twice: bytes and weights) cannot be loaded.
-	info, err := os.Stat(path)
-	if err != nil {
-		return Header{}, nil, nil, nil, fmt.Errorf("model: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return fail("not a regular file (%s): want a model file made by `dptext train erae`", filehash.Kind(info.Mode()))
-	}
-	if err := resources.Fits(fmt.Sprintf("%d bytes", info.Size()), 2*float64(info.Size()), "the file's bytes and its weights"); err != nil {
-		return fail("%v", err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Header{}, nil, nil, nil, fmt.Errorf("model: %w", err)
 	}
 	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
 		return fail("not an ER-AE model file (it does not start with %q); make one with `dptext train erae`", magic[:len(magic)-1])
@@ -221,7 +257,11 @@ func WeightCount(s Sizes) float64 {
 
 // Load reads a model written by Save (or Train's final model) from path.
 func Load(path string) (*Model, error) {
-	h, p, _, _, err := readModelFile(path)
+	data, err := readModelBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	h, p, _, _, err := parseModelFile(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +272,7 @@ func Load(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
+	m.sha256 = fileSum(data)
 	return m, nil
 }
 

@@ -70,6 +70,11 @@ type Env struct {
 	// ConfigDir is the folder of the config: relative file parameters (erae's model) are read
 	// from there, as the config's other paths are; empty: the working directory.
 	ConfigDir string
+	// InputSHA256 maps the data files the components declare (InputFile: erae's model), by
+	// path as the builder resolves it, to the hash (filehash.Sum) the run's manifest records
+	// for them: a builder that reads one compares the hash of the bytes it parsed, so that a
+	// file replaced after the run hashed it is refused. Nil outside a run.
+	InputSHA256 map[string]string
 	// Check marks a build by `dptext check`: components write nothing (no cache, even one
 	// their options name).
 	Check bool

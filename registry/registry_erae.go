@@ -38,6 +38,10 @@ func eraeBuild(reward bool) func(env *Env, eps float64, o erae.MechanismOptions)
 			return nil, err
 		}
 		model := m.(*erae.Model)
+		if want, ok := env.InputSHA256[filepath.Clean(path)]; ok && model.SHA256() != want {
+			return nil, fmt.Errorf("%s: model %s changed after the run hashed it (sha256 %.12s… in the manifest, %.12s… loaded): the results would not come from the file the manifest names; run again once it no longer changes",
+				name, path, want, model.SHA256())
+		}
 		if err := model.CheckKind(path, reward); err != nil {
 			return nil, err
 		}

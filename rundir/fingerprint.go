@@ -143,7 +143,7 @@ func DataInputs(cfg *runconfig.Config) ([]Input, error) {
 			if err != nil {
 				return fmt.Errorf("%s %s: %s: %w", kind, id, f.Key, err)
 			}
-			out = append(out, Input{Role: fmt.Sprintf("%s (%s[%d])", f.Role, table, i), Path: filepath.ToSlash(f.Path), SHA256: sum, Bytes: n})
+			out = append(out, Input{Role: fmt.Sprintf("%s (%s[%d])", f.Role, table, i), Path: filepath.ToSlash(f.Path), SHA256: sum, Bytes: n, Read: filepath.Clean(path)})
 		}
 		return nil
 	}

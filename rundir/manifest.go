@@ -80,6 +80,9 @@ type Input struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
+	// Read is the path as read (Path resolved against the config's folder), for the builders
+	// that compare the bytes they parse with SHA256 (registry.Env.InputSHA256); not written.
+	Read string `json:"-"`
 }
 
 func NewManifest(cfg *runconfig.Config, jobs int) *Manifest {

@@ -27,6 +27,9 @@ type inputs struct {
 	corpus *rundir.CorpusRead
 	// cacheDir holds data derived from the inputs that outlives a run (e.g. SynTF's ℓ).
 	cacheDir string
+	// dataSums maps each data file of the components, by the path read, to its hash in the
+	// manifest (registry.Env.InputSHA256).
+	dataSums map[string]string
 }
 
 // loadInputs loads what a run reads: the corpus and vectors (loadCorpusAndVectors) and the
@@ -41,6 +44,10 @@ func loadInputs(ctx context.Context, cfg *runconfig.Config, opts RunOptions, log
 		return nil, err
 	}
 	in.inputs = append(in.inputs, data...)
+	in.dataSums = map[string]string{}
+	for _, d := range data {
+		in.dataSums[d.Read] = d.SHA256
+	}
 	return in, nil
 }
 

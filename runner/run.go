@@ -558,7 +558,7 @@ func (r *runner) env(set *protocol.SetData) *registry.Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.DrawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf}
+			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf, InputSHA256: r.in.dataSums}
 	}
 	return r.envs[set.DrawKey]
 }
