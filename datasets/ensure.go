@@ -144,7 +144,17 @@ func verifyFetched(paths Paths, d Dataset) error {
 	if paths.Embeddings == "" {
 		return nil
 	}
-	return embeddings.VerifyCache(paths.Embeddings)
+	if d.EmbeddingsSHA256 == "" {
+		return embeddings.VerifyCache(paths.Embeddings)
+	}
+	sum, _, err := filehash.Sum(paths.Embeddings)
+	if err != nil {
+		return err
+	}
+	if sum != d.EmbeddingsSHA256 {
+		return fmt.Errorf("%s was changed since it was converted (sha256 %s…, want %s…)", paths.Embeddings, sum[:12], d.EmbeddingsSHA256[:12])
+	}
+	return nil
 }
 
 func complete(dir string, d Dataset) bool {
@@ -221,10 +231,21 @@ func convertVectors(ctx context.Context, d Dataset, staged string, log io.Writer
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
 	start = time.Now()
-	if err := embeddings.WriteCache(filepath.Join(staged, "vectors.emb"), store); err != nil {
+	cache := filepath.Join(staged, "vectors.emb")
+	if err := embeddings.WriteCache(cache, store); err != nil {
 		fmt.Fprintf(log, "%s: warning: could not write the embeddings cache (%v); using the vectors from memory "+
 			"for this run only (the next run fetches them again)\n", d.Name, err)
 		return store, nil
+	}
+	if d.EmbeddingsSHA256 != "" {
+		sum, _, err := filehash.Sum(cache)
+		if err != nil {
+			return nil, fmt.Errorf("datasets: %w", err)
+		}
+		if sum != d.EmbeddingsSHA256 {
+			return nil, fmt.Errorf("datasets: %s: the converted embeddings cache has sha256 %s, want the pinned %s: this dptext converts the vectors differently from the version that pinned the hash (update EmbeddingsSHA256 with the cache's layout)",
+				d.Name, sum, d.EmbeddingsSHA256)
+		}
 	}
 	fmt.Fprintf(log, "%s: wrote the embeddings cache in %s (JSON removed)\n", d.Name, time.Since(start).Round(time.Millisecond))
 	return nil, nil

@@ -31,6 +31,9 @@ const CacheExt = ".emb"
 //
 // A file whose size differs from 32 + wordBytes + 4·rows·dim + 4, or whose checksum does not
 // match, is rejected: a partially written cache can never load.
+//
+// The default vectors' cache is pinned by its hash (datasets' EmbeddingsSHA256): a change of
+// this layout changes that hash.
 const (
 	cacheMagic      = "DPTXEMB\n"
 	cacheVersion    = 1

@@ -143,9 +143,15 @@ func LoadEmbeddings(ctx context.Context, e runconfig.EmbeddingsConfig, path, dat
 		}
 		store = paths.Vectors // set when the cache could not be written
 		if store == nil {
-			if store, err = embeddings.Load(paths.Embeddings, "cache", 0); err != nil {
+			s, sum, _, err := embeddings.LoadHashed(ctx, paths.Embeddings, embeddings.FormatCache, 0)
+			if err != nil {
 				return nil, input, err
 			}
+			// The manifest names the pinned package: the bytes loaded must be its cache's.
+			if d, _ := datasets.Lookup(registry.DefaultEmbeddings); d.EmbeddingsSHA256 != "" && sum != d.EmbeddingsSHA256 {
+				return nil, input, fmt.Errorf("embeddings: %s changed after it was verified (sha256 %.12s… loaded, want %.12s…): run again", paths.Embeddings, sum, d.EmbeddingsSHA256)
+			}
+			store = s
 		}
 		input = npmInput("embeddings", registry.DefaultEmbeddings)
 	} else {
