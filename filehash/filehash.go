@@ -1,5 +1,8 @@
 // Package filehash hashes what dptext reads, a file or a folder of files, for manifests,
-// fingerprints and the check of the data cache.
+// fingerprints and the check of the data cache: Sum by path, and Recorder from the very bytes
+// a reader parses (so that no file replaced during a read separates a fingerprint from its
+// content). It also opens inputs safely (OpenRegular: a device or named pipe is refused, never
+// read or waited on) and bounds reads (LimitError names the limit).
 package filehash
 
 import (

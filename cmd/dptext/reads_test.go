@@ -35,7 +35,8 @@ func runWithin(t *testing.T, args ...string) (int, string) {
 
 // Unbounded inputs stop with an error naming the limit (each was read until out of memory):
 // `obfuscate /dev/zero`, `obfuscate < /dev/urandom`, a file above the limit, and `calibrate
-// --embeddings /dev/zero`.
+// --embeddings /dev/zero`. The mutants, io.ReadAll without the limit and os.Open of the vector
+// file, read until the test's deadline (or memory) runs out.
 func TestUnboundedInputsAreRefusedNamingTheLimit(t *testing.T) {
 	vec := vectorsFile(t, []string{"sea", "land", "sky"})
 	const limit = "larger than 4 MiB (4194304 bytes), the limit for one document (corpus.MaxDocumentBytes)"
@@ -68,7 +69,8 @@ func TestUnboundedInputsAreRefusedNamingTheLimit(t *testing.T) {
 
 // A named pipe as config is refused at once, as the README says non-regular config files are
 // (check blocked until Ctrl-C), and so is a config whose corpus is a named pipe: check refuses
-// what run would.
+// what run would. The mutant, os.Open of the config before it is stat'ed, blocks until the
+// test's deadline.
 func TestCheckRefusesPipesAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "f.toml")
