@@ -118,9 +118,10 @@ func TestReadersRecordEveryFileTheyRead(t *testing.T) {
 }
 
 // A JSON Lines corpus at /dev/zero, at a link to it, or at a named pipe is refused at once
-// (it was read until out of memory, or blocked until Ctrl-C); a line longer than
-// MaxDocumentBytes is refused naming the limit, as is a "dir" document above it, while a line
-// just under the limit is read.
+// (it was read until out of memory, or blocked until Ctrl-C), a file above MaxCorpusBytes
+// before it is read; a line longer than MaxDocumentBytes is refused naming the limit (the
+// mutant, bufio.Reader.ReadBytes, reads a line without newlines whole), as is a "dir" document
+// above it, while a line just under the limit is read.
 func TestReadersBoundTheirReads(t *testing.T) {
 	dir := t.TempDir()
 	link := filepath.Join(dir, "zero.jsonl")
@@ -142,10 +143,25 @@ func TestReadersBoundTheirReads(t *testing.T) {
 		}
 	}
 
+	// A file above MaxCorpusBytes (sparse: it takes no disk) is refused before it is read.
+	huge := filepath.Join(dir, "huge.jsonl")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, MaxCorpusBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err := ReadJSONL(huge, JSONLOptions{})
+	wantErr(t, err, "huge.jsonl: larger than 2 GiB (2147483648 bytes), the limit for a corpus file or folder (corpus.MaxCorpusBytes)")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing a file above the limit took %s: it was read", d)
+	}
+
 	text := func(n int) string { return `{"author":"ann","text":"` + strings.Repeat("w ", n/2) + `"}` + "\n" }
 	long := filepath.Join(dir, "long.jsonl")
 	os.WriteFile(long, []byte(text(10)+text(MaxDocumentBytes)), 0o644)
-	_, _, err := ReadJSONL(long, JSONLOptions{})
+	_, _, err = ReadJSONL(long, JSONLOptions{})
 	wantErr(t, err, "long.jsonl:2", "longer than 4 MiB (4194304 bytes), the limit for one document")
 	os.WriteFile(long, []byte(text(10)+text(MaxDocumentBytes-100)), 0o644)
 	if docs, _, err := ReadJSONL(long, JSONLOptions{}); err != nil || len(docs) != 2 {
