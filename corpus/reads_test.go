@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -166,6 +167,19 @@ func TestReadersBoundTheirReads(t *testing.T) {
 	os.WriteFile(long, []byte(text(10)+text(MaxDocumentBytes-100)), 0o644)
 	if docs, _, err := ReadJSONL(long, JSONLOptions{}); err != nil || len(docs) != 2 {
 		t.Errorf("a line just under the limit: %d documents, %v", len(docs), err)
+	}
+
+	// A 50 MB one-line document (it took 2.4 GB) is refused having allocated a few times the
+	// limit at most.
+	os.WriteFile(long, []byte(text(50<<20)), 0o644)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, err = ReadJSONL(long, JSONLOptions{})
+	runtime.ReadMemStats(&after)
+	wantErr(t, err, "long.jsonl:1", "the limit for one document")
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*MaxDocumentBytes {
+		t.Errorf("refusing a 50 MB line allocated %d bytes, want at most %d", alloc, 8*MaxDocumentBytes)
 	}
 
 	root := writeTree(t, map[string]string{"t/ann/1.txt": "one", "t/bob/2.txt": strings.Repeat("w ", MaxDocumentBytes/2+1)})
