@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"dptext/rundir"
@@ -64,5 +65,48 @@ func TestInterruptedTrainExitsLikeRun(t *testing.T) {
 	code := exitStatus("train", "erae …", trainInterrupted("m.model"), &e)
 	if code != 130 || !strings.Contains(e.String(), "interrupted; the checkpoint m.model.partial is kept") {
 		t.Errorf("exit %d, %q", code, e.String())
+	}
+}
+
+// `train erae --out` naming a folder, a named pipe or a symbolic link to /dev/null (or, as
+// root, a character device made by mknod) is refused before the config is read, let alone a
+// step trained (it trained every step, then replaced the device with a regular file or failed
+// on the folder's rename leaving OUT.partial); the file stays what it was. The mutant: without
+// checkTrainOutputs the command reads the (here missing) config and fails on that instead.
+func TestTrainRefusesAnOutThatIsNoRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "existing-folder")
+	fifo := filepath.Join(dir, "fifo")
+	link := filepath.Join(dir, "null-link")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/null", link); err != nil {
+		t.Fatal(err)
+	}
+	outs := map[string]string{folder: "a folder", fifo: "a named pipe", link: "a character device"}
+	if os.Geteuid() == 0 {
+		dev := filepath.Join(dir, "dev0")
+		if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+			t.Fatalf("mknod as root: %v", err)
+		}
+		outs[dev] = "a character device"
+	}
+	missing := filepath.Join(dir, "no-such-config.toml")
+	for out, kind := range outs {
+		before, _ := os.Lstat(out)
+		code, _, stderr := run(t, "train", "erae", "--config", missing, "--out", out)
+		if code != 2 || !strings.Contains(stderr, out+" is "+kind+", not a regular file") {
+			t.Errorf("--out %s: exit %d, %q; want a usage error naming %s", out, code, stderr, kind)
+		}
+		if after, err := os.Lstat(out); err != nil || after.Mode().Type() != before.Mode().Type() {
+			t.Errorf("--out %s: %v → %v", out, before.Mode().Type(), after.Mode().Type())
+		}
+		if _, err := os.Lstat(out + ".partial"); err == nil {
+			t.Errorf("--out %s: a checkpoint was written", out)
+		}
 	}
 }
