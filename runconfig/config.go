@@ -330,7 +330,20 @@ const (
 	MaxRepeats    = 10_000    // repeats
 	MaxComponents = 1_000     // sets, mechanisms, scorers, gains; ε per mechanism
 	MaxCells      = 1_000_000 // sets × Σ(ε per mechanism) × repeats
+	// MaxWorkers bounds the goroutines a command line asks for (run --jobs, slurm --cpus,
+	// bench decode --workers): far above any machine's cores, it turns a typo into an error
+	// instead of a process that does not finish starting them.
+	MaxWorkers = 1024
 )
+
+// Cells is the number of cells of the config: sets × Σ(ε per mechanism, 1 without ε) × repeats.
+func (c *Config) Cells() int {
+	settings := 0
+	for _, m := range c.Mechanisms {
+		settings += max(1, len(m.Epsilons))
+	}
+	return settings * len(c.Sets) * c.Repeats
+}
 
 // The limit on the other counts (authors, word counts, top_k and other caps) is
 // configfile.MaxCount, which params tables share.
@@ -395,12 +408,8 @@ func (c *Config) checkCounts() error {
 			return c.ErrAt(k.path, k.key, "%d: at most %d", k.v, k.limit)
 		}
 	}
-	cells := 0
-	for _, m := range c.Mechanisms {
-		cells += max(1, len(m.Epsilons))
-	}
-	if n := cells * len(c.Sets) * c.Repeats; n > MaxCells {
-		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), cells, c.Repeats, n, MaxCells)
+	if n := c.Cells(); n > MaxCells {
+		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), n/max(1, len(c.Sets)*c.Repeats), c.Repeats, n, MaxCells)
 	}
 	return nil
 }
