@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -69,8 +70,36 @@ func CheckOutDir(dir string) error {
 		more = fmt.Sprintf(" and %d more", len(foreign)-8)
 		foreign = foreign[:8]
 	}
-	return Refusef("--out %s is not empty and not a dptext run folder (no manifest.json): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
-		dir, strings.Join(foreign, ", "), more)
+	return Refusef("--out %s is not empty and not a dptext run folder (%s): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
+		dir, manifestProblem(dir), strings.Join(foreign, ", "), more)
+}
+
+// manifestProblem says why dir's manifest.json does not make it a dptext run folder: there is
+// none, it is not a regular file, it is not a manifest (unreadable, not JSON, a JSON error), or
+// it is another tool's (its "tool" is not "dptext").
+func manifestProblem(dir string) string {
+	path := filepath.Join(dir, "manifest.json")
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no manifest.json"
+	case err != nil:
+		return fmt.Sprintf("its manifest.json cannot be read: %v", err)
+	case !info.Mode().IsRegular():
+		return "its manifest.json is not a regular file"
+	}
+	m, err := ReadManifestAt(path)
+	if err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return fmt.Sprintf("its manifest.json is damaged or not a manifest: not valid JSON at byte %d", syntax.Offset)
+		}
+		return fmt.Sprintf("its manifest.json is damaged or not a manifest: %v", errors.Unwrap(err))
+	}
+	if m.Tool == "" {
+		return `its manifest.json is not dptext's: it has no "tool": "dptext"`
+	}
+	return fmt.Sprintf(`its manifest.json is not dptext's: "tool" is %q`, m.Tool)
 }
 
 // killedRunEntry reports whether e, in a folder without a manifest, is what a dptext run
