@@ -103,7 +103,15 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 					Value: strconv.FormatFloat(v, 'g', -1, 64)})
 			}
 			r.spent.add("utility", start)
-			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
+			if n == 0 {
+				// No pair scored: the mean is undefined, and results.csv holds no NaN. The
+				// unscored row says why the cell has no mean (the tables show "–").
+				r.logf("%s: scorer %s scored none of the %d evaluation documents (no in-vocabulary word, or a zero centred mean): its mean is left out, unscored = %d",
+					r.cellPath(c), sc.ID(), len(private), len(private))
+			} else {
+				rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)))
+			}
+			rows = append(rows, row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
 			continue
 		}
 		docs, labels := set.Known, set.KnownAuthors
