@@ -274,7 +274,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		return err
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint, r.ctx, r.logf = fp.Hash(), ctx, logf
+	r.fingerprint, r.ctx, r.logf, r.force = fp.Hash(), ctx, logf, opts.Force
 	all := gridCells(cfg, sets)
 	cells := all
 	if opts.Shard.Sharded() {
@@ -503,7 +503,9 @@ type runner struct {
 	// ctx cancels the run, including long mechanism constructions.
 	ctx context.Context
 	// logf receives warnings of components (Env.Log).
-	logf                 func(string, ...any)
+	logf func(string, ...any)
+	// force is RunOptions.Force: components ignore their caches (Env.Force).
+	force                bool
 	cache                *privateCache
 	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
@@ -558,7 +560,7 @@ func (r *runner) env(set *protocol.SetData) *registry.Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.DrawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf}
+			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf, Force: r.force}
 	}
 	return r.envs[set.DrawKey]
 }
