@@ -5,20 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-
-	"dptext/report/render"
 )
 
-// runFolderNames are the entries dptext itself makes at the top of a run folder.
-var runFolderNames = map[string]bool{
-	"manifest.json": true, LockName: true, "cells": true, "shards": true, "tf": true,
-	"results.csv": true, "summary.csv": true, "table.md": true, "table.csv": true, "table.tex": true,
-	"predictions.csv": true, "verdict.md": true, "verdict.csv": true,
-	"slurm": true, // the scripts and logs of `dptext slurm`, written before the shards run
-}
+// FixedOutputs are the output files of a complete run whose names are always dptext's in a
+// run folder: a new run removes them before it starts (so that no table of an earlier run
+// stays beside an unfinished one). Its other outputs — plots and tf/*.tsv, whose names depend
+// on the config — are dptext's only when the folder's manifest lists them (Manifest.Outputs).
+var FixedOutputs = []string{"results.csv", "summary.csv", "table.md", "table.csv", "table.tex",
+	"predictions.csv", "verdict.md", "verdict.csv"}
 
 // isTempName reports whether name is a temporary file of the atomic writer (".NAME.tmp-*"),
 // which a killed process leaves behind.
@@ -172,32 +171,48 @@ func RemoveShardTemps(dir string, s Shard) {
 	}
 }
 
-// RemoveRunOutputs removes the outputs a completed run writes (results, tables, the plots of
-// its layout, tf/*.tsv, predictions), so that nothing of an earlier run stays beside an
-// unfinished one. Files dptext did not write (other names, other plots) are left alone.
-func RemoveRunOutputs(dir string, layout render.Layout) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
+// RemoveRunOutputs removes the outputs of an earlier run in dir, so that nothing of it stays
+// beside an unfinished one: the FixedOutputs, and the plots and tf/*.tsv files the folder's
+// manifest lists as its outputs. Every other file stays, whatever its name — a picture of
+// the user's named like a plot, a .tsv of theirs in tf/ — and so does a listed name that is
+// no longer a regular file (a folder or link put there since). A listed path outside the
+// folder's top level and tf/ is ignored: a manifest is data, not a list of what to delete.
+func RemoveRunOutputs(dir string) error {
+	remove := slices.Clone(FixedOutputs)
+	if m, err := ReadManifest(dir); err == nil {
+		for _, p := range m.Outputs {
+			if listedOutput(p) {
+				remove = append(remove, filepath.FromSlash(p))
+			}
+		}
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || render.IsFigureFile(name, layout)) || name == "manifest.json" || name == LockName {
+	for _, p := range remove {
+		path := filepath.Join(dir, p)
+		if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+		if err := os.Remove(path); err != nil {
 			return err
 		}
 	}
-	tf := filepath.Join(dir, "tf")
-	tsv, _ := filepath.Glob(filepath.Join(tf, "*.tsv"))
-	for _, f := range tsv {
-		if err := os.Remove(f); err != nil {
-			return err
-		}
-	}
-	removeIfEmpty(tf)
+	removeIfEmpty(filepath.Join(dir, "tf"))
 	return nil
+}
+
+// listedOutput reports whether p, a path of a manifest's outputs, names a file a run writes
+// under a config-dependent name: a .png or .pdf at the folder's top level, or a .tsv in tf/.
+func listedOutput(p string) bool {
+	if !filepath.IsLocal(filepath.FromSlash(p)) || strings.Contains(p, "\\") {
+		return false
+	}
+	dir, name := path.Split(p)
+	switch dir {
+	case "":
+		return strings.HasSuffix(name, ".png") || strings.HasSuffix(name, ".pdf")
+	case "tf/":
+		return strings.HasSuffix(name, ".tsv") && name != ".tsv"
+	}
+	return false
 }
 
 // removeIfEmpty removes the folder dir when it holds nothing.

@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -204,6 +206,15 @@ func termVectors(m mechanisms.Mechanism, private, privateKnown [][]string) strin
 }
 
 // writeTermVectors writes the tf/ folder of a completed run (file name → content).
+// termVectorFiles are the paths, relative to the run folder, writeTermVectors writes files to.
+func (r *runner) termVectorFiles(files map[string]string) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		out = append(out, "tf/"+name)
+	}
+	return out
+}
+
 func (r *runner) writeTermVectors(files map[string]string) error {
 	for name, data := range files {
 		if err := rundir.WriteFileAtomic(filepath.Join(r.dir, "tf", name), []byte(data)); err != nil {
