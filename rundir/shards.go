@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
 )
 
 func ShardLockName(s Shard) string     { return filepath.Join("shards", s.name()+".lock") }
