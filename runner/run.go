@@ -93,6 +93,11 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	if err := runconfig.CheckComponents(cfg); err != nil {
 		return dir, err
 	}
+	if !opts.Shard.Sharded() { // a whole run or a merge draws the plots at its end
+		if err := render.CheckTempDir(); err != nil {
+			return dir, err
+		}
+	}
 	if err := rundir.CheckOutDir(dir); err != nil {
 		return dir, err
 	}

@@ -141,6 +141,9 @@ func intervalNote(cfg *runconfig.Config, wholePool []string) string {
 // text saved in its manifest, holding the directory's lock meanwhile. It needs nothing outside
 // the folder: the corpus and embeddings the config names are not looked up.
 func Rereport(dir string) error {
+	if err := render.CheckTempDir(); err != nil {
+		return err
+	}
 	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a run directory: %w", dir, err)
