@@ -10,6 +10,8 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -77,6 +79,9 @@ type AttributeOptions struct {
 	// `dptext obfuscate` does; stopwords and punctuation are kept).
 	Mechanism mechanisms.Mechanism
 	Seed      uint64
+	// Force replaces answer files already in Output (another attacker's, an earlier run's);
+	// without it Attribute refuses them before answering anything.
+	Force bool
 	// Progress, when non-nil, receives a line per problem and, while a mechanism privatises
 	// texts, about every ten seconds.
 	Progress io.Writer
@@ -160,6 +165,9 @@ func Attribute(opts AttributeOptions) ([]ProblemResult, error) {
 	if n := langSkipped.Total(); n > 0 {
 		progress("skipped %d problem(s): %s", n, langSkipped)
 	}
+	if err := checkAnswerFiles(problems, opts); err != nil {
+		return nil, err
+	}
 	var results []ProblemResult
 	for pi, p := range problems {
 		res, err := attributeProblem(opts, p, func(format string, args ...any) {
@@ -171,6 +179,33 @@ func Attribute(opts AttributeOptions) ([]ProblemResult, error) {
 		results = append(results, res)
 	}
 	return results, nil
+}
+
+// checkAnswerFiles fails, unless opts.Force, when an answer file of one of problems is already
+// in opts.Output, listing them: answers of another attacker or an earlier run are not replaced
+// silently. Two problems answered into one file (two older-layout problems, both answers.json)
+// are refused with or without Force.
+func checkAnswerFiles(problems []corpus.PANProblem, opts AttributeOptions) error {
+	var existing []string
+	owner := map[string]string{}
+	for _, p := range problems {
+		name, err := corpus.AnswersFile(p)
+		if err != nil {
+			return err
+		}
+		if other, ok := owner[name]; ok {
+			return fmt.Errorf("problems %s and %s would both write their answers to %s: attribute them one at a time, each with its own --output", other, p.Dir, name)
+		}
+		owner[name] = p.Dir
+		path := filepath.Join(opts.Output, name)
+		if _, err := os.Lstat(path); err == nil {
+			existing = append(existing, path)
+		}
+	}
+	if len(existing) > 0 && !opts.Force {
+		return fmt.Errorf("%s already holds %d answer file(s) of these problems (%s): another attacker's or an earlier run's answers are not replaced without --force; give another --output or add --force", opts.Output, len(existing), strings.Join(existing, ", "))
+	}
+	return nil
 }
 
 func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(string, ...any)) (ProblemResult, error) {

@@ -80,7 +80,7 @@ func panCollection(t *testing.T) string {
 func TestAttributeAnswersInThePANFormat(t *testing.T) {
 	in, out := panCollection(t), t.TempDir()
 	for _, attacker := range []string{"koppel11", "char-ngram-svm"} {
-		res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1,
+		res, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, Force: true,
 			NewAttacker: func() (learn.Classifier, error) {
 				return buildClassifier(t, attacker, "", &registry.Env{Workers: 1})
 			}})
@@ -104,6 +104,33 @@ func TestAttributeAnswersInThePANFormat(t *testing.T) {
 		if !strings.Contains(FormatResults(res), "overall: accuracy 6/6") && !strings.Contains(FormatResults(res), "overall: accuracy 5/6") {
 			t.Errorf("no accuracy line: %s", FormatResults(res))
 		}
+	}
+}
+
+// An answers file already in --output (another attacker's) is not replaced without Force: the
+// error names it before any attacker is made, and the file keeps its bytes; with Force it is
+// replaced. The mutant: without checkAnswerFiles the first call succeeds and overwrites it.
+func TestAttributeKeepsEarlierAnswersWithoutForce(t *testing.T) {
+	in, out := panCollection(t), t.TempDir()
+	earlier := filepath.Join(out, "answers-problem00001.json")
+	writeText(t, earlier, "another attacker's answers\n")
+	made := 0
+	newAttacker := func() (learn.Classifier, error) {
+		made++
+		return buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
+	}
+	_, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker})
+	if err == nil || !strings.Contains(err.Error(), earlier) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("err = %v; want a refusal naming %s and --force", err, earlier)
+	}
+	if data, _ := os.ReadFile(earlier); string(data) != "another attacker's answers\n" || made != 0 {
+		t.Fatalf("after the refusal: %q, %d attackers made", data, made)
+	}
+	if _, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(earlier); !strings.Contains(string(data), "predicted-author") {
+		t.Fatalf("with Force the answers were not replaced: %q", data)
 	}
 }
 
@@ -216,7 +243,7 @@ func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 	}
 	// Rejecting everything (a margin no score difference reaches) answers <UNK> everywhere:
 	// accuracy 3/7 and F1 0 for both candidates.
-	res, err = Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker,
+	res, err = Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: newAttacker, Force: true,
 		Reject: RejectRule{Rule: RejectScoreMargin, Threshold: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +254,7 @@ func TestAttributeAnswersOpenSetTexts(t *testing.T) {
 	if !strings.Contains(FormatResults(res), "open-set macro-F1 0.000") {
 		t.Errorf("no official measure in %q", FormatResults(res))
 	}
-	_, err = Attribute(AttributeOptions{Input: in, Output: out, NewAttacker: func() (learn.Classifier, error) {
+	_, err = Attribute(AttributeOptions{Input: in, Output: out, Force: true, NewAttacker: func() (learn.Classifier, error) {
 		return buildClassifier(t, "sr-nn", "", &registry.Env{Embeddings: tinyStore(t), Workers: 1})
 	}, Reject: RejectRule{Rule: RejectScoreMargin, Threshold: 0.1}})
 	if err == nil || !strings.Contains(err.Error(), "gives no scores") {

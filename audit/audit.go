@@ -39,6 +39,14 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// Limits of the options (the work and memory grow with samples × pairs; a noise test holds K
+// directions of the vectors' dimension): `dptext audit`'s flags and a config's [audit] table
+// are refused above them.
+const (
+	SamplesLimit = 1_000_000 // Samples and MaxSamples
+	PairsLimit   = 100       // Pairs
+)
+
 // DefaultOptions are the settings of `dptext audit` without flags.
 func DefaultOptions() Options {
 	return Options{Claim: math.NaN(), Samples: 3000, Alpha: 0.05, Pairs: 3, Outputs: 2, Candidates: 5000, Seed: 1}
@@ -277,14 +285,17 @@ func Run(t *Target, o Options) (*Report, error) {
 
 // check refuses options Run cannot audit with.
 func (o Options) check() error {
-	if o.Samples < 10 {
-		return fmt.Errorf("audit: samples = %d: want at least 10", o.Samples)
+	if o.Samples < 10 || o.Samples > SamplesLimit {
+		return fmt.Errorf("audit: samples = %d: want 10 to %d", o.Samples, SamplesLimit)
+	}
+	if o.MaxSamples < 0 || o.MaxSamples > SamplesLimit {
+		return fmt.Errorf("audit: max samples = %d: want 0 (off) to %d", o.MaxSamples, SamplesLimit)
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return fmt.Errorf("audit: alpha = %g: want a value in (0, 1)", o.Alpha)
 	}
-	if o.Pairs < 1 || o.Outputs < 1 {
-		return fmt.Errorf("audit: pairs = %d, outputs = %d: want at least 1 each", o.Pairs, o.Outputs)
+	if o.Pairs < 1 || o.Pairs > PairsLimit || o.Outputs < 1 {
+		return fmt.Errorf("audit: pairs = %d, outputs = %d: want 1 to %d pairs and at least 1 output", o.Pairs, o.Outputs, PairsLimit)
 	}
 	return nil
 }

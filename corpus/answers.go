@@ -16,6 +16,18 @@ type Answer struct {
 	Score       float64 // confidence in [0, 1] (written by the older layout only)
 }
 
+// AnswersFile is the name of the file WriteAnswers writes the problem's answers to, in the
+// layout's own convention: answers-<problem>.json (LayoutCDAA) or answers.json (LayoutMetaFile).
+func AnswersFile(problem PANProblem) (string, error) {
+	switch problem.Layout {
+	case LayoutCDAA:
+		return "answers-" + problem.Name + ".json", nil
+	case LayoutMetaFile:
+		return "answers.json", nil
+	}
+	return "", fmt.Errorf("corpus: answers for %s: layout %q: want %q or %q", problem.Name, problem.Layout, LayoutCDAA, LayoutMetaFile)
+}
+
 // WriteAnswers writes answers in the problem's own layout into outDir (created if needed):
 //   - LayoutCDAA: answers-<problem>.json = [{"unknown-text": …, "predicted-author": …}], with
 //     "<UNK>" for no attribution, as the PAN 2018/2019 evaluator expects;
@@ -51,7 +63,10 @@ func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
 			return fmt.Errorf("corpus: answers for %s: unknown text %q has no answer (every unknown text must be answered; \"\" for no attribution)", problem.Name, u.File)
 		}
 	}
-	var name string
+	name, err := AnswersFile(problem)
+	if err != nil {
+		return err
+	}
 	var doc any
 	switch problem.Layout {
 	case LayoutCDAA:
@@ -66,7 +81,7 @@ func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
 				list[i].Predicted = UnknownAuthor
 			}
 		}
-		name, doc = "answers-"+problem.Name+".json", list
+		doc = list
 	case LayoutMetaFile:
 		type entry struct {
 			Unknown string  `json:"unknown_text"`
@@ -77,9 +92,7 @@ func WriteAnswers(problem PANProblem, outDir string, answers []Answer) error {
 		for i, a := range answers {
 			list[i] = entry{a.UnknownText, a.Author, a.Score}
 		}
-		name, doc = "answers.json", map[string]any{"answers": list}
-	default:
-		return fmt.Errorf("corpus: answers for %s: layout %q: want %q or %q", problem.Name, problem.Layout, LayoutCDAA, LayoutMetaFile)
+		doc = map[string]any{"answers": list}
 	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -78,6 +78,9 @@ type Env struct {
 	// Check marks a build by `dptext check`: components write nothing (no cache, even one
 	// their options name).
 	Check bool
+	// Force marks a run with --force: components read none of their caches (SynTF's ℓ) and
+	// compute afresh, replacing the entries.
+	Force bool
 	// RawTexts are the raw texts of every corpus document (for heuristics such as learning
 	// which words are names).
 	RawTexts []string
@@ -476,6 +479,7 @@ var Mechanisms = map[string]MechanismEntry{
 				if env.Check {
 					opts.EllCacheDir = ""
 				}
+				opts.EllRecompute = env.Force
 				if err := env.fits(fmt.Sprintf("n = %d", opts.Length), float64(resources.BytesPerWord)*float64(opts.Length)*float64(env.CellDocs),
 					fmt.Sprintf("%d bytes per synthetic word × n × %d documents of a cell", resources.BytesPerWord, env.CellDocs)); err != nil {
 					return nil, err

@@ -37,3 +37,36 @@ const (
 	TaskTopic   = "topic"
 	TaskUtility = "utility"
 )
+
+// RelativeMetrics are the scores also given relative to the baseline mechanism, as
+// "relative_<metric>" rows (SynTF's "relative performance": private / original).
+var RelativeMetrics = []string{MetricAccuracy, MetricMacroF1, MetricMacroPrecision, MetricMacroRecall}
+
+// ScorerMetrics lists every metric a scorer's (or a gain's) rows of results.csv may carry: the
+// names a [report] table's metric, columns' metric and frontier metrics may use.
+func ScorerMetrics() []string {
+	out := []string{MetricCorrect, MetricTotal, MetricAccuracy, MetricMacroPrecision, MetricMacroRecall, MetricMacroF1,
+		MetricOpenSetMacroF1, MetricMean, MetricUnscored, MetricValidationAccuracy, MetricDeltaF1, MetricDeltaRelativeF1}
+	for _, m := range RelativeMetrics {
+		out = append(out, "relative_"+m)
+	}
+	return out
+}
+
+// PrivacyMetrics lists every metric of the privacy rows (scorer PrivacyScorer: the per-document
+// guarantee, its named bounds, the pair bounds and the audit) and the mechanism diagnostics
+// (scorer MechanismScorer) dptext writes: the names a [report] table's privacy_metrics may use.
+// A mechanism whose Guarantee or Diagnose gives a new name adds it here
+// (TestPrivacyMetricsListEveryMechanismsNames in registry checks every registered one).
+var PrivacyMetrics = []string{
+	// privacy rows of every mechanism with a guarantee (runner/privacy.go)
+	"epsilon_doc", "log_multiplier_mean", "log_multiplier_infinite_share", "audited_eps_lcb", "audited_eps_ceiling",
+	// Guarantee.Bounds of the mechanisms
+	"eps_n", "eps_ln_eta_n", "ell_n", "eps_l", "word_eps", "candidate_eps_l", "token_eps_l", "gamma",
+	"gumbel_scale", "delta_min", "delta_max",
+	// Diagnose of the mechanisms
+	"unchanged_share", "oov_tokens", "mean_cosine", "oov_kept", "oov_dropped", "oov_replaced", "distinct_outputs",
+	"syntf_terms", "syntf_output_in_input", "syntf_oov_terms", "scrubbed_names", "scrubbed_numbers",
+	"original_mass", "top5_similarity", "top5_similarity_centered", "released_top5_share",
+	"release_top5_mass", "release_similarity_centered", "release_top5_similarity_centered", "release_tail_similarity_centered",
+}

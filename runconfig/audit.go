@@ -17,9 +17,6 @@ type AuditConfig struct {
 	Pairs int `toml:"pairs"`
 }
 
-// auditLimits bound the [audit] keys (the work grows with samples × pairs).
-const maxAuditSamples, maxAuditPairs = 1_000_000, 100
-
 func (c *Config) validateAudit() error {
 	a := c.Audit
 	if a == nil {
@@ -36,12 +33,12 @@ func (c *Config) validateAudit() error {
 		a.Pairs = d.Pairs
 	}
 	switch {
-	case a.Samples < 10 || a.Samples > maxAuditSamples:
-		return c.ErrAt("audit", "samples", "%d: want 10 to %d", a.Samples, maxAuditSamples)
+	case a.Samples < 10 || a.Samples > audit.SamplesLimit:
+		return c.ErrAt("audit", "samples", "%d: want 10 to %d", a.Samples, audit.SamplesLimit)
 	case !(a.Alpha > 0 && a.Alpha < 1):
 		return c.ErrAt("audit", "alpha", "%v: want a value in (0, 1)", a.Alpha)
-	case a.Pairs < 1 || a.Pairs > maxAuditPairs:
-		return c.ErrAt("audit", "pairs", "%d: want 1 to %d", a.Pairs, maxAuditPairs)
+	case a.Pairs < 1 || a.Pairs > audit.PairsLimit:
+		return c.ErrAt("audit", "pairs", "%d: want 1 to %d", a.Pairs, audit.PairsLimit)
 	}
 	return nil
 }

@@ -331,7 +331,20 @@ const (
 	MaxRepeats    = 10_000    // repeats
 	MaxComponents = 1_000     // sets, mechanisms, scorers, gains; ε per mechanism
 	MaxCells      = 1_000_000 // sets × Σ(ε per mechanism) × repeats
+	// MaxWorkers bounds the goroutines a command line asks for (run --jobs, slurm --cpus,
+	// bench decode --workers): far above any machine's cores, it turns a typo into an error
+	// instead of a process that does not finish starting them.
+	MaxWorkers = 1024
 )
+
+// Cells is the number of cells of the config: sets × Σ(ε per mechanism, 1 without ε) × repeats.
+func (c *Config) Cells() int {
+	settings := 0
+	for _, m := range c.Mechanisms {
+		settings += max(1, len(m.Epsilons))
+	}
+	return settings * len(c.Sets) * c.Repeats
+}
 
 // The limit on the other counts (authors, word counts, top_k and other caps) is
 // configfile.MaxCount, which params tables share.
@@ -396,12 +409,8 @@ func (c *Config) checkCounts() error {
 			return c.ErrAt(k.path, k.key, "%d: at most %d", k.v, k.limit)
 		}
 	}
-	cells := 0
-	for _, m := range c.Mechanisms {
-		cells += max(1, len(m.Epsilons))
-	}
-	if n := cells * len(c.Sets) * c.Repeats; n > MaxCells {
-		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), cells, c.Repeats, n, MaxCells)
+	if n := c.Cells(); n > MaxCells {
+		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), n/max(1, len(c.Sets)*c.Repeats), c.Repeats, n, MaxCells)
 	}
 	return nil
 }
@@ -820,6 +829,9 @@ func (c *Config) validateReport() error {
 			return c.ErrAt(fmt.Sprintf("report.columns[%d]", i), "label", "%q begins with %q, which spreadsheets run as a formula in table.csv: begin it with a letter or digit", col.Label, col.Label[:1])
 		}
 	}
+	if err := c.checkReportMetrics(); err != nil {
+		return err
+	}
 	if err := c.Report.Validate(); err != nil {
 		return &configfile.Error{File: c.Path, Key: "report", Msg: err.Error()}
 	}
@@ -840,6 +852,50 @@ func (c *Config) validateReport() error {
 		}
 		if r.Mechanism != "" && !mechs[r.Mechanism] {
 			return c.ErrAt(path, "mechanism", "%q is not a mechanism of this config; mechanisms: %s", r.Mechanism, strings.Join(mechNames, ", "))
+		}
+	}
+	return nil
+}
+
+// checkReportMetrics refuses a [report] metric name no run writes, at its key's line with the
+// valid names: metric, columns[i].metric and the frontier's metrics must be scorer metrics
+// (report.ScorerMetrics), privacy_metrics privacy or diagnostic metrics (report.PrivacyMetrics),
+// plot_metrics either. A typo there showed "–" in every column or silently dropped a table.
+func (c *Config) checkReportMetrics() error {
+	scorer, privacy := report.ScorerMetrics(), report.PrivacyMetrics
+	either := slices.Concat(scorer, privacy)
+	check := func(path, key, name string, valid []string, kind string) error {
+		if name == "" || slices.Contains(valid, name) {
+			return nil // an empty metric is Layout.Validate's to refuse, or a column's default
+		}
+		return c.ErrAt(path, key, "%q is not %s dptext writes; valid: %s", name, kind, strings.Join(valid, ", "))
+	}
+	const scorerKind, privacyKind = "a scorer metric", "a privacy or diagnostic metric"
+	r := c.Report
+	if err := check("report", "metric", r.Metric, scorer, scorerKind); err != nil {
+		return err
+	}
+	for i, col := range r.Columns {
+		if err := check(fmt.Sprintf("report.columns[%d]", i), "metric", col.Metric, scorer, scorerKind); err != nil {
+			return err
+		}
+	}
+	for i, m := range r.PlotMetrics {
+		if err := check("report", "plot_metrics", m, either, fmt.Sprintf("(plot_metrics[%d]) a metric", i)); err != nil {
+			return err
+		}
+	}
+	for i, m := range r.PrivacyMetrics {
+		if err := check("report", "privacy_metrics", m, privacy, fmt.Sprintf("(privacy_metrics[%d]) %s", i, privacyKind)); err != nil {
+			return err
+		}
+	}
+	if r.Frontier.Attack != "" {
+		if err := check("report.frontier", "attack_metric", r.Frontier.AttackMetric, scorer, scorerKind); err != nil {
+			return err
+		}
+		if err := check("report.frontier", "utility_metric", r.Frontier.UtilityMetric, scorer, scorerKind); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -43,3 +43,29 @@ func TestConfigSizeAndNestingAreBoundedBeforeParsing(t *testing.T) {
 		t.Errorf("brackets in strings and comments counted: %v", err)
 	}
 }
+
+// A [report] metric name no run writes is refused by the validation `check` and `run` share,
+// at its key's line, with the valid names (metric = "bogus" showed "–" in every column;
+// privacy_metrics = ["bogus"] silently dropped the privacy table); the shipped configs' names
+// pass (TestConfigSizeAndNestingAreBoundedBeforeParsing's loop and `dptext check configs/*`).
+// The mutant: without checkReportMetrics every case parses.
+func TestReportMetricTyposAreRefused(t *testing.T) {
+	base := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"emd\"\nepsilons = [10]\n[[scorers]]\nname = \"sr-nn\"\n[[scorers]]\nname = \"koppel11\"\n[report]\n"
+	for _, c := range []struct{ report, want string }{
+		{"metric = \"bogus\"\n", `x.toml:13: report.metric: "bogus" is not a scorer metric dptext writes; valid: correct, total, accuracy,`},
+		{"privacy_metrics = [\"epsilon_doc\", \"bogus\"]\n", `x.toml:13: report.privacy_metrics: "bogus" is not (privacy_metrics[1]) a privacy or diagnostic metric dptext writes; valid: epsilon_doc,`},
+		{"plot_metrics = [\"acuracy\"]\n", `x.toml:13: report.plot_metrics: "acuracy" is not (plot_metrics[0]) a metric dptext writes`},
+		{"metric = \"accuracy\"\n[[report.columns]]\nscorer = \"sr-nn\"\nlabel = \"S\"\ntask = \"author\"\nmetric = \"macro-f1\"\n", `x.toml:18: report.columns[0].metric: "macro-f1" is not a scorer metric`},
+		{"[report.frontier]\nattack = \"sr-nn\"\nutility = \"koppel11\"\nattack_metric = \"acc\"\n", `x.toml:16: report.frontier.attack_metric: "acc" is not a scorer metric`},
+	} {
+		_, err := ParseConfig("x.toml", base+c.report)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("[report]\n%s→ %v\nwant %q", c.report, err, c.want)
+		}
+	}
+	for _, good := range []string{"metric = \"relative_macro_f1\"\n", "privacy_metrics = [\"ell_n\", \"unchanged_share\"]\nplot_metrics = [\"accuracy\", \"epsilon_doc\"]\n"} {
+		if _, err := ParseConfig("x.toml", base+good); err != nil {
+			t.Errorf("[report]\n%s→ %v", good, err)
+		}
+	}
+}

@@ -72,6 +72,11 @@ type Manifest struct {
 	// PhaseSeconds is the wall time spent in each phase (mechanisms, fit, predict, utility,
 	// building mechanisms) summed over workers, in this invocation (not in resumed cells).
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
+	// Outputs lists, relative to the run folder, every output file the complete run (or a
+	// later `dptext report`) wrote: the fixed names (FixedOutputs), its plots and tf/*.tsv. The
+	// next run into the folder removes the fixed names and exactly the listed plots and tf
+	// files (RemoveRunOutputs); any other file stays.
+	Outputs []string `json:"outputs,omitempty"`
 }
 
 // Input is a file or folder a run read, with its content hash.

@@ -1,23 +1,23 @@
 package rundir
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-
-	"dptext/report/render"
 )
 
-// runFolderNames are the entries dptext itself makes at the top of a run folder.
-var runFolderNames = map[string]bool{
-	"manifest.json": true, LockName: true, "cells": true, "shards": true, "tf": true,
-	"results.csv": true, "summary.csv": true, "table.md": true, "table.csv": true, "table.tex": true,
-	"predictions.csv": true, "verdict.md": true, "verdict.csv": true,
-	"slurm": true, // the scripts and logs of `dptext slurm`, written before the shards run
-}
+// FixedOutputs are the output files of a complete run whose names are always dptext's in a
+// run folder: a new run removes them before it starts (so that no table of an earlier run
+// stays beside an unfinished one). Its other outputs — plots and tf/*.tsv, whose names depend
+// on the config — are dptext's only when the folder's manifest lists them (Manifest.Outputs).
+var FixedOutputs = []string{"results.csv", "summary.csv", "table.md", "table.csv", "table.tex",
+	"predictions.csv", "verdict.md", "verdict.csv"}
 
 // isTempName reports whether name is a temporary file of the atomic writer (".NAME.tmp-*"),
 // which a killed process leaves behind.
@@ -69,8 +69,36 @@ func CheckOutDir(dir string) error {
 		more = fmt.Sprintf(" and %d more", len(foreign)-8)
 		foreign = foreign[:8]
 	}
-	return Refusef("--out %s is not empty and not a dptext run folder (no manifest.json): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
-		dir, strings.Join(foreign, ", "), more)
+	return Refusef("--out %s is not empty and not a dptext run folder (%s): it holds %s%s. dptext writes only into a new or empty folder or a run folder of its own, and never removes files it did not write: choose another --out",
+		dir, manifestProblem(dir), strings.Join(foreign, ", "), more)
+}
+
+// manifestProblem says why dir's manifest.json does not make it a dptext run folder: there is
+// none, it is not a regular file, it is not a manifest (unreadable, not JSON, a JSON error), or
+// it is another tool's (its "tool" is not "dptext").
+func manifestProblem(dir string) string {
+	path := filepath.Join(dir, "manifest.json")
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no manifest.json"
+	case err != nil:
+		return fmt.Sprintf("its manifest.json cannot be read: %v", err)
+	case !info.Mode().IsRegular():
+		return "its manifest.json is not a regular file"
+	}
+	m, err := ReadManifestAt(path)
+	if err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return fmt.Sprintf("its manifest.json is damaged or not a manifest: not valid JSON at byte %d", syntax.Offset)
+		}
+		return fmt.Sprintf("its manifest.json is damaged or not a manifest: %v", errors.Unwrap(err))
+	}
+	if m.Tool == "" {
+		return `its manifest.json is not dptext's: it has no "tool": "dptext"`
+	}
+	return fmt.Sprintf(`its manifest.json is not dptext's: "tool" is %q`, m.Tool)
 }
 
 // killedRunEntry reports whether e, in a folder without a manifest, is what a dptext run
@@ -143,32 +171,48 @@ func RemoveShardTemps(dir string, s Shard) {
 	}
 }
 
-// RemoveRunOutputs removes the outputs a completed run writes (results, tables, the plots of
-// its layout, tf/*.tsv, predictions), so that nothing of an earlier run stays beside an
-// unfinished one. Files dptext did not write (other names, other plots) are left alone.
-func RemoveRunOutputs(dir string, layout render.Layout) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
+// RemoveRunOutputs removes the outputs of an earlier run in dir, so that nothing of it stays
+// beside an unfinished one: the FixedOutputs, and the plots and tf/*.tsv files the folder's
+// manifest lists as its outputs. Every other file stays, whatever its name — a picture of
+// the user's named like a plot, a .tsv of theirs in tf/ — and so does a listed name that is
+// no longer a regular file (a folder or link put there since). A listed path outside the
+// folder's top level and tf/ is ignored: a manifest is data, not a list of what to delete.
+func RemoveRunOutputs(dir string) error {
+	remove := slices.Clone(FixedOutputs)
+	if m, err := ReadManifest(dir); err == nil {
+		for _, p := range m.Outputs {
+			if listedOutput(p) {
+				remove = append(remove, filepath.FromSlash(p))
+			}
+		}
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || name == "slurm" || !(runFolderNames[name] || render.IsFigureFile(name, layout)) || name == "manifest.json" || name == LockName {
+	for _, p := range remove {
+		path := filepath.Join(dir, p)
+		if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+		if err := os.Remove(path); err != nil {
 			return err
 		}
 	}
-	tf := filepath.Join(dir, "tf")
-	tsv, _ := filepath.Glob(filepath.Join(tf, "*.tsv"))
-	for _, f := range tsv {
-		if err := os.Remove(f); err != nil {
-			return err
-		}
-	}
-	removeIfEmpty(tf)
+	removeIfEmpty(filepath.Join(dir, "tf"))
 	return nil
+}
+
+// listedOutput reports whether p, a path of a manifest's outputs, names a file a run writes
+// under a config-dependent name: a .png or .pdf at the folder's top level, or a .tsv in tf/.
+func listedOutput(p string) bool {
+	if !filepath.IsLocal(filepath.FromSlash(p)) || strings.Contains(p, "\\") {
+		return false
+	}
+	dir, name := path.Split(p)
+	switch dir {
+	case "":
+		return strings.HasSuffix(name, ".png") || strings.HasSuffix(name, ".pdf")
+	case "tf/":
+		return strings.HasSuffix(name, ".tsv") && name != ".tsv"
+	}
+	return false
 }
 
 // removeIfEmpty removes the folder dir when it holds nothing.

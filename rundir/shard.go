@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"dptext/runconfig"
 )
 
 // Shard selects part K of N of a run's cells (K counts from 0, as array indices of Slurm,
@@ -22,7 +24,11 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.K, s.N) }
 // name is the shard's file name stem in a run folder's shards/ directory: "K-of-N".
 func (s Shard) name() string { return fmt.Sprintf("%d-of-%d", s.K, s.N) }
 
-// ParseShard reads "K/N" with 0 ≤ K < N.
+// MaxShards bounds the shard count N: a config has at most runconfig.MaxCells cells, and a
+// shard without a cell would run nothing.
+const MaxShards = runconfig.MaxCells
+
+// ParseShard reads "K/N" with 0 ≤ K < N ≤ MaxShards.
 func ParseShard(s string) (Shard, error) {
 	k, n, ok := strings.Cut(s, "/")
 	if !ok {
@@ -39,6 +45,8 @@ func newShard(k, n, what string) (Shard, error) {
 		return Shard{}, fmt.Errorf("%s: want two whole numbers K and N", what)
 	case ni < 1:
 		return Shard{}, fmt.Errorf("%s: the shard count N = %d must be at least 1", what, ni)
+	case ni > MaxShards:
+		return Shard{}, fmt.Errorf("%s: the shard count N = %d: at most %d (the most cells a config may have)", what, ni, MaxShards)
 	case ki < 0 || ki >= ni:
 		return Shard{}, fmt.Errorf("%s: the shard index K = %d must be from 0 to %d (N-1)", what, ki, ni-1)
 	}

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"dptext/report/render"
 )
 
 func ShardLockName(s Shard) string     { return filepath.Join("shards", s.name()+".lock") }
@@ -155,7 +153,7 @@ func PrepareShardDir(dir string, fp *Fingerprint) error {
 
 // PrepareMergeDir removes the outputs of an earlier run or merge (the cells are checked one
 // by one in verify, and the fingerprint file rewritten after).
-func PrepareMergeDir(dir string, layout render.Layout) error { return RemoveRunOutputs(dir, layout) }
+func PrepareMergeDir(dir string) error { return RemoveRunOutputs(dir) }
 
 // ShardStatuses describes every shard manifest in dir, one per line.
 func ShardStatuses(dir string) string {

@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,7 +105,15 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 					Value: strconv.FormatFloat(v, 'g', -1, 64)})
 			}
 			r.spent.add("utility", start)
-			rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)), row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
+			if n == 0 {
+				// No pair scored: the mean is undefined, and results.csv holds no NaN. The
+				// unscored row says why the cell has no mean (the tables show "–").
+				r.logf("%s: scorer %s scored none of the %d evaluation documents (no in-vocabulary word, or a zero centred mean): its mean is left out, unscored = %d",
+					r.cellPath(c), sc.ID(), len(private), len(private))
+			} else {
+				rows = append(rows, row(sc.ID(), report.MetricMean, sum/float64(n)))
+			}
+			rows = append(rows, row(sc.ID(), report.MetricUnscored, float64(len(private)-n)))
 			continue
 		}
 		docs, labels := set.Known, set.KnownAuthors
@@ -196,6 +206,15 @@ func termVectors(m mechanisms.Mechanism, private, privateKnown [][]string) strin
 }
 
 // writeTermVectors writes the tf/ folder of a completed run (file name → content).
+// termVectorFiles are the paths, relative to the run folder, writeTermVectors writes files to.
+func (r *runner) termVectorFiles(files map[string]string) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		out = append(out, "tf/"+name)
+	}
+	return out
+}
+
 func (r *runner) writeTermVectors(files map[string]string) error {
 	for name, data := range files {
 		if err := rundir.WriteFileAtomic(filepath.Join(r.dir, "tf", name), []byte(data)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,10 @@ import (
 )
 
 // A run into a folder of the user's refuses, lists what is there and touches nothing; a rerun
-// into a dptext run folder removes its own earlier outputs but not a picture or paper the user
-// put there.
+// into a dptext run folder removes its own earlier outputs (those its manifest lists) but not a
+// picture or paper the user put there — not even one named like a plot of the config's layout
+// (accuracy-mine.png) or a .tsv in tf/, which the rerun deleted before the manifest listed the
+// outputs (the mutant: removing every `<plot metric>-*.png` and tf/*.tsv, the former rule).
 func TestRunNeverRemovesUserFiles(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
 	cfg := fixtureConfig(t, corpusPath, vecPath)
@@ -50,7 +53,17 @@ func TestRunNeverRemovesUserFiles(t *testing.T) {
 	if len(plots) == 0 {
 		t.Fatal("the fixture run wrote no plot; the test does not exercise the plot removal")
 	}
-	for _, f := range []string{"fig.png", "paper.pdf", "tf/notes.txt", "cells/mine.txt"} {
+	man, err := rundir.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(plots, filepath.Join(dir, "results.csv"), filepath.Join(dir, "table.md")) {
+		if !slices.Contains(man.Outputs, filepath.Base(p)) {
+			t.Errorf("the manifest's outputs %v do not list %s", man.Outputs, filepath.Base(p))
+		}
+	}
+	userFiles := []string{"fig.png", "paper.pdf", "tf/notes.txt", "cells/mine.txt", "accuracy-mine.png", "accuracy-mine.pdf", "tf/mine.tsv"}
+	for _, f := range userFiles {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +77,7 @@ func TestRunNeverRemovesUserFiles(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: dir, Jobs: 1, Force: true, DataDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"fig.png", "paper.pdf", "tf/notes.txt", "cells/mine.txt"} {
+	for _, f := range userFiles {
 		if readFile(t, filepath.Join(dir, f)) != f {
 			t.Fatalf("a rerun with --force removed or changed the user's %s", f)
 		}

@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,6 +92,11 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 	// or written: a bad value fails at once, naming its line, and leaves no run folder.
 	if err := runconfig.CheckComponents(cfg); err != nil {
 		return dir, err
+	}
+	if !opts.Shard.Sharded() { // a whole run or a merge draws the plots at its end
+		if err := render.CheckTempDir(); err != nil {
+			return dir, err
+		}
 	}
 	if err := rundir.CheckOutDir(dir); err != nil {
 		return dir, err
@@ -180,9 +186,9 @@ func prepareDir(dir string, cfg *runconfig.Config, opts RunOptions, fp *rundir.F
 	case opts.Shard.Sharded():
 		return rundir.PrepareShardDir(dir, fp)
 	case opts.merge:
-		return rundir.PrepareMergeDir(dir, cfg.Report)
+		return rundir.PrepareMergeDir(dir)
 	}
-	return prepareRunDir(dir, fp, cfg.Report, opts.Force, logf)
+	return prepareRunDir(dir, fp, opts.Force, logf)
 }
 
 // endManifest records in m how the run ended with err: complete (a shard's own cells, or
@@ -242,7 +248,7 @@ func short12(s string) string {
 
 // prepareRunDir discards finished cells with force, else refuses cells made from other
 // inputs or settings (checkFingerprint); then removes the outputs of any earlier run.
-func prepareRunDir(dir string, fp *rundir.Fingerprint, layout render.Layout, force bool, logf func(string, ...any)) error {
+func prepareRunDir(dir string, fp *rundir.Fingerprint, force bool, logf func(string, ...any)) error {
 	cells := filepath.Join(dir, "cells")
 	if force {
 		if err := rundir.RemoveCellFiles(cells); err != nil {
@@ -263,7 +269,7 @@ func prepareRunDir(dir string, fp *rundir.Fingerprint, layout render.Layout, for
 	if err := rundir.CheckFingerprint(dir, fp); err != nil {
 		return err
 	}
-	return rundir.RemoveRunOutputs(dir, layout)
+	return rundir.RemoveRunOutputs(dir)
 }
 
 // run draws the sets, runs the cells (a shard its own) and, unless a shard, writes the run's
@@ -274,7 +280,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		return err
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint, r.ctx, r.logf = fp.Hash(), ctx, logf
+	r.fingerprint, r.ctx, r.logf, r.force = fp.Hash(), ctx, logf, opts.Force
 	all := gridCells(cfg, sets)
 	cells := all
 	if opts.Shard.Sharded() {
@@ -386,6 +392,16 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 	if err := report.WriteRows(&buf, out.rows); err != nil {
 		return err
 	}
+	// The manifest lists every output before (tf, fixed names) or right after (plots) it is
+	// written: the next run removes exactly those (rundir.RemoveRunOutputs), never a file of
+	// the user's with a name like them.
+	outputs := append([]string{"results.csv", "predictions.csv"}, r.termVectorFiles(out.tf)...)
+	if cfg.Verdict != nil {
+		outputs = append(outputs, "verdict.md", "verdict.csv")
+	}
+	if err := live.Update(func(m *rundir.Manifest) { m.Outputs = outputs }); err != nil {
+		return err
+	}
 	if err := r.writeTermVectors(out.tf); err != nil {
 		return err
 	}
@@ -402,14 +418,20 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 			return err
 		}
 	}
-	if err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, out.rows); err != nil {
+	written, err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, out.rows)
+	if err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
+	outputs = append(outputs, written...)
+	slices.Sort(outputs)
+	outputs = slices.Compact(outputs)
 	// results.csv last: its presence means the run's outputs are all there.
 	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
 	}
-	if err := live.Update(func(m *rundir.Manifest) { m.Rows, m.PhaseSeconds = len(out.rows), r.spent.seconds() }); err != nil {
+	if err := live.Update(func(m *rundir.Manifest) {
+		m.Rows, m.PhaseSeconds, m.Outputs = len(out.rows), r.spent.seconds(), outputs
+	}); err != nil {
 		return err
 	}
 	logf("wrote %s (%d rows), predictions.csv, table.md and plots", filepath.Join(dir, "results.csv"), len(out.rows))
@@ -503,7 +525,9 @@ type runner struct {
 	// ctx cancels the run, including long mechanism constructions.
 	ctx context.Context
 	// logf receives warnings of components (Env.Log).
-	logf                 func(string, ...any)
+	logf func(string, ...any)
+	// force is RunOptions.Force: components ignore their caches (Env.Force).
+	force                bool
 	cache                *privateCache
 	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
@@ -558,7 +582,7 @@ func (r *runner) env(set *protocol.SetData) *registry.Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.DrawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf, InputSHA256: r.in.dataSums}
+			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf, InputSHA256: r.in.dataSums, Force: r.force}
 	}
 	return r.envs[set.DrawKey]
 }

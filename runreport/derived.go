@@ -5,10 +5,6 @@ import (
 	"dptext/runconfig"
 )
 
-// relativeMetrics are the scores given relative to the none mechanism as
-// relative_<metric> (SynTF's "relative performance": private / original).
-var relativeMetrics = []string{report.MetricAccuracy, report.MetricMacroF1, report.MetricMacroPrecision, report.MetricMacroRecall}
-
 // DerivedRows computes, from a run's rows, each scorer's performance relative to the none
 // mechanism (same set, repeat and scorer) and the gain rows of cfg.Gains. They follow the
 // cell rows they derive from, in the same order, so they are as deterministic as those.
@@ -52,7 +48,7 @@ func DerivedRows(cfg *runconfig.Config, rows []report.Row) []report.Row {
 			order = append(order, ck)
 		}
 		values[ck][r.Scorer+"/"+r.Metric] = r.Value
-		for _, m := range relativeMetrics {
+		for _, m := range report.RelativeMetrics {
 			if r.Metric != m {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,9 @@ type RunFacts struct {
 }
 
 // WriteReport writes table.md, table.csv, table.tex, summary.csv and the plots of a run from
-// its rows, with a caption naming the config, the corpus read and the embeddings.
-func WriteReport(dir string, cfg *runconfig.Config, facts RunFacts, rows []report.Row) error {
+// its rows, with a caption naming the config, the corpus read and the embeddings, and returns
+// the names of the files written.
+func WriteReport(dir string, cfg *runconfig.Config, facts RunFacts, rows []report.Row) ([]string, error) {
 	return render.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
 }
 
@@ -139,6 +141,9 @@ func intervalNote(cfg *runconfig.Config, wholePool []string) string {
 // text saved in its manifest, holding the directory's lock meanwhile. It needs nothing outside
 // the folder: the corpus and embeddings the config names are not looked up.
 func Rereport(dir string) error {
+	if err := render.CheckTempDir(); err != nil {
+		return err
+	}
 	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a run directory: %w", dir, err)
@@ -159,7 +164,21 @@ func Rereport(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteReport(dir, cfg, RunFacts{Corpus: man.Corpus, WholePool: man.WholePoolSets}, rows)
+	written, err := WriteReport(dir, cfg, RunFacts{Corpus: man.Corpus, WholePool: man.WholePoolSets}, rows)
+	if err != nil {
+		return err
+	}
+	// The plots written are dptext's: the manifest lists them, so that the next run removes
+	// them (and nothing else of their kind).
+	man.Outputs = mergeOutputs(man.Outputs, written)
+	return man.Write(dir)
+}
+
+// mergeOutputs returns the sorted union of two lists of a run's output files.
+func mergeOutputs(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // CompareRuns runs the regression check of a run against a baseline (both folders holding a

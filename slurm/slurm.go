@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"dptext/atomicfile"
 	"dptext/datasets"
 )
 
@@ -145,7 +146,9 @@ const (
 )
 
 // Write writes the shard array, the merge job and the submit script into OUT/slurm/ (and
-// makes OUT/slurm/logs), returning the folder.
+// makes OUT/slurm/logs), returning the folder. Each is written atomically and made executable;
+// a name there that is not a regular file (a named pipe, a device, a folder) is refused, not
+// written through.
 func (j Job) Write() (string, error) {
 	scripts := filepath.Join(j.Out, "slurm")
 	if err := os.MkdirAll(filepath.Join(scripts, "logs"), 0o755); err != nil {
@@ -153,7 +156,11 @@ func (j Job) Write() (string, error) {
 	}
 	files := map[string]string{ShardScript: j.shardScript(), MergeScript: j.mergeScript(), SubmitScript: j.submitScript()}
 	for _, name := range []string{ShardScript, MergeScript, SubmitScript} {
-		if err := os.WriteFile(filepath.Join(scripts, name), []byte(files[name]), 0o755); err != nil {
+		path := filepath.Join(scripts, name)
+		if err := atomicfile.WriteFile(path, []byte(files[name])); err != nil {
+			return "", err
+		}
+		if err := os.Chmod(path, 0o755); err != nil {
 			return "", err
 		}
 	}

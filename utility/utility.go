@@ -21,7 +21,8 @@ type PairMetric interface {
 }
 
 // MeanCosine is the cosine similarity of the mean word vectors of the two documents (scorer
-// cosine). It is NaN when either document has no in-vocabulary word.
+// cosine). It is NaN when either document has no in-vocabulary word, or when a centred mean is
+// the zero vector (the runner counts such pairs as unscored).
 type MeanCosine struct {
 	store *embeddings.Store
 	// center is subtracted from both means (the vocabulary's mean vector, or zeros).
@@ -54,8 +55,24 @@ func NewMeanCosine(store *embeddings.Store, opts CosineOptions) (*MeanCosine, er
 		for j := range center {
 			center[j] /= float64(store.Len())
 		}
+		if allAtCenter(store, center) {
+			return nil, fmt.Errorf("cosine: centered = true, but each of the %d word vectors equals the vocabulary's mean (one word, e.g. top_k = 1, or identical vectors): every centred document mean is zero and no cosine is defined; give more distinct vectors or centered = false", store.Len())
+		}
 	}
 	return &MeanCosine{store: store, center: center}, nil
+}
+
+// allAtCenter reports whether every vector of store equals center (as float32, the vectors'
+// precision).
+func allAtCenter(store *embeddings.Store, center []float64) bool {
+	for i := 0; i < store.Len(); i++ {
+		for j, x := range store.Vector(i) {
+			if x != float32(center[j]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Measure returns cos(mean(original) − c, mean(private) − c), c the centre.

@@ -148,3 +148,33 @@ func TestWMDSharedMassCancellationIsExact(t *testing.T) {
 		t.Errorf("identical bags: %v, want 0", got)
 	}
 }
+
+// A centred cosine over vectors that all equal their mean (one word, as top_k = 1 gives, or
+// identical vectors) has no defined value for any document: NewMeanCosine refuses it, naming
+// the cause and the remedies, instead of a scorer whose every score is NaN; uncentred, the same
+// vectors are accepted. The mutant: without allAtCenter the constructor succeeds and Measure
+// returns NaN.
+func TestMeanCosineRefusesVectorsAllAtTheirMean(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		vecs  []float32
+	}{
+		{[]string{"one"}, []float32{0.3, -1}},
+		{[]string{"a", "b", "c"}, []float32{1, 2, 1, 2, 1, 2}},
+	} {
+		store, err := embeddings.New(c.words, 2, c.vecs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewMeanCosine(store, CosineOptions{Centered: true}); err == nil || !strings.Contains(err.Error(), "centered = false") {
+			t.Errorf("%v centred: err = %v; want a refusal", c.words, err)
+		}
+		m, err := NewMeanCosine(store, CosineOptions{Centered: false})
+		if err != nil {
+			t.Fatalf("%v uncentred: %v", c.words, err)
+		}
+		if v := m.Measure(c.words, c.words); v < 0.999 || v > 1.001 {
+			t.Errorf("%v uncentred: cosine of a document with itself %v, want 1", c.words, v)
+		}
+	}
+}

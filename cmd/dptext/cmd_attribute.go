@@ -18,6 +18,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	output := fs.String("output", "", "`DIR` for the answers (required)")
 	mech := addMechanismFlags(fs, "", "privatise the unknown texts with this mechanism `NAME` first", "mechanism-param")
 	seed := fs.Uint64("seed", 1, "random seed")
+	force := fs.Bool("force", false, "replace answer files already in --output (without it they are refused before any problem is answered)")
 	language := fs.String("language", "", "answer only the problems in this language (e.g. en)")
 	reject := fs.String("reject", "none", "leave texts unattributed (<UNK>): none | pan19 (the PAN 2019 baseline's rule: the two largest calibrated probabilities differ by less than the threshold; char-ngram-svm) | score-margin (the top two raw scores closer than the threshold) | score (top raw score below it)")
 	threshold := fs.Float64("reject-threshold", 0.1, "threshold of --reject: on calibrated probabilities (pan19; the baseline's 0.1) or on the attacker's raw scores")
@@ -58,7 +59,7 @@ func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr,
+	opts := attribution.AttributeOptions{Input: *input, Output: *output, Seed: *seed, Language: *language, Reject: rule, Progress: stderr, Force: *force,
 		NewAttacker: func() (learn.Classifier, error) { return ao.Build(&env) }}
 	if mo != nil {
 		if opts.Mechanism, err = mo.Build(&env, mech.epsilon.Value()); err != nil {

@@ -45,14 +45,17 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		o.Claim, o.ClaimSet = *claim, true
 	}
-	if o.Samples < 10 {
-		return usagef("--samples %d: want at least 10", o.Samples)
+	if o.Samples < 10 || o.Samples > audit.SamplesLimit {
+		return usagef("--samples %d: want 10 to %d", o.Samples, audit.SamplesLimit)
+	}
+	if o.MaxSamples < 0 || o.MaxSamples > audit.SamplesLimit {
+		return usagef("--max-samples %d: want 0 (off) to %d", o.MaxSamples, audit.SamplesLimit)
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return usagef("--alpha %v: want a value in (0, 1)", o.Alpha)
 	}
-	if o.Pairs < 1 {
-		return usagef("--pairs %d: want at least 1", o.Pairs)
+	if o.Pairs < 1 || o.Pairs > audit.PairsLimit {
+		return usagef("--pairs %d: want 1 to %d", o.Pairs, audit.PairsLimit)
 	}
 	mo, err := mech.decode()
 	if err != nil {

@@ -38,20 +38,23 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) > 0 {
 		return usagef("unexpected arguments %q", pos)
 	}
-	if *rounds < 1 {
-		return usagef("--rounds %d: want at least 1", *rounds)
+	if *rounds < 1 || *rounds > maxBenchRounds {
+		return usagef("--rounds %d: want 1 to %d", *rounds, maxBenchRounds)
 	}
-	if *queries < 1 {
-		return usagef("--queries %d: want at least 1", *queries)
+	if *queries < 1 || *queries > maxBenchQueries {
+		return usagef("--queries %d: want 1 to %d", *queries, maxBenchQueries)
 	}
 	if !(*epsilon > 0) || math.IsInf(*epsilon, 1) {
 		return usagef("--epsilon %g: want a finite number > 0", *epsilon)
 	}
-	if *workers < 0 {
-		return usagef("--workers %d: want 0 (all cores) or more", *workers)
+	if *workers < 0 || *workers > runconfig.MaxWorkers {
+		return usagef("--workers %d: want 0 (all cores) to %d", *workers, runconfig.MaxWorkers)
 	}
-	if *ghz < 0 {
-		return usagef("--ghz %g: want 0 (measure) or a clock in GHz", *ghz)
+	if !(*ghz >= 0 && *ghz <= maxBenchGHz) {
+		return usagef("--ghz %g: want 0 (measure) or a clock in GHz up to %g", *ghz, float64(maxBenchGHz))
+	}
+	if *topK < 0 {
+		return usagef("--top-k %d: want 0 (all) or more", *topK)
 	}
 	rng := rngs.New(1, "bench/decode")
 	var store *embeddings.Store
@@ -83,6 +86,13 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return bench.Decode(ctx, stdout, store, rng, bench.DecodeOptions{Queries: *queries, Rounds: *rounds, Epsilon: *epsilon, Workers: *workers,
 		GHz: *ghz, Reference: *reference, Python: *python, Vocabulary: vocabularyName(*real)})
 }
+
+// Limits of bench decode's flags: far above a useful benchmark, they turn a typo into an error.
+const (
+	maxBenchRounds  = 1000
+	maxBenchQueries = 1_000_000
+	maxBenchGHz     = 100 // a core clock in GHz
+)
 
 func vocabularyName(real bool) string {
 	if real {

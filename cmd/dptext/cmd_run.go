@@ -30,8 +30,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) != 1 {
 		return usagef("want one CONFIG, got %d arguments", len(pos))
 	}
-	if *jobs < 1 {
-		return usagef("--jobs %d: want at least 1", *jobs)
+	if *jobs < 1 || *jobs > runconfig.MaxWorkers {
+		return usagef("--jobs %d: want 1 to %d", *jobs, runconfig.MaxWorkers)
+	}
+	if *shards < 0 || *shards > rundir.MaxShards {
+		return usagef("--shards %d: want 0 (from the environment) to %d", *shards, rundir.MaxShards)
 	}
 	cfg, err := runconfig.LoadConfig(pos[0])
 	if err != nil {

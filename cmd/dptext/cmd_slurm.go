@@ -33,12 +33,12 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case len(pos) != 1:
 		return usagef("want one CONFIG, got %d arguments", len(pos))
-	case *shards < 1:
-		return usagef("--shards %d: want at least 1", *shards)
+	case *shards < 1 || *shards > rundir.MaxShards:
+		return usagef("--shards %d: want 1 to %d", *shards, rundir.MaxShards)
 	case *out == "":
 		return usagef("--out DIR is required: the run folder the shards share")
-	case *cpus < 1:
-		return usagef("--cpus %d: want at least 1", *cpus)
+	case *cpus < 1 || *cpus > runconfig.MaxWorkers:
+		return usagef("--cpus %d: want 1 to %d", *cpus, runconfig.MaxWorkers)
 	}
 	for flag, v := range map[string]string{"partition": *partition, "time": *timeLimit, "mem": *mem} {
 		if !slurm.ValidValue(v) {
@@ -51,6 +51,9 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err := runconfig.CheckComponents(cfg); err != nil {
 		return err
+	}
+	if n := cfg.Cells(); *shards > n {
+		return usagef("--shards %d: the config has %d cells, so at most %d shards (a shard without a cell would run nothing)", *shards, n, n)
 	}
 	job := slurm.Job{Name: cfg.Name, Shards: *shards, Partition: *partition, Time: *timeLimit, CPUs: *cpus, Mem: *mem}
 	if job.Dir, err = os.Getwd(); err != nil {

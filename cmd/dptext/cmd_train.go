@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"dptext/atomicfile"
 	"dptext/embeddings"
 	"dptext/erae"
 	"dptext/runconfig"
@@ -40,6 +43,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	snapshots, err := parseSnapshotSteps(*tf.snapAt, opts.Steps, *tf.out)
 	if err != nil {
+		return usagef("%v", err)
+	}
+	if err := checkTrainOutputs(*tf.out, snapshots); err != nil {
 		return usagef("%v", err)
 	}
 	// A first estimate with 100-dimensional vectors (the default data's) refuses absurd sizes
@@ -229,6 +235,23 @@ func parseSnapshotSteps(list string, steps int, out string) (map[int]string, err
 		snaps[n] = fmt.Sprintf("%s-step%d%s", strings.TrimSuffix(out, ext), n, ext)
 	}
 	return snaps, nil
+}
+
+// checkTrainOutputs refuses, before any data is read or step trained, an --out (or its
+// checkpoint OUT.partial, or a snapshot file) that exists and is not a regular file: a folder, a
+// device such as /dev/null, a named pipe or a socket, or a symbolic link to one. The model
+// writer refuses them too (atomicfile), but only after the whole training.
+func checkTrainOutputs(out string, snapshots map[int]string) error {
+	paths := []string{out, out + ".partial"}
+	for _, step := range slices.Sorted(maps.Keys(snapshots)) {
+		paths = append(paths, snapshots[step])
+	}
+	for _, p := range paths {
+		if err := atomicfile.CheckTarget(p); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	return nil
 }
 
 // removeIfExists removes path; a missing file is not an error.

@@ -8,12 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
+
+	"dptext/configfile"
 )
 
 // command is one subcommand of dptext.
@@ -235,11 +238,44 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			return pos, checkFlagValues(fs)
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// checkFlagValues bounds what every command's flags may be given, whatever the command checks
+// besides: a count (an integer flag other than a seed) at most configfile.MaxCount in absolute
+// value, the bound of every count of a config, and a number (a float flag) finite. Commands
+// check their own tighter limits (goroutines, shards, samples) after this.
+func checkFlagValues(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok || err != nil {
+			return
+		}
+		switch v := g.Get().(type) {
+		case int:
+			if v > configfile.MaxCount || v < -configfile.MaxCount {
+				err = usagef("--%s %d: at most %d (the bound of every count)", f.Name, v, configfile.MaxCount)
+			}
+		case int64:
+			if v > configfile.MaxCount || v < -configfile.MaxCount {
+				err = usagef("--%s %d: at most %d (the bound of every count)", f.Name, v, configfile.MaxCount)
+			}
+		case uint:
+			if v > configfile.MaxCount {
+				err = usagef("--%s %d: at most %d (the bound of every count)", f.Name, v, configfile.MaxCount)
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				err = usagef("--%s %v: want a finite number", f.Name, v)
+			}
+		}
+	})
+	return err
 }
 
 func usagef(format string, args ...any) error {

@@ -64,6 +64,9 @@ type SynTFOptions struct {
 	// EllLog, when not nil, is told when ℓ could not be written to EllCacheDir (a read-only or
 	// full disk): the cache is optional, so ℓ is then used uncached. Not a config key.
 	EllLog io.Writer `toml:"-"`
+	// EllRecompute ignores the entries of EllCacheDir and computes ℓ afresh, replacing them
+	// (a run with --force). Not a config key.
+	EllRecompute bool `toml:"-"`
 }
 
 // DefaultSynTFOptions returns the paper's best settings (Table 2) except lemmatisation, which

@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -116,7 +118,11 @@ func ComputeEll(store *embeddings.Store, epsilon float64, opts SynTFOptions, wor
 // Maxima and minima are exact, so the result does not depend on the number of workers. With
 // EllCacheDir set, each ε's result is read from, or written to, a file there named by a hash
 // of the vocabulary, the vectors, the rating parameters and ε; only missing ε are computed. A
-// cache that cannot be written is reported on EllLog and otherwise ignored.
+// cache that cannot be written is reported on EllLog and otherwise ignored. An entry is used
+// only when it is verified: its key and checksum match, and the loss at its three words,
+// ln P(w|v_max) − ln P(w|v_min), recomputed from two rows of ratings, equals its ℓ; any other
+// entry (damaged, edited, of other data) is reported on EllLog and recomputed. With
+// EllRecompute no entry is read: every ℓ is computed and written afresh.
 func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptions, workers int) ([]EllResult, error) {
 	if err := opts.validateRating(); err != nil {
 		return nil, err
@@ -130,14 +136,31 @@ func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptio
 		return nil, fmt.Errorf("syntf: vocabulary of %d words: want at least 2", store.Len())
 	}
 	out := make([]EllResult, len(epsilons))
-	paths := make([]string, len(epsilons))
+	paths, keys := make([]string, len(epsilons)), make([]string, len(epsilons))
 	var missing []int
+	var r *synTFRater
+	rater := func() *synTFRater {
+		if r == nil {
+			r = newSynTFRater(store, opts.BigramFactor, opts.Clip)
+		}
+		return r
+	}
 	for i, eps := range epsilons {
 		if opts.EllCacheDir != "" {
-			paths[i] = filepath.Join(opts.EllCacheDir, "syntf-ell-"+synTFEllCacheKey(store, eps, opts)+".json")
-			if res, ok := readSynTFEllCache(paths[i], store); ok {
-				out[i] = res
-				continue
+			keys[i] = synTFEllCacheKey(store, eps, opts)
+			paths[i] = filepath.Join(opts.EllCacheDir, "syntf-ell-"+keys[i]+".json")
+			if !opts.EllRecompute {
+				res, problem := readSynTFEllCache(paths[i], keys[i], store)
+				if problem == "" {
+					problem = verifySynTFEll(rater(), synTFScale(rater(), eps), res)
+				}
+				if problem == "" {
+					out[i] = res
+					continue
+				}
+				if problem != synTFEllMissing && opts.EllLog != nil {
+					fmt.Fprintf(opts.EllLog, "syntf: the cached ℓ %s is not used (%s); computing it again\n", paths[i], problem)
+				}
 			}
 		}
 		missing = append(missing, i)
@@ -146,7 +169,7 @@ func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptio
 		return out, nil
 	}
 	scales := make([]float64, len(missing))
-	r := newSynTFRater(store, opts.BigramFactor, opts.Clip)
+	r = rater()
 	for j, i := range missing {
 		scales[j] = synTFScale(r, epsilons[i])
 	}
@@ -161,7 +184,7 @@ func ComputeEllGrid(store *embeddings.Store, epsilons []float64, opts SynTFOptio
 		if paths[i] != "" {
 			// The cache is optional: a folder that cannot be written (read-only, full) costs
 			// the computation next time, not this run.
-			if err := writeSynTFEllCache(paths[i], res); err != nil && opts.EllLog != nil {
+			if err := writeSynTFEllCache(paths[i], keys[i], res); err != nil && opts.EllLog != nil {
 				fmt.Fprintf(opts.EllLog, "syntf: could not write ℓ to the cache (%v); going on without caching it\n", err)
 			}
 		}
@@ -313,29 +336,84 @@ func synTFEllCacheKey(store *embeddings.Store, epsilon float64, opts SynTFOption
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func readSynTFEllCache(path string, store *embeddings.Store) (EllResult, bool) {
+// synTFEllFile is a cache entry of ℓ: the result, the key it was computed for (see
+// synTFEllCacheKey) and a SHA-256 of both (synTFEllChecksum).
+type synTFEllFile struct {
+	EllResult
+	Key    string `json:"key"`
+	SHA256 string `json:"sha256"`
+}
+
+// synTFEllChecksum is the hex SHA-256 of an entry's key, ℓ's bits and its three words.
+func synTFEllChecksum(key string, res EllResult) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "syntf-ell-entry v1\x00%s\x00%x\x00%s\x00%s\x00%s", key, math.Float64bits(res.Ell), res.W, res.VMax, res.VMin))
+	return hex.EncodeToString(sum[:])
+}
+
+// synTFEllMissing is readSynTFEllCache's problem for an entry that does not exist: computed
+// without a message.
+const synTFEllMissing = "no entry"
+
+// readSynTFEllCache reads the entry at path, checked against key (its checksum and its key)
+// and store (its words); problem says why it cannot be used ("" when it can).
+func readSynTFEllCache(path, key string, store *embeddings.Store) (res EllResult, problem string) {
 	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return EllResult{}, synTFEllMissing
+	}
 	if err != nil {
-		return EllResult{}, false
+		return EllResult{}, err.Error()
 	}
-	var res EllResult
-	if json.Unmarshal(data, &res) != nil {
-		return EllResult{}, false
+	var f synTFEllFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return EllResult{}, "not a cache entry: " + err.Error()
 	}
+	switch {
+	case f.Key == "":
+		return EllResult{}, "an entry without key and checksum (an older format)"
+	case f.Key != key:
+		return EllResult{}, "its key is not this vocabulary's, vectors', parameters' and ε's"
+	case f.SHA256 != synTFEllChecksum(key, f.EllResult):
+		return EllResult{}, "its checksum does not match its content: damaged or edited"
+	}
+	res = f.EllResult
 	var rows [3]int
 	for i, w := range [3]string{res.W, res.VMax, res.VMin} {
 		row, ok := store.Lookup(w)
 		if !ok {
-			return EllResult{}, false
+			return EllResult{}, fmt.Sprintf("its word %q is not in the vocabulary", w)
 		}
 		rows[i] = row
 	}
 	res.WRow, res.VMaxRow, res.VMinRow = rows[0], rows[1], rows[2]
-	return res, true
+	return res, ""
 }
 
-func writeSynTFEllCache(path string, res EllResult) error {
-	data, err := json.MarshalIndent(res, "", "  ")
+// synTFEllTolerance is the relative difference allowed between a cached ℓ and its recomputed
+// loss (the same float32 ratings in another block layout of the matrix product).
+const synTFEllTolerance = 1e-9
+
+// verifySynTFEll recomputes the loss at res's words, ln P(W|VMax) − ln P(W|VMin) at the
+// exponential mechanism's scale, from the two source rows of ratings, and says why res cannot
+// be used when it is not res.Ell ("" when it is). ℓ ≥ 0 always: the loss at the maximising
+// and minimising source words of one output word.
+func verifySynTFEll(r *synTFRater, scale float64, res EllResult) string {
+	if math.IsNaN(res.Ell) || math.IsInf(res.Ell, 0) || res.Ell < 0 {
+		return fmt.Sprintf("ℓ = %v: want a finite value ≥ 0", res.Ell)
+	}
+	n := r.size
+	ratings := make([]float32, 2*n)
+	r.rows(ratings, []int{res.VMaxRow, res.VMinRow}, r.newScratch(2))
+	hi, lo := ratings[:n], ratings[n:]
+	got := (scale*float64(hi[res.WRow]) - synTFLogSumExp(hi, scale)) - (scale*float64(lo[res.WRow]) - synTFLogSumExp(lo, scale))
+	if math.Abs(got-res.Ell) > synTFEllTolerance*math.Max(1, math.Abs(got)) {
+		return fmt.Sprintf("ℓ = %v, but the loss at its words w = %q, v_max = %q, v_min = %q recomputes to %v", res.Ell, res.W, res.VMax, res.VMin, got)
+	}
+	return ""
+}
+
+func writeSynTFEllCache(path, key string, res EllResult) error {
+	data, err := json.MarshalIndent(synTFEllFile{EllResult: res, Key: key, SHA256: synTFEllChecksum(key, res)}, "", "  ")
 	if err != nil {
 		return err
 	}

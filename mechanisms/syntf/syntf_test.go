@@ -437,10 +437,20 @@ func TestNewSynTFRejectsBadOptions(t *testing.T) {
 	}
 }
 
+// The ℓ cache is read when its entry is verified, recomputed when it is not, and ignored
+// under EllRecompute (--force). A verified entry rewritten compactly (same content, key and
+// checksum) is read and left as it is; entries edited to ℓ × 1.5, 0, −3156.9 and 1e300 — with
+// the checksum left as it was, and with a checksum recomputed for the edit, which only the
+// recomputation of the loss at the entry's words catches — are reported on EllLog and replaced
+// by the computed ℓ; with EllRecompute even a verified entry is computed afresh and rewritten.
+// The mutants: without the checksum and recomputation (the former reader), the edited ℓ is
+// returned; without EllRecompute's skip, the compact entry survives a forced call.
 func TestComputeEllCache(t *testing.T) {
 	store := randomSynTFStore(t, 7, 30, 4)
 	o := synTFTestOptions()
 	o.EllCacheDir = t.TempDir()
+	var log strings.Builder
+	o.EllLog = &log
 	first, err := ComputeEll(store, 5, o, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -449,19 +459,61 @@ func TestComputeEllCache(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("cache files %v", files)
 	}
-	// Overwrite the cached value: a second call must read it back rather than recompute.
+	var entry synTFEllFile
 	data, _ := os.ReadFile(files[0])
-	var cached EllResult
-	_ = json.Unmarshal(data, &cached)
-	cached.Ell = 1.25
-	data, _ = json.Marshal(cached)
-	_ = os.WriteFile(files[0], data, 0o644)
+	if err := json.Unmarshal(data, &entry); err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := json.Marshal(entry)
+	if err := os.WriteFile(files[0], compact, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	second, err := ComputeEll(store, 5, o, 1)
-	if err != nil || second.Ell != 1.25 || second.WRow != first.WRow || second.VMax != first.VMax {
-		t.Fatalf("cached result %+v, first %+v, err %v", second, first, err)
+	if err != nil || second != first || log.Len() != 0 {
+		t.Fatalf("verified entry: %+v (first %+v), err %v, log %q", second, first, err, log.String())
+	}
+	if data, _ := os.ReadFile(files[0]); string(data) != string(compact) {
+		t.Fatal("a verified entry was recomputed and rewritten instead of read")
+	}
+	for _, ell := range []float64{first.Ell * 1.5, 0, -3156.9, 1e300} {
+		for _, resum := range []bool{false, true} {
+			edited := entry
+			edited.Ell = ell
+			if resum {
+				edited.SHA256 = synTFEllChecksum(edited.Key, edited.EllResult)
+			}
+			data, _ := json.Marshal(edited)
+			if err := os.WriteFile(files[0], data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			log.Reset()
+			got, err := ComputeEll(store, 5, o, 1)
+			if err != nil || got != first {
+				t.Errorf("ℓ edited to %v (checksum recomputed: %v): got %+v, err %v; want the computed %+v", ell, resum, got, err, first)
+			}
+			if !strings.Contains(log.String(), "is not used") {
+				t.Errorf("ℓ edited to %v (checksum recomputed: %v): nothing logged", ell, resum)
+			}
+			var again synTFEllFile
+			data, _ = os.ReadFile(files[0])
+			if json.Unmarshal(data, &again) != nil || again.Ell != first.Ell {
+				t.Errorf("ℓ edited to %v: the entry was not replaced: %s", ell, data)
+			}
+		}
+	}
+	if err := os.WriteFile(files[0], compact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.EllRecompute = true
+	if got, err := ComputeEll(store, 5, o, 1); err != nil || got != first {
+		t.Fatalf("EllRecompute: %+v, %v", got, err)
+	}
+	if data, _ := os.ReadFile(files[0]); string(data) == string(compact) {
+		t.Error("EllRecompute read the cache entry instead of computing ℓ afresh and rewriting it")
 	}
 	// A different ε is a different key.
-	if third, _ := ComputeEll(store, 6, o, 1); third.Ell == 1.25 {
+	o.EllRecompute = false
+	if third, _ := ComputeEll(store, 6, o, 1); third.Ell == first.Ell {
 		t.Fatal("ε = 6 read the ε = 5 cache entry")
 	}
 }

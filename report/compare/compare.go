@@ -151,13 +151,15 @@ func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
 
 // Runs decides per cell whether run moved away from baseline beyond repeat noise.
 // Cells with `correct` and `total` counts are tested with Fisher's exact test on the counts
-// pooled over repeats (their `accuracy` is the same test and is not tested twice); this treats
+// pooled over repeats (their `accuracy` is checked to be correct/total in every repeat, on both
+// sides, so the same test covers it and it is not tested twice); this treats
 // every prediction as an independent trial, which overstates the noise when both runs score the
 // same documents, so it errs towards not flagging. Other metrics are tested with Welch's t-test
 // over repeats, and cells without spread must agree within the tolerance. The p-values are
 // corrected over all tested cells (Holm or Bonferroni) so the family-wise false-alarm rate is
 // Alpha. Changed `split` protocol metrics and changed `total` counts are hard failures, and cells
-// present on one side only are listed.
+// present on one side only are listed. Rows without a cell to test on either side (header-only
+// files) are an error: a comparison that tests nothing passes nothing.
 func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
@@ -216,6 +218,9 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 			c.Method, c.P = MethodWelch, stats.Welch(b.Mean, b.SD, b.N(), r.Mean, r.SD, r.N())
 		}
 		v.Tested = append(v.Tested, c)
+	}
+	if len(v.Tested) == 0 && v.OK() {
+		return Verdict{}, fmt.Errorf("compare: no cell to test (the baseline has %d rows, the run %d): a comparison that tests nothing cannot pass — is a results.csv empty or only a header?", len(baseline), len(run))
 	}
 	adjust(v.Tested, opts.Correction)
 	for i := range v.Tested {

@@ -19,15 +19,21 @@ var countMetrics = map[string]bool{report.MetricCorrect: true, report.MetricTota
 var splitCounts = map[string]bool{"authors": true, "topics": true, "n_words": true, "eval_docs": true,
 	"topic_train_docs": true, "topic_validation_docs": true}
 
+// accuracyTolerance is how far an accuracy row may lie from its correct/total (a run writes
+// the quotient itself; 1e-9 leaves room for a results.csv rewritten with fewer digits).
+const accuracyTolerance = 1e-9
+
 // checkValues fails when rows hold a value no run writes: NaN or ±Inf, a proportion outside
 // [0, 1], a count that is negative, fractional, above the set's eval_docs (of the same repeat,
-// else the largest of the set), or a correct count above its total. side names the rows in
+// else the largest of the set), a correct count above its total, or an accuracy that is not
+// its repeat's correct/total (Runs tests the counts of such cells, so an accuracy that
+// disagreed with them would go untested). side names the rows in
 // the error, which lists up to five offending rows and how many there are.
 func checkValues(rows []report.Row, side string) error {
 	// Keys are strings: a Key with an absent ε (NaN) never equals itself.
 	cellRep := func(r report.Row) string { return fmt.Sprintf("%s\x00%d", keyOf(r, report.MetricCorrect), r.Repeat) }
 	evalDocs := map[string]map[int]float64{}
-	totals := map[string]float64{}
+	totals, corrects := map[string]float64{}, map[string]float64{}
 	for _, r := range rows {
 		switch {
 		case r.Scorer == report.SplitScorer && r.Metric == "eval_docs":
@@ -37,6 +43,8 @@ func checkValues(rows []report.Row, side string) error {
 			evalDocs[r.Set][r.Repeat] = r.Value
 		case r.Metric == report.MetricTotal:
 			totals[cellRep(r)] = r.Value
+		case r.Metric == report.MetricCorrect:
+			corrects[cellRep(r)] = r.Value
 		}
 	}
 	itemBound := func(r report.Row) (float64, bool) {
@@ -69,6 +77,13 @@ func checkValues(rows []report.Row, side string) error {
 				why = fmt.Sprintf("is above the set's %v evaluation documents", n)
 			} else if t, ok := totals[cellRep(r)]; ok && r.Metric == report.MetricCorrect && v > t {
 				why = fmt.Sprintf("is above its total %v", t)
+			}
+		}
+		if why == "" && r.Metric == report.MetricAccuracy {
+			c, okC := corrects[cellRep(r)]
+			t, okT := totals[cellRep(r)]
+			if okC && okT && t > 0 && math.Abs(v-c/t) > accuracyTolerance {
+				why = fmt.Sprintf("is not its correct/total %v/%v = %v", c, t, c/t)
 			}
 		}
 		if why != "" {

@@ -66,3 +66,51 @@ func TestCompareRejectsImpossibleValues(t *testing.T) {
 		}
 	}
 }
+
+// An accuracy row beside its cell's correct/total is checked against them (Runs tests the
+// counts only): setting an accuracy of 1 to 0 in every repeat of both sides — which printed
+// "OK … 0 moved" — is refused as a value no run writes, naming the row and its quotient; a
+// consistent edit of correct and accuracy together is moved by Fisher's test instead. The
+// mutant: without the accuracy check in checkValues, Runs returns an OK verdict.
+func TestCompareChecksAccuracyAgainstItsCounts(t *testing.T) {
+	rows := countRows("20", "koppel11", report.NoEpsilon.Value(), []float64{20, 20}, 20)
+	for i := range rows {
+		rows[i].Mechanism, rows[i].Epsilon = "none", report.NoEpsilon
+	}
+	if v, err := Runs(rows, rows, DefaultOptions()); err != nil || !v.OK() {
+		t.Fatalf("consistent rows: %v, %v", v, err)
+	}
+	edited := slices.Clone(rows)
+	for i := range edited {
+		if edited[i].Metric == report.MetricAccuracy {
+			edited[i].Value = 0
+		}
+	}
+	_, err := Runs(edited, edited, DefaultOptions())
+	if err == nil || !strings.Contains(err.Error(), "20/none//koppel11/accuracy repeat 0: 0 is not its correct/total 20/20 = 1") {
+		t.Fatalf("accuracy 1 → 0 beside correct 20 of 20: err = %v", err)
+	}
+	moved := countRows("20", "koppel11", report.NoEpsilon.Value(), []float64{0, 0}, 20)
+	for i := range moved {
+		moved[i].Mechanism, moved[i].Epsilon = "none", report.NoEpsilon
+	}
+	v, err := Runs(rows, moved, DefaultOptions())
+	if err != nil || v.OK() {
+		t.Fatalf("correct and accuracy both 20/20 → 0/20: %v, %v; want a moved cell", v, err)
+	}
+}
+
+// Two results.csv files with a header and no rows are no passing comparison ("OK: 0 cells
+// tested"): Runs fails, saying nothing was tested. A baseline with rows against an empty run
+// still fails as a verdict listing the missing cells. The mutant: without the check, Runs
+// returns an OK verdict with no tested cell.
+func TestCompareRefusesNothingToTest(t *testing.T) {
+	_, err := Runs(nil, nil, DefaultOptions())
+	if err == nil || !strings.Contains(err.Error(), "no cell to test") {
+		t.Fatalf("header-only files: err = %v", err)
+	}
+	v, err := Runs(fixtureRows(t), nil, DefaultOptions())
+	if err != nil || v.OK() || len(v.OnlyInBaseline) == 0 {
+		t.Fatalf("rows against an empty run: %v, %v; want a failing verdict listing the baseline's cells", v, err)
+	}
+}

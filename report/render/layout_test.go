@@ -114,13 +114,13 @@ func TestLayoutValidateNamesKey(t *testing.T) {
 func TestWriteRejectsScorerWithoutResults(t *testing.T) {
 	l := fixtureLayout()
 	l.Columns[2].Scorer = "koppel12"
-	err := Write(t.TempDir(), fixtureRows(), l, Caption{})
+	_, err := Write(t.TempDir(), fixtureRows(), l, Caption{})
 	if err == nil || !strings.Contains(err.Error(), `columns[2].scorer = "koppel12": no results`) {
 		t.Fatalf("Write() = %v, want an error naming columns[2].scorer", err)
 	}
 	l = fixtureLayout()
 	l.Frontier.Utility = "bert"
-	err = Write(t.TempDir(), fixtureRows(), l, Caption{})
+	_, err = Write(t.TempDir(), fixtureRows(), l, Caption{})
 	if err == nil || !strings.Contains(err.Error(), `frontier.utility = "bert"`) {
 		t.Fatalf("Write() = %v, want an error naming frontier.utility", err)
 	}

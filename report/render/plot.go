@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -79,8 +80,26 @@ func span(vs []float64, includeZero bool) (lo, hi float64) {
 	return lo - pad, hi + pad
 }
 
-// render draws the figure in format ("png" or "pdf").
-func (f *figure) render(format string) ([]byte, error) {
+// CheckTempDir fails when the temporary folder (os.TempDir: $TMPDIR, else /tmp) cannot hold a
+// new folder: the PDF plots convert their fonts there (gonum's vgpdf, once per process), and
+// without it they would fail only after every cell of a run is computed. A run and `dptext
+// report` call it before they start.
+func CheckTempDir() error {
+	d, err := os.MkdirTemp("", "dptext-tmpdir-check-")
+	if err != nil {
+		return fmt.Errorf("the temporary folder %s (TMPDIR) cannot be used: %w; the PDF plots convert their fonts there: set TMPDIR to a writable folder", os.TempDir(), err)
+	}
+	return os.RemoveAll(d)
+}
+
+// render draws the figure in format ("png" or "pdf"). A panic of the drawing library (vgpdf
+// panics when it cannot write its font files to the temporary folder) is returned as an error.
+func (f *figure) render(format string) (data []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			data, err = nil, fmt.Errorf("drawing the %s failed: %v (is the temporary folder %s writable? set TMPDIR to a writable folder)", format, p, os.TempDir())
+		}
+	}()
 	c, err := draw.NewFormattedCanvas(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err

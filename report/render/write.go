@@ -9,8 +9,10 @@ import (
 	"dptext/report"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,26 +24,27 @@ import (
 // plot metric against ε (`<metric>-<set>.png`) and of the frontier (`frontier-<set>.png`) when the
 // layout names its axes. Each file is written to a temporary file in dir and renamed into place,
 // so a reader never sees half a file. The layout is validated first and then checked against
-// the rows (every column scorer and reference set must occur).
-func Write(dir string, rows []report.Row, layout Layout, caption Caption) error {
+// the rows (every column scorer and reference set must occur). It returns the names of the
+// files written, sorted.
+func Write(dir string, rows []report.Row, layout Layout, caption Caption) ([]string, error) {
 	if err := layout.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	s, err := report.Aggregate(rows, layout.scorerOrder(), layout.Level)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := layout.checkData(s); err != nil {
-		return err
+		return nil, err
 	}
 	t := buildTables(s, layout)
 	tableCSV, err := t.csv()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	summaryCSV, err := summaryCSV(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	files := map[string][]byte{
 		"table.md":    t.markdown(caption),
@@ -53,32 +56,33 @@ func Write(dir string, rows []report.Row, layout Layout, caption Caption) error 
 		for _, metric := range layout.PlotMetrics {
 			f, ok, err := metricFigure(s, layout, set, metric)
 			if err != nil {
-				return fmt.Errorf("report: plotting %s of set %s: %w", metric, set, err)
+				return nil, fmt.Errorf("report: plotting %s of set %s: %w", metric, set, err)
 			}
 			if ok {
 				if err := addFigure(files, metric+"-"+set, f); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 		if layout.Frontier.Attack != "" {
 			f, ok, err := frontierFigure(s, layout, set)
 			if err != nil {
-				return fmt.Errorf("report: plotting the frontier of set %s: %w", set, err)
+				return nil, fmt.Errorf("report: plotting the frontier of set %s: %w", set, err)
 			}
 			if ok {
 				if err := addFigure(files, "frontier-"+set, f); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 	}
-	for name, data := range files {
-		if err := writeAtomic(dir, name, data); err != nil {
-			return err
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names {
+		if err := writeAtomic(dir, name, files[name]); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // addFigure renders f as PNG and PDF under a file-system-safe form of base.

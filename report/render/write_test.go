@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func TestGoldenTables(t *testing.T) {
 	dir := t.TempDir()
 	caption := Caption{Title: "fixture run", Notes: []string{"Synthetic rows shaped like Table 1."}}
-	if err := Write(dir, fixtureRows(), fixtureLayout(), caption); err != nil {
+	if _, err := Write(dir, fixtureRows(), fixtureLayout(), caption); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"table.md", "table.csv", "table.tex", "summary.csv"} {
@@ -81,7 +81,7 @@ func TestTableCells(t *testing.T) {
 
 func TestPlotsWritten(t *testing.T) {
 	dir := t.TempDir()
-	if err := Write(dir, fixtureRows(), fixtureLayout(), Caption{}); err != nil {
+	if _, err := Write(dir, fixtureRows(), fixtureLayout(), Caption{}); err != nil {
 		t.Fatal(err)
 	}
 	pixels := func(l vg.Length) int { return int(float64(l/vg.Inch)*vgimg.DefaultDPI + 0.5) }
