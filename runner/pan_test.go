@@ -12,6 +12,7 @@ import (
 
 	"dptext/internal/fixtures"
 	"dptext/report"
+	"dptext/report/render"
 	"dptext/runconfig"
 	"dptext/rundir"
 )
@@ -31,8 +32,11 @@ func TestRunPANProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var acc, f1 []float64
+	var acc, f1, open []float64
 	for _, r := range rows {
+		if r.Set == "problem00001" && r.Scorer == report.SplitScorer && r.Metric == render.FactOpenSetDocs {
+			open = append(open, r.Value)
+		}
 		if r.Set == "problem00001" && r.Scorer == "koppel11" {
 			switch r.Metric {
 			case report.MetricAccuracy:
@@ -50,7 +54,14 @@ func TestRunPANProtocol(t *testing.T) {
 			t.Errorf("accuracy %v on problem00001: above 4/6, but 2 of its 6 unknown texts are open-set", a)
 		}
 	}
+	// The open-set count is a set fact, and chance is the closed-set share over the candidates.
+	if len(open) == 0 || slices.ContainsFunc(open, func(v float64) bool { return v != 2 }) {
+		t.Errorf("open_set_docs of problem00001: %v, want 2", open)
+	}
 	md := readFile(t, filepath.Join(dir, "table.md"))
+	if !strings.Contains(md, "set problem00001 2 of 6 open-set, best attainable accuracy 0.667") {
+		t.Errorf("caption lacks problem00001's open-set count and best accuracy:\n%s", md)
+	}
 	if !strings.Contains(md, "Protocol: PAN cross-domain attribution, one set per problem") {
 		t.Errorf("caption does not name the pan protocol:\n%s", md)
 	}
