@@ -383,7 +383,7 @@ type groundTruth struct {
 }
 
 // readTruth reads dir/ground-truth.json: {key: [{"unknown-text", "true-author"}, …]}. A missing
-// file is not an error (authors = nil).
+// file is not an error (authors = nil); a text named twice with different authors is.
 func readTruth(dir, key string) (groundTruth, error) {
 	truth := groundTruth{path: filepath.Join(dir, "ground-truth.json")}
 	if !exists(truth.path) {
@@ -404,6 +404,9 @@ func readTruth(dir, key string) (groundTruth, error) {
 	for i, e := range entries {
 		if e.File == "" || e.Author == "" {
 			return truth, fmt.Errorf(`corpus: %s: entry %d: want "unknown-text" and "true-author"`, truth.path, i)
+		}
+		if prev, ok := truth.authors[e.File]; ok && prev != e.Author {
+			return truth, fmt.Errorf("corpus: %s: entry %d: unknown text %q is given two true authors, %q and %q: want one true author per text", truth.path, i, e.File, prev, e.Author)
 		}
 		truth.authors[e.File] = e.Author
 	}

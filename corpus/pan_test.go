@@ -184,3 +184,27 @@ func readBack(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// A ground-truth.json naming one unknown text twice with different authors is refused, naming
+// the file and the text, by both readers (ReadPANProblems: `dptext attribute`; ReadPAN: a
+// run's corpus); the same entry twice is harmless and accepted. Mutant: the map assignment
+// alone (the later entry wins) accepts the file and fails this test.
+func TestReadPANRefusesTwoTruthsForOneText(t *testing.T) {
+	root := cdaaCollection(t)
+	truth := filepath.Join(root, "problem00001", "ground-truth.json")
+	os.WriteFile(truth, []byte(`{"ground_truth":[{"unknown-text":"unknown00002.txt","true-author":"<UNK>"},`+
+		`{"unknown-text":"unknown00001.txt","true-author":"candidate00002"},`+
+		`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"},`+
+		`{"unknown-text":"unknown00001.txt","true-author":"candidate00001"}]}`), 0o644)
+	_, _, err := ReadPANProblems(root, PANOptions{})
+	wantErr(t, err, truth, `entry 3: unknown text "unknown00001.txt" is given two true authors, "candidate00002" and "candidate00001"`)
+	_, _, err = ReadPAN(root, PANOptions{})
+	wantErr(t, err, truth, `"unknown00001.txt" is given two true authors`)
+	os.WriteFile(truth, []byte(`{"ground_truth":[{"unknown-text":"unknown00002.txt","true-author":"<UNK>"},`+
+		`{"unknown-text":"unknown00001.txt","true-author":"candidate00002"},`+
+		`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"},`+
+		`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"}]}`), 0o644)
+	if _, _, err := ReadPANProblems(root, PANOptions{}); err != nil {
+		t.Errorf("one text listed twice with the same author: %v", err)
+	}
+}
