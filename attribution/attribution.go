@@ -335,7 +335,8 @@ func candidateMacroF1(truth, pred []string) float64 {
 
 // FormatResults prints one line per problem — accuracy and the layout's official measure where
 // ground truth exists — and the overall accuracy (pooled) and mean measure over problems (as
-// PAN ranks submissions).
+// PAN ranks submissions: the mean of the per-problem measures rounded to 3 decimals,
+// corpus.PANRound, as PAN's evaluator computes its overall score).
 func FormatResults(results []ProblemResult) string {
 	var b strings.Builder
 	correct, labelled, nF1 := 0, 0, 0
@@ -344,7 +345,7 @@ func FormatResults(results []ProblemResult) string {
 	for _, r := range results {
 		fmt.Fprintf(&b, "%s: %d candidates, %d unknown texts (%d open-set), %d unattributed", r.Name, r.Candidates, r.Unknown, r.OpenSet, r.Rejected)
 		if r.Labelled > 0 {
-			fmt.Fprintf(&b, "; accuracy %d/%d = %.3f, %s %.3f", r.Correct, r.Labelled, r.Accuracy(), r.Measure, r.MacroF1)
+			fmt.Fprintf(&b, "; accuracy %d/%d = %.3f, %s %.3f", r.Correct, r.Labelled, r.Accuracy(), r.Measure, corpus.PANRound(r.MacroF1))
 		}
 		if n := r.Skipped.Total(); n > 0 {
 			fmt.Fprintf(&b, " (%d skipped: %s)", n, r.Skipped)
@@ -353,7 +354,7 @@ func FormatResults(results []ProblemResult) string {
 		correct += r.Correct
 		labelled += r.Labelled
 		if !math.IsNaN(r.MacroF1) {
-			sumF1 += r.MacroF1
+			sumF1 += corpus.PANRound(r.MacroF1)
 			nF1++
 			measures[r.Measure] = true
 		}
@@ -361,7 +362,8 @@ func FormatResults(results []ProblemResult) string {
 	if labelled > 0 {
 		fmt.Fprintf(&b, "overall: accuracy %d/%d = %.3f", correct, labelled, float64(correct)/float64(labelled))
 		if nF1 > 0 {
-			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f", strings.Join(slices.Sorted(maps.Keys(measures)), " / "), nF1, sumF1/float64(nF1))
+			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f (of the per-problem values rounded to %d decimals, as PAN's evaluator averages them)",
+				strings.Join(slices.Sorted(maps.Keys(measures)), " / "), nF1, corpus.PANRound(sumF1/float64(nF1)), corpus.PANDecimals)
 		}
 		b.WriteString("\n")
 	}

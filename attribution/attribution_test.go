@@ -290,3 +290,18 @@ func TestAttributeRefusesTwoTruthsForOneText(t *testing.T) {
 		t.Errorf("answers written despite the error: %v", entries)
 	}
 }
+
+// The mean over problems is PAN's evaluator's: the mean of the per-problem macro-F1 rounded to
+// 3 decimals (Python: round((0.123 + 0.124)/2, 3) = 0.123), not of the unrounded values
+// (0.1234 and 0.1244: mean 0.1239, printed 0.124 — the mutant this catches).
+func TestFormatResultsAveragesRoundedF1AsPAN(t *testing.T) {
+	out := FormatResults([]ProblemResult{
+		{Name: "problem00001", Candidates: 9, Unknown: 10, Labelled: 10, Correct: 3, MacroF1: 0.1234, Measure: "open-set macro-F1"},
+		{Name: "problem00002", Candidates: 9, Unknown: 10, Labelled: 10, Correct: 3, MacroF1: 0.1244, Measure: "open-set macro-F1"},
+	})
+	for _, want := range []string{"open-set macro-F1 0.123\n", "open-set macro-F1 0.124\n", "mean open-set macro-F1 over 2 problems = 0.123 (of the per-problem values rounded to 3 decimals"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("FormatResults lacks %q:\n%s", want, out)
+		}
+	}
+}

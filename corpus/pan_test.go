@@ -208,3 +208,15 @@ func TestReadPANRefusesTwoTruthsForOneText(t *testing.T) {
 		t.Errorf("one text listed twice with the same author: %v", err)
 	}
 }
+
+// PANRound rounds as Python's round(v, 3): correctly from the binary value, ties to even.
+// 0.0625 and 0.1875 are exact binary ties (Python: 0.062 and 0.188); 0.1235 and 0.6785 are
+// stored just below their decimals (Python: 0.123 and 0.678), where math.Round(v*1000)/1000
+// gives 0.124 and 0.679 — the mutant this catches; 0.3935 just above (0.394).
+func TestPANRound(t *testing.T) {
+	for v, want := range map[float64]float64{0.0625: 0.062, 0.1875: 0.188, 0.1235: 0.123, 0.6785: 0.678, 0.3935: 0.394, 1: 1, 0: 0} {
+		if got := PANRound(v); got != want {
+			t.Errorf("PANRound(%v) = %v, want %v", v, got, want)
+		}
+	}
+}

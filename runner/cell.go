@@ -141,7 +141,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
 			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
 		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN && entry.Task == registry.TaskAuthor {
-			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)))
+			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, corpus.PANRound(learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor))))
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"dptext/corpus"
 	"dptext/internal/fixtures"
 	"dptext/report"
 	"dptext/report/render"
@@ -48,6 +49,11 @@ func TestRunPANProtocol(t *testing.T) {
 	}
 	if len(acc) != 2 || len(f1) != 2 {
 		t.Fatalf("accuracy %v and open-set macro-F1 %v of problem00001: want one per repeat", acc, f1)
+	}
+	for _, v := range f1 {
+		if v != corpus.PANRound(v) {
+			t.Errorf("open-set macro-F1 %v: not rounded to 3 decimals as PAN's evaluator reports it", v)
+		}
 	}
 	for _, a := range acc {
 		if a > 4.0/6+1e-9 {
