@@ -29,7 +29,7 @@ const (
 	// probabilities are calibrated as scikit-learn's CalibratedClassifierCV does (sigmoid,
 	// 3 folds; see attackers.CharNgram.CalibrateFit), the answer is the most probable
 	// candidate, and "<UNK>" when the two largest probabilities differ by less than the
-	// threshold (0.1 in the baseline). Needs an attacker that calibrates (char-ngram-svm).
+	// threshold (0.1 in the baseline). Needs an attacker that calibrates (char-ngram-svm, pan19-baseline).
 	RejectPAN19 = "pan19"
 	// RejectScoreMargin answers "<UNK>" when the best candidate's raw score exceeds the
 	// runner-up's by less than the threshold: an SVM decision value for char-ngram-svm, a share
@@ -195,7 +195,7 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 	if opts.Reject.Rule == RejectPAN19 {
 		cc, ok := clf.(calibratingClassifier)
 		if !ok {
-			return ProblemResult{}, fmt.Errorf("--reject %s needs calibrated probabilities, which this attacker does not give (char-ngram-svm does; --reject %s applies a margin to raw scores)", RejectPAN19, RejectScoreMargin)
+			return ProblemResult{}, fmt.Errorf("--reject %s needs calibrated probabilities, which this attacker does not give (char-ngram-svm and pan19-baseline do; --reject %s applies a margin to raw scores)", RejectPAN19, RejectScoreMargin)
 		}
 		if err := cc.CalibrateFit(rngs.New(opts.Seed, "attribute/calibrate/"+p.Name), docs, labels); err != nil {
 			return ProblemResult{}, fmt.Errorf("%s: %w", p.Dir, err)
@@ -294,7 +294,7 @@ func predictRanked(clf learn.Classifier, opts AttributeOptions, problem string, 
 		return pred, top, second, nil
 	}
 	if opts.Reject.Rule != "" && opts.Reject.Rule != RejectNone {
-		return nil, nil, nil, fmt.Errorf("the attacker gives no scores for its candidates, so --reject %s cannot apply (koppel11 and char-ngram-svm do)", opts.Reject.Rule)
+		return nil, nil, nil, fmt.Errorf("the attacker gives no scores for its candidates, so --reject %s cannot apply (koppel11, char-ngram-svm and pan19-baseline do)", opts.Reject.Rule)
 	}
 	if sc, ok := clf.(scoringClassifier); ok {
 		pred, top = sc.PredictScores(rng, unknown)

@@ -132,6 +132,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		if entry.Task == registry.TaskTopic {
 			truth = set.EvalTopics
 		}
+		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN {
+			pred = panAnswers(pred)
+		}
 		s := learn.Score(truth, pred)
 		for i := range pred {
 			preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],

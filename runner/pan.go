@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"slices"
+
 	"dptext/corpus"
+	"dptext/learn"
 	"dptext/protocol"
 	"dptext/report"
 	"dptext/report/render"
@@ -29,4 +32,17 @@ func openSetRows(s *protocol.SetData, row func(string, float64) report.Row) []re
 	}
 	return []report.Row{row(render.FactOpenSetDocs, float64(open)),
 		row(render.FactChanceOpenSetMacroF1, render.OpenSetChanceF1(written, len(s.Eval), len(s.Authors)))}
+}
+
+// panAnswers reads an attacker's answers as PAN does: a text left unattributed
+// (learn.NoAnswer, e.g. pan19-baseline under its reject margin) is answered "<UNK>", right on
+// an open-set text and wrong on any other, as in `dptext attribute` and PAN's evaluator.
+func panAnswers(pred []string) []string {
+	out := slices.Clone(pred)
+	for i, p := range out {
+		if p == learn.NoAnswer {
+			out[i] = corpus.UnknownAuthor
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,5 +125,45 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "every repeat draws the same authors") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// pan19-baseline runs in the pan protocol: it leaves texts unattributed, and such an answer is
+// "<UNK>" in predictions.csv — right on an open-set text, as PAN scores it. Mutant: scoring the
+// attacker's learn.NoAnswer as is leaves "<none>" in predictions.csv and fails.
+func TestRunPANBaselineRejects(t *testing.T) {
+	cfg := panConfig(t, "[[scorers]]\nname = \"pan19-baseline\"\n")
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 1, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f, err := os.Open(filepath.Join(dir, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected, right := 0, 0
+	for _, r := range records[1:] { // set, mechanism, epsilon, repeat, scorer, document, truth, prediction, …
+		if r[4] != "pan19-baseline" {
+			continue
+		}
+		if r[7] == "<none>" {
+			t.Fatalf("an unattributed text kept learn.NoAnswer: %v", r)
+		}
+		if r[7] == corpus.UnknownAuthor {
+			rejected++
+			if r[6] == corpus.UnknownAuthor {
+				right++
+			}
+		}
+	}
+	t.Logf("pan19-baseline: %d texts left unattributed, %d of them open-set", rejected, right)
+	if rejected == 0 {
+		t.Errorf("pan19-baseline never left a text unattributed")
 	}
 }
