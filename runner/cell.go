@@ -147,6 +147,11 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, corpus.PANRound(learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor))))
 		}
 	}
+	written, err := r.asWrittenRows(c, set)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, written...)
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func TestRunPANProtocol(t *testing.T) {
 		if r.Set == "problem00001" && r.Scorer == report.SplitScorer && r.Metric == render.FactOpenSetDocs {
 			open = append(open, r.Value)
 		}
-		if r.Set == "problem00001" && r.Scorer == "koppel11" {
+		if r.Set == "problem00001" && r.Scorer == "koppel11" && r.Mechanism == "none" {
 			switch r.Metric {
 			case report.MetricAccuracy:
 				acc = append(acc, r.Value)
@@ -68,6 +68,19 @@ func TestRunPANProtocol(t *testing.T) {
 	md := readFile(t, filepath.Join(dir, "table.md"))
 	if !strings.Contains(md, "set problem00001 2 of 6 open-set, best attainable accuracy 0.667") {
 		t.Errorf("caption lacks problem00001's open-set count and best accuracy:\n%s", md)
+	}
+	// The as-written row: koppel11 scored on the texts as written, beside none, explained.
+	written := 0
+	for _, r := range rows {
+		if r.Mechanism == render.AsWrittenMechanism {
+			if r.Scorer != "koppel11" || r.Epsilon.Set() {
+				t.Errorf("as-written row %+v: want koppel11's, without ε", r)
+			}
+			written++
+		}
+	}
+	if written == 0 || !strings.Contains(md, "| "+render.AsWrittenMechanism+" ") || !strings.Contains(md, "the step from as-written to none is the normaliser's effect") {
+		t.Errorf("%d as-written rows; table:\n%s", written, md)
 	}
 	if !strings.Contains(md, "Protocol: PAN cross-domain attribution, one set per problem") {
 		t.Errorf("caption does not name the pan protocol:\n%s", md)

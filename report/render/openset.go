@@ -84,3 +84,18 @@ func (t tables) openSetText() string {
 	return "Open-set texts (written by none of the set's authors) are wrong for every answer naming an author, so a uniform guess among the authors is right on (closed-set texts / all texts) × 1/authors of them — the chance row and the at-chance test use this — and no attacker that always names an author exceeds the closed-set share; the open-set macro-F1 chance is the F1 of a uniform guess's expected counts, 2·n_c/(T + authors·n_c) averaged over the authors who wrote a text: " +
 		strings.Join(parts, "; ") + "."
 }
+
+// AsWrittenMechanism is the row of a run that scores the attackers on the original texts as
+// written (case, stopwords, punctuation and layout kept; trained on the known texts as
+// written), beside mechanism "none", which is the normalised text every mechanism takes.
+const AsWrittenMechanism = "as-written"
+
+// asWrittenText is the caption's sentence on the as-written row, when the table has one.
+func (t tables) asWrittenText() string {
+	for _, r := range t.rows {
+		if r.Mechanism == AsWrittenMechanism {
+			return "Row " + AsWrittenMechanism + ": the attackers that read text without word vectors, trained on the known texts as written and asked about the unknown texts as written — the same stretches of text, with case, stopwords, punctuation and layout kept (an attacker of characters reads the text itself, others its words with their case): how identifiable the original texts are. Row none is the normalised texts every mechanism takes (lowercased, punctuation and stopwords gone), so the step from " + AsWrittenMechanism + " to none is the normaliser's effect and the step from none to a mechanism's row the mechanism's."
+		}
+	}
+	return ""
+}

@@ -91,6 +91,9 @@ func (t tables) mainCaption(caption Caption) string {
 	if s := t.openSetText(); s != "" {
 		parts = append(parts, s)
 	}
+	if s := t.asWrittenText(); s != "" {
+		parts = append(parts, s)
+	}
 	if t.hasNone() {
 		parts = append(parts, chanceText(t.atChance))
 	}
