@@ -6,13 +6,13 @@ import (
 
 	"dptext/corpus"
 	"dptext/learn"
+	"dptext/protocol"
 	"dptext/registry"
+	"dptext/report"
+	"dptext/report/render"
 	"dptext/rngs"
 	"dptext/runconfig"
 	"dptext/text"
-	"dptext/protocol"
-	"dptext/report"
-	"dptext/report/render"
 )
 
 // openSetRows are the facts of a set with open-set evaluation texts (the pan protocol): how
