@@ -231,7 +231,7 @@ func TestPANRound(t *testing.T) {
 // "problem00001-target" and fails.
 func TestReadPANResolvesTargetFandoms(t *testing.T) {
 	root := writeTree(t, map[string]string{
-		"collection-info.json": `[{"problem-name":"problem00001","language":"en"},{"problem-name":"problem00002","language":"en"}]`,
+		"collection-info.json":                       `[{"problem-name":"problem00001","language":"en"},{"problem-name":"problem00002","language":"en"}]`,
 		"problem00001/problem-info.json":             `{"unknown-folder":"unknown","candidate-authors":[{"author-name":"candidate00001"}]}`,
 		"problem00001/candidate00001/known00001.txt": "alpha known one",
 		"problem00001/unknown/unknown00001.txt":      "shared target text",
