@@ -135,8 +135,8 @@ func Split(cfg *runconfig.Config, docs []corpus.Document, logf func(format strin
 				s.Draws = append(s.Draws, d)
 			}
 		}
-		logf("set %s: %d authors over topics %s, %s, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
-			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), DescribeN(s.AllDraws()), len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
+		logf("set %s: %d authors over topics %s, %s, %s (%d documents shorter than %d words not eligible as stories; resample = %s)",
+			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), DescribeN(s.AllDraws()), describeTopicTraining(s.AllDraws(), cfg.Protocol.TopicTrainWords), pl.short, pl.need, cfg.Protocol.Resample)
 		sets = append(sets, s)
 	}
 	return sets, nil

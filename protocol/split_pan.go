@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"dptext/corpus"
@@ -183,4 +184,30 @@ func stretches(spans []rawSpan, n int) []string {
 		out[i] = r.stretch(n)
 	}
 	return out
+}
+
+// describeTopicTraining gives the topic classifiers' training and validation documents of a
+// set's draws in the units and form of the caption's "topic training documents" (a fact per
+// draw, the mean over the draws): "2063.5 topic training and 416 validation documents
+// (chunks of topic_train_words = 300 words; mean over 5 draws)".
+func describeTopicTraining(draws []*SetData, words int) string {
+	train, valid := 0, 0
+	for _, d := range draws {
+		train, valid = train+len(d.TopicTrain), valid+len(d.TopicValidation)
+	}
+	mean := func(sum int) string {
+		v := float64(sum) / float64(len(draws))
+		switch {
+		case v == math.Trunc(v):
+			return strconv.Itoa(int(v))
+		case v >= 100:
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	over := "one draw"
+	if len(draws) > 1 {
+		over = fmt.Sprintf("mean over %d draws", len(draws))
+	}
+	return fmt.Sprintf("%s topic training and %s validation documents (chunks of topic_train_words = %d words; %s)", mean(train), mean(valid), words, over)
 }

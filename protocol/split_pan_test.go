@@ -171,3 +171,20 @@ func TestAuthorshipSetsKeepTheTextsAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// The log gives the topic training data in the caption's units and form: documents (the
+// chunks the classifiers train on), the mean over the draws, as the caption's "topic
+// training documents" fact (it used to give draw 0's count as "chunks"). Mutant: draw 0's
+// count (10) fails.
+func TestTopicTrainingLoggedAsTheCaption(t *testing.T) {
+	draw := func(train, valid int) *SetData {
+		return &SetData{TopicTrain: make([][]string, train), TopicValidation: make([][]string, valid)}
+	}
+	got := describeTopicTraining([]*SetData{draw(10, 4), draw(11, 4), draw(11, 4)}, 300)
+	if want := "10.667 topic training and 4 validation documents (chunks of topic_train_words = 300 words; mean over 3 draws)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := describeTopicTraining([]*SetData{draw(4127, 8)}, 300); !strings.HasPrefix(got, "4127 topic training and 8 validation documents") || !strings.HasSuffix(got, "one draw)") {
+		t.Errorf("one draw: %q", got)
+	}
+}
