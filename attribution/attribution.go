@@ -31,7 +31,7 @@ const (
 	// probabilities are calibrated as scikit-learn's CalibratedClassifierCV does (sigmoid,
 	// 3 folds; see attackers.CharNgram.CalibrateFit), the answer is the most probable
 	// candidate, and "<UNK>" when the two largest probabilities differ by less than the
-	// threshold (0.1 in the baseline). Needs an attacker that calibrates (char-ngram-svm).
+	// threshold (0.1 in the baseline). Needs an attacker that calibrates (char-ngram-svm, pan19-baseline).
 	RejectPAN19 = "pan19"
 	// RejectScoreMargin answers "<UNK>" when the best candidate's raw score exceeds the
 	// runner-up's by less than the threshold: an SVM decision value for char-ngram-svm, a share
@@ -230,7 +230,7 @@ func attributeProblem(opts AttributeOptions, p corpus.PANProblem, progress func(
 	if opts.Reject.Rule == RejectPAN19 {
 		cc, ok := clf.(calibratingClassifier)
 		if !ok {
-			return ProblemResult{}, fmt.Errorf("--reject %s needs calibrated probabilities, which this attacker does not give (char-ngram-svm does; --reject %s applies a margin to raw scores)", RejectPAN19, RejectScoreMargin)
+			return ProblemResult{}, fmt.Errorf("--reject %s needs calibrated probabilities, which this attacker does not give (char-ngram-svm and pan19-baseline do; --reject %s applies a margin to raw scores)", RejectPAN19, RejectScoreMargin)
 		}
 		if err := cc.CalibrateFit(rngs.New(opts.Seed, "attribute/calibrate/"+p.Name), docs, labels); err != nil {
 			return ProblemResult{}, fmt.Errorf("%s: %w", p.Dir, err)
@@ -329,7 +329,7 @@ func predictRanked(clf learn.Classifier, opts AttributeOptions, problem string, 
 		return pred, top, second, nil
 	}
 	if opts.Reject.Rule != "" && opts.Reject.Rule != RejectNone {
-		return nil, nil, nil, fmt.Errorf("the attacker gives no scores for its candidates, so --reject %s cannot apply (koppel11 and char-ngram-svm do)", opts.Reject.Rule)
+		return nil, nil, nil, fmt.Errorf("the attacker gives no scores for its candidates, so --reject %s cannot apply (koppel11, char-ngram-svm and pan19-baseline do)", opts.Reject.Rule)
 	}
 	if sc, ok := clf.(scoringClassifier); ok {
 		pred, top = sc.PredictScores(rng, unknown)
@@ -370,7 +370,8 @@ func candidateMacroF1(truth, pred []string) float64 {
 
 // FormatResults prints one line per problem — accuracy and the layout's official measure where
 // ground truth exists — and the overall accuracy (pooled) and mean measure over problems (as
-// PAN ranks submissions).
+// PAN ranks submissions: the mean of the per-problem measures rounded to 3 decimals,
+// corpus.PANRound, as PAN's evaluator computes its overall score).
 func FormatResults(results []ProblemResult) string {
 	var b strings.Builder
 	correct, labelled, nF1 := 0, 0, 0
@@ -379,7 +380,7 @@ func FormatResults(results []ProblemResult) string {
 	for _, r := range results {
 		fmt.Fprintf(&b, "%s: %d candidates, %d unknown texts (%d open-set), %d unattributed", r.Name, r.Candidates, r.Unknown, r.OpenSet, r.Rejected)
 		if r.Labelled > 0 {
-			fmt.Fprintf(&b, "; accuracy %d/%d = %.3f, %s %.3f", r.Correct, r.Labelled, r.Accuracy(), r.Measure, r.MacroF1)
+			fmt.Fprintf(&b, "; accuracy %d/%d = %.3f, %s %.3f", r.Correct, r.Labelled, r.Accuracy(), r.Measure, corpus.PANRound(r.MacroF1))
 		}
 		if n := r.Skipped.Total(); n > 0 {
 			fmt.Fprintf(&b, " (%d skipped: %s)", n, r.Skipped)
@@ -388,7 +389,7 @@ func FormatResults(results []ProblemResult) string {
 		correct += r.Correct
 		labelled += r.Labelled
 		if !math.IsNaN(r.MacroF1) {
-			sumF1 += r.MacroF1
+			sumF1 += corpus.PANRound(r.MacroF1)
 			nF1++
 			measures[r.Measure] = true
 		}
@@ -396,7 +397,8 @@ func FormatResults(results []ProblemResult) string {
 	if labelled > 0 {
 		fmt.Fprintf(&b, "overall: accuracy %d/%d = %.3f", correct, labelled, float64(correct)/float64(labelled))
 		if nF1 > 0 {
-			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f", strings.Join(slices.Sorted(maps.Keys(measures)), " / "), nF1, sumF1/float64(nF1))
+			fmt.Fprintf(&b, ", mean %s over %d problems = %.3f (of the per-problem values rounded to %d decimals, as PAN's evaluator averages them)",
+				strings.Join(slices.Sorted(maps.Keys(measures)), " / "), nF1, corpus.PANRound(sumF1/float64(nF1)), corpus.PANDecimals)
 		}
 		b.WriteString("\n")
 	}

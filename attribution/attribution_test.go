@@ -293,3 +293,42 @@ func buildClassifier(t *testing.T, name string, params string, env *registry.Env
 	}
 	return o.Build(env)
 }
+
+// `dptext attribute` refuses a ground-truth.json that names one unknown text twice with
+// different authors (it used to keep the later one), naming the file and the text, and writes
+// no answers. Mutant: corpus.readTruth without its check — the later entry wins, Attribute
+// succeeds and this test fails.
+func TestAttributeRefusesTwoTruthsForOneText(t *testing.T) {
+	in := openSetCollection(t)
+	truth := filepath.Join(in, "problem00001", "ground-truth.json")
+	writeJSON(t, truth, map[string]any{"ground_truth": []map[string]string{
+		{"unknown-text": "unknown00001.txt", "true-author": "candidate00001"}, {"unknown-text": "unknown00002.txt", "true-author": "candidate00001"},
+		{"unknown-text": "unknown00003.txt", "true-author": "candidate00002"}, {"unknown-text": "unknown00004.txt", "true-author": "candidate00002"},
+		{"unknown-text": "unknown00005.txt", "true-author": "<UNK>"}, {"unknown-text": "unknown00006.txt", "true-author": "<UNK>"},
+		{"unknown-text": "unknown00007.txt", "true-author": "<UNK>"}, {"unknown-text": "unknown00002.txt", "true-author": "candidate00002"}}})
+	out := t.TempDir()
+	_, err := Attribute(AttributeOptions{Input: in, Output: out, Seed: 1, NewAttacker: func() (learn.Classifier, error) {
+		return buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
+	}})
+	if err == nil || !strings.Contains(err.Error(), truth) || !strings.Contains(err.Error(), `"unknown00002.txt" is given two true authors`) {
+		t.Fatalf("Attribute: %v, want an error naming %s and unknown00002.txt", err, truth)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("answers written despite the error: %v", entries)
+	}
+}
+
+// The mean over problems is PAN's evaluator's: the mean of the per-problem macro-F1 rounded to
+// 3 decimals (Python: round((0.123 + 0.124)/2, 3) = 0.123), not of the unrounded values
+// (0.1234 and 0.1244: mean 0.1239, printed 0.124 — the mutant this catches).
+func TestFormatResultsAveragesRoundedF1AsPAN(t *testing.T) {
+	out := FormatResults([]ProblemResult{
+		{Name: "problem00001", Candidates: 9, Unknown: 10, Labelled: 10, Correct: 3, MacroF1: 0.1234, Measure: "open-set macro-F1"},
+		{Name: "problem00002", Candidates: 9, Unknown: 10, Labelled: 10, Correct: 3, MacroF1: 0.1244, Measure: "open-set macro-F1"},
+	})
+	for _, want := range []string{"open-set macro-F1 0.123\n", "open-set macro-F1 0.124\n", "mean open-set macro-F1 over 2 problems = 0.123 (of the per-problem values rounded to 3 decimals"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("FormatResults lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -69,6 +69,95 @@ type PANProblem struct {
 	Skipped Skipped
 }
 
+// PANProblemEntry is a problem a PAN collection lists, read from its metadata alone.
+type PANProblemEntry struct {
+	Name     string // problem folder name
+	Dir      string
+	Language string // "" if the layout does not give it
+	// Missing says why the problem cannot be read ("" when its folder and metadata file exist).
+	Missing string
+}
+
+// ListPANProblems lists the problems of the PAN collection, problem folder or meta-file.json
+// folder at path from its metadata files alone (collection-info.json, and whether each
+// problem's folder holds its problem-info.json), without reading a text: what `dptext check`
+// can test a config's set names against.
+func ListPANProblems(path string) ([]PANProblemEntry, error) {
+	problems, err := listPANProblems(nil, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []PANProblemEntry
+	for _, p := range problems {
+		e := PANProblemEntry{Name: p.Name, Dir: p.Dir, Language: p.Language}
+		info := filepath.Join(p.Dir, "problem-info.json")
+		switch st, err := os.Stat(p.Dir); {
+		case p.Layout == LayoutMetaFile:
+		case err != nil:
+			e.Missing = fmt.Sprintf("its folder %s is missing", p.Dir)
+		case !st.IsDir():
+			e.Missing = fmt.Sprintf("%s is not a folder", p.Dir)
+		case !exists(info):
+			e.Missing = fmt.Sprintf("%s is missing", info)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// listPANProblems lists the problems at path (name, folder, language and layout) from
+// collection-info.json, the problem folder itself, or meta-file.json.
+func listPANProblems(files *filehash.Recorder, path string) ([]PANProblem, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("corpus: %s: the path does not exist", path)
+	case err != nil:
+		return nil, fmt.Errorf("corpus: %w", err)
+	case !info.IsDir():
+		return nil, fmt.Errorf("corpus: %s: not a folder: want a PAN collection (collection-info.json), a problem folder (problem-info.json) or a meta-file.json folder", path)
+	}
+	var problems []PANProblem
+	switch {
+	case files.Exists(filepath.Join(path, "collection-info.json")):
+		var collection []struct {
+			Name     string `json:"problem-name"`
+			Language string `json:"language"`
+		}
+		if err := readJSON(files, filepath.Join(path, "collection-info.json"), &collection); err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for i, entry := range collection {
+			if entry.Name == "" || strings.ContainsAny(entry.Name, `/\`) || entry.Name == ".." || entry.Name == "." {
+				return nil, fmt.Errorf("corpus: %s: entry %d: want a problem folder name in \"problem-name\", got %q",
+					filepath.Join(path, "collection-info.json"), i, entry.Name)
+			}
+			if seen[entry.Name] {
+				return nil, fmt.Errorf("corpus: %s: entry %d: problem %q listed twice", filepath.Join(path, "collection-info.json"), i, entry.Name)
+			}
+			seen[entry.Name] = true
+			problems = append(problems, PANProblem{Name: entry.Name, Language: entry.Language, Dir: filepath.Join(path, entry.Name), Layout: LayoutCDAA})
+		}
+		if len(problems) == 0 {
+			return nil, fmt.Errorf("corpus: %s: lists no problem", filepath.Join(path, "collection-info.json"))
+		}
+	case files.Exists(filepath.Join(path, "problem-info.json")):
+		problems = []PANProblem{{Name: filepath.Base(path), Dir: path, Layout: LayoutCDAA}}
+	case files.Exists(filepath.Join(path, "meta-file.json")):
+		var meta struct {
+			Language string `json:"language"`
+		}
+		if err := readJSON(files, filepath.Join(path, "meta-file.json"), &meta); err != nil {
+			return nil, err
+		}
+		problems = []PANProblem{{Name: filepath.Base(path), Dir: path, Language: meta.Language, Layout: LayoutMetaFile}}
+	default:
+		return nil, fmt.Errorf("corpus: %s: unknown PAN layout: want collection-info.json, problem-info.json or meta-file.json in this folder", path)
+	}
+	return problems, nil
+}
+
 // ReadPANProblems reads a PAN collection (a folder with collection-info.json), a single
 // 2018/2019 problem folder (problem-info.json) or a folder of the older layout (meta-file.json).
 // Candidates keep the order of the problem's metadata, known texts are in file-name order, and
@@ -78,50 +167,9 @@ type PANProblem struct {
 // opts.Language are left out and counted in the returned Skipped; a problem whose language is
 // not given is an error when opts.Language is set.
 func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error) {
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("corpus: %s: the path does not exist", path)
-	case err != nil:
-		return nil, nil, fmt.Errorf("corpus: %w", err)
-	case !info.IsDir():
-		return nil, nil, fmt.Errorf("corpus: %s: not a folder: want a PAN collection (collection-info.json), a problem folder (problem-info.json) or a meta-file.json folder", path)
-	}
-	var problems []PANProblem
-	switch {
-	case opts.Files.Exists(filepath.Join(path, "collection-info.json")):
-		var collection []struct {
-			Name     string `json:"problem-name"`
-			Language string `json:"language"`
-		}
-		if err := readJSON(opts.Files, filepath.Join(path, "collection-info.json"), &collection); err != nil {
-			return nil, nil, err
-		}
-		seen := map[string]bool{}
-		for i, entry := range collection {
-			if entry.Name == "" || strings.ContainsAny(entry.Name, `/\`) || entry.Name == ".." || entry.Name == "." {
-				return nil, nil, fmt.Errorf("corpus: %s: entry %d: want a problem folder name in \"problem-name\", got %q",
-					filepath.Join(path, "collection-info.json"), i, entry.Name)
-			}
-			if seen[entry.Name] {
-				return nil, nil, fmt.Errorf("corpus: %s: entry %d: problem %q listed twice", filepath.Join(path, "collection-info.json"), i, entry.Name)
-			}
-			seen[entry.Name] = true
-			problems = append(problems, PANProblem{Name: entry.Name, Language: entry.Language, Dir: filepath.Join(path, entry.Name), Layout: LayoutCDAA})
-		}
-		if len(problems) == 0 {
-			return nil, nil, fmt.Errorf("corpus: %s: lists no problem", filepath.Join(path, "collection-info.json"))
-		}
-	case opts.Files.Exists(filepath.Join(path, "problem-info.json")):
-		problems = []PANProblem{{Name: filepath.Base(path), Dir: path, Layout: LayoutCDAA}}
-	case opts.Files.Exists(filepath.Join(path, "meta-file.json")):
-		p, err := readMetaFileProblem(opts.Files, path)
-		if err != nil {
-			return nil, nil, err
-		}
-		problems = []PANProblem{p}
-	default:
-		return nil, nil, fmt.Errorf("corpus: %s: unknown PAN layout: want collection-info.json, problem-info.json or meta-file.json in this folder", path)
+	problems, err := listPANProblems(opts.Files, path)
+	if err != nil {
+		return nil, nil, err
 	}
 	skipped := Skipped{}
 	var out []PANProblem
@@ -136,13 +184,16 @@ func ReadPANProblems(path string, opts PANOptions) ([]PANProblem, Skipped, error
 				continue
 			}
 		}
+		lang := p.Language
 		if p.Layout == LayoutCDAA {
-			lang := p.Language
-			if p, err = readCDAAProblem(opts.Files, p.Dir); err != nil {
-				return nil, nil, err
-			}
-			p.Language = lang
+			p, err = readCDAAProblem(opts.Files, p.Dir)
+		} else {
+			p, err = readMetaFileProblem(opts.Files, p.Dir)
 		}
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Language = lang
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -337,7 +388,7 @@ type groundTruth struct {
 }
 
 // readTruth reads dir/ground-truth.json: {key: [{"unknown-text", "true-author"}, …]}. A missing
-// file is not an error (authors = nil).
+// file is not an error (authors = nil); a text named twice with different authors is.
 func readTruth(files *filehash.Recorder, dir, key string) (groundTruth, error) {
 	truth := groundTruth{path: filepath.Join(dir, "ground-truth.json")}
 	if !files.Exists(truth.path) {
@@ -358,6 +409,9 @@ func readTruth(files *filehash.Recorder, dir, key string) (groundTruth, error) {
 	for i, e := range entries {
 		if e.File == "" || e.Author == "" {
 			return truth, fmt.Errorf(`corpus: %s: entry %d: want "unknown-text" and "true-author"`, truth.path, i)
+		}
+		if prev, ok := truth.authors[e.File]; ok && prev != e.Author {
+			return truth, fmt.Errorf("corpus: %s: entry %d: unknown text %q is given two true authors, %q and %q: want one true author per text", truth.path, i, e.File, prev, e.Author)
 		}
 		truth.authors[e.File] = e.Author
 	}
@@ -425,4 +479,9 @@ func checkFolderName(metaPath, key, name string) error {
 		return fmt.Errorf("corpus: %s: %q is %q: want a plain file or folder name", metaPath, key, name)
 	}
 	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -182,5 +183,98 @@ func readBack(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A ground-truth.json naming one unknown text twice with different authors is refused, naming
+// the file and the text, by both readers (ReadPANProblems: `dptext attribute`; ReadPAN: a
+// run's corpus); the same entry twice is harmless and accepted. Mutant: the map assignment
+// alone (the later entry wins) accepts the file and fails this test.
+func TestReadPANRefusesTwoTruthsForOneText(t *testing.T) {
+	root := cdaaCollection(t)
+	truth := filepath.Join(root, "problem00001", "ground-truth.json")
+	os.WriteFile(truth, []byte(`{"ground_truth":[{"unknown-text":"unknown00002.txt","true-author":"<UNK>"},`+
+		`{"unknown-text":"unknown00001.txt","true-author":"candidate00002"},`+
+		`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"},`+
+		`{"unknown-text":"unknown00001.txt","true-author":"candidate00001"}]}`), 0o644)
+	_, _, err := ReadPANProblems(root, PANOptions{})
+	wantErr(t, err, truth, `entry 3: unknown text "unknown00001.txt" is given two true authors, "candidate00002" and "candidate00001"`)
+	_, _, err = ReadPAN(root, PANOptions{})
+	wantErr(t, err, truth, `"unknown00001.txt" is given two true authors`)
+	os.WriteFile(truth, []byte(`{"ground_truth":[{"unknown-text":"unknown00002.txt","true-author":"<UNK>"},`+
+		`{"unknown-text":"unknown00001.txt","true-author":"candidate00002"},`+
+		`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"},`+
+		`{"unknown-text":"unknown00003.txt","true-author":"candidate00001"}]}`), 0o644)
+	if _, _, err := ReadPANProblems(root, PANOptions{}); err != nil {
+		t.Errorf("one text listed twice with the same author: %v", err)
+	}
+}
+
+// PANRound rounds as Python's round(v, 3): correctly from the binary value, ties to even.
+// 0.0625 and 0.1875 are exact binary ties (Python: 0.062 and 0.188); 0.1235 and 0.6785 are
+// stored just below their decimals (Python: 0.123 and 0.678), where math.Round(v*1000)/1000
+// gives 0.124 and 0.679 — the mutant this catches; 0.3935 just above (0.394).
+func TestPANRound(t *testing.T) {
+	for v, want := range map[float64]float64{0.0625: 0.062, 0.1875: 0.188, 0.1235: 0.123, 0.6785: 0.678, 0.3935: 0.394, 1: 1, 0: 0} {
+		if got := PANRound(v); got != want {
+			t.Errorf("PANRound(%v) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// A problem's target fandom is named when its unknown texts are byte-identical to known texts
+// of a fandom (PAN 2019 reuses texts across problems): problem00001's unknown text u1 is
+// problem00002's known text of fandom "Fandom 7", so every unknown text of problem00001 is of
+// "Fandom 7" — one topic, not two (problem00001-target is gone), also on the dropped
+// duplicate's record.
+// Matches naming two fandoms leave problem00002's topic. Mutant: no resolution keeps
+// "problem00001-target" and fails.
+func TestReadPANResolvesTargetFandoms(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"collection-info.json":                       `[{"problem-name":"problem00001","language":"en"},{"problem-name":"problem00002","language":"en"}]`,
+		"problem00001/problem-info.json":             `{"unknown-folder":"unknown","candidate-authors":[{"author-name":"candidate00001"}]}`,
+		"problem00001/candidate00001/known00001.txt": "alpha known one",
+		"problem00001/unknown/unknown00001.txt":      "shared target text",
+		"problem00001/unknown/unknown00002.txt":      "another target text",
+		"problem00001/ground-truth.json":             `{"ground_truth":[{"unknown-text":"unknown00001.txt","true-author":"<UNK>"},{"unknown-text":"unknown00002.txt","true-author":"candidate00001"}]}`,
+		"problem00001/fandom-info.json":              `[{"known-text":"known00001","true-author":"candidate00001","fandom":"Fandom 3"}]`,
+		"problem00002/problem-info.json":             `{"unknown-folder":"unknown","candidate-authors":[{"author-name":"candidate00001"},{"author-name":"candidate00002"}]}`,
+		"problem00002/candidate00001/known00001.txt": "shared target text",
+		"problem00002/candidate00002/known00001.txt": "beta known two",
+		"problem00002/candidate00002/known00002.txt": "alpha known one",
+		"problem00002/unknown/unknown00001.txt":      "beta known two",
+		"problem00002/unknown/unknown00002.txt":      "alpha known one",
+		"problem00002/ground-truth.json":             `{"ground_truth":[{"unknown-text":"unknown00001.txt","true-author":"candidate00002"},{"unknown-text":"unknown00002.txt","true-author":"candidate00002"}]}`,
+		"problem00002/fandom-info.json": `[{"known-text":"known00001","true-author":"candidate00001","fandom":"Fandom 7"},` +
+			`{"known-text":"known00001","true-author":"candidate00002","fandom":"Fandom 5"},{"known-text":"known00002","true-author":"candidate00002","fandom":"Fandom 3"}]`,
+	})
+	docs, skipped, err := ReadPAN(root, PANOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := map[string]string{}
+	all := map[string]bool{}
+	for _, d := range docs {
+		for _, e := range WithDuplicates(d) {
+			topics[e.ID] = e.Topic
+			all[e.Topic] = true
+		}
+	}
+	for id, want := range map[string]string{"problem00001/unknown/unknown00001.txt": "Fandom 7", "problem00001/unknown/unknown00002.txt": "Fandom 7",
+		"problem00002/candidate00001/known00001.txt": "Fandom 7", "problem00002/unknown/unknown00001.txt": "problem00002-target"} {
+		if topics[id] != want {
+			t.Errorf("%s: topic %q, want %q", id, topics[id], want)
+		}
+	}
+	if len(all) != 4 { // Fandom 3, 5, 7 and problem00002-target
+		t.Errorf("topics %v: want Fandom 3, Fandom 5, Fandom 7 and problem00002-target", all)
+	}
+	var resolved, unresolved bool
+	for reason := range skipped {
+		resolved = resolved || strings.HasPrefix(reason, `target fandom of problem00001 resolved: 1 of its unknown texts are byte-identical to known texts of fandom "Fandom 7"`)
+		unresolved = unresolved || strings.HasPrefix(reason, "target fandom of problem00002 not resolved: its unknown texts are byte-identical to known texts of 2 fandoms (Fandom 3, Fandom 5)")
+	}
+	if !resolved || !unresolved {
+		t.Errorf("reasons %v: want problem00001 resolved and problem00002 not", skipped)
 	}
 }

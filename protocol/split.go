@@ -39,6 +39,10 @@ type SetData struct {
 	EvalTopics  []string
 	// EvalIDs names the story each snippet comes from.
 	EvalIDs []string
+	// KnownRaw and EvalRaw are the stretches of text Known and Eval were read from, as written
+	// (case, stopwords, punctuation and layout kept), for the rows that score the original
+	// texts as written (the pan protocol); nil where the protocol keeps no raw text.
+	KnownRaw, EvalRaw []string
 	// N is the common length of every known text and snippet of the set.
 	N int
 	// TopicTrain and TopicValidation are chunks of documents by authors outside the set, with
@@ -131,8 +135,8 @@ func Split(cfg *runconfig.Config, docs []corpus.Document, logf func(format strin
 				s.Draws = append(s.Draws, d)
 			}
 		}
-		logf("set %s: %d authors over topics %s, %s, %d topic training and %d validation chunks (%d documents shorter than %d words not eligible as stories; resample = %s)",
-			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), DescribeN(s.AllDraws()), len(s.TopicTrain), len(s.TopicValidation), pl.short, pl.need, cfg.Protocol.Resample)
+		logf("set %s: %d authors over topics %s, %s, %s (%d documents shorter than %d words not eligible as stories; resample = %s)",
+			s.Name, len(s.Authors), strings.Join(s.Topics, "/"), DescribeN(s.AllDraws()), describeTopicTraining(s.AllDraws(), cfg.Protocol.TopicTrainWords), pl.short, pl.need, cfg.Protocol.Resample)
 		sets = append(sets, s)
 	}
 	return sets, nil
@@ -399,6 +403,7 @@ func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, 
 		}
 	}
 	rng := rngs.New(uint64(cfg.Seed), storyKey)
+	var knownRaw, evalRaw []rawSpan // where Known and Eval are read from (see SetData.KnownRaw)
 	for _, a := range s.Authors {
 		t := s.AuthorTopic[a]
 		stories := pl.stories[a][t]
@@ -408,8 +413,10 @@ func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, 
 			st := stories[j]
 			s.Known = append(s.Known, text.Normalize(st.words[:p.KnownWords]))
 			s.KnownAuthors = append(s.KnownAuthors, a)
+			knownRaw = append(knownRaw, rawSpan{st.doc.Text, 0, p.KnownWords})
 			if p.SnippetsPerAuthor == 0 {
 				s.Eval = append(s.Eval, text.Normalize(st.words[len(st.words)-p.UnknownWords:]))
+				evalRaw = append(evalRaw, rawSpan{st.doc.Text, len(st.words) - p.UnknownWords, p.UnknownWords})
 				s.EvalAuthors = append(s.EvalAuthors, a)
 				s.EvalTopics = append(s.EvalTopics, t)
 				s.EvalIDs = append(s.EvalIDs, st.doc.ID)
@@ -436,6 +443,9 @@ func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, 
 	}
 	for i := range s.Eval {
 		s.Eval[i] = s.Eval[i][:s.N]
+	}
+	if p.SnippetsPerAuthor == 0 {
+		s.KnownRaw, s.EvalRaw = stretches(knownRaw, s.N), stretches(evalRaw, s.N)
 	}
 	if err := topicTraining(cfg, s, inSet, docs); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"dptext/corpus"
@@ -26,7 +27,8 @@ type panEntry struct {
 // normalised), Eval every unknown text (its first UnknownWords words, normalised) with its true
 // author, or corpus.UnknownAuthor when the writer is none of the problem's candidates (PAN's
 // open-set texts, and texts of a writer who is a candidate only in other problems); texts
-// shorter than asked are left out and counted; all are cut to the common length N. The
+// shorter than asked are left out and counted; all are cut to the common length N. KnownRaw
+// and EvalRaw keep the same stretches of text as written. The
 // mechanisms' training corpus (TopicTrain) is the known texts. Repeats redraw nothing: the
 // problem fixes the texts.
 func splitPAN(cfg *runconfig.Config, docs []corpus.Document, logf func(string, ...any)) ([]*SetData, error) {
@@ -82,6 +84,7 @@ func panSet(p runconfig.ProtocolConfig, sc runconfig.SetConfig, entries []panEnt
 			continue
 		}
 		s.Known = append(s.Known, text.Normalize(w[:p.KnownWords]))
+		s.KnownRaw = append(s.KnownRaw, e.doc.Text)
 		s.KnownAuthors = append(s.KnownAuthors, e.doc.Author)
 		s.TopicTrain = append(s.TopicTrain, s.Known[len(s.Known)-1])
 		s.TopicTrainLabels = append(s.TopicTrainLabels, e.doc.Topic)
@@ -111,6 +114,7 @@ func panSet(p runconfig.ProtocolConfig, sc runconfig.SetConfig, entries []panEnt
 			truth = corpus.UnknownAuthor
 		}
 		s.Eval = append(s.Eval, text.Normalize(w[:p.UnknownWords]))
+		s.EvalRaw = append(s.EvalRaw, e.doc.Text)
 		s.EvalAuthors = append(s.EvalAuthors, truth)
 		s.EvalTopics = append(s.EvalTopics, e.doc.Topic)
 		s.EvalIDs = append(s.EvalIDs, e.doc.ID)
@@ -129,9 +133,81 @@ func panSet(p runconfig.ProtocolConfig, sc runconfig.SetConfig, entries []panEnt
 	}
 	for i := range s.Known {
 		s.Known[i] = s.Known[i][:s.N]
+		s.KnownRaw[i] = rawPrefix(s.KnownRaw[i], p.KnownWords, s.N)
 	}
 	for i := range s.Eval {
 		s.Eval[i] = s.Eval[i][:s.N]
+		s.EvalRaw[i] = rawPrefix(s.EvalRaw[i], p.UnknownWords, s.N)
 	}
 	return s, short, nil
+}
+
+// rawPrefix is raw as written up to the end of the word that gives its n-th normalised word
+// among its first limit words: the stretch of text whose normalised words are the set's
+// text, with everything the normaliser drops (case, stopwords, punctuation, layout) kept.
+func rawPrefix(raw string, limit, n int) string { return rawSpan{raw, 0, limit}.stretch(n) }
+
+// rawSpan is where a set's text was read from: limit words of text from word from on.
+type rawSpan struct {
+	text        string
+	from, limit int
+}
+
+// stretch is the span's text as written from the start of its first word (of its whole text
+// when from is 0) to the end of the word that gives its n-th normalised word (or of its last
+// word).
+func (r rawSpan) stretch(n int) string {
+	toks := text.Tokenize(r.text)
+	toks = toks[min(r.from, len(toks)):min(r.from+r.limit, len(toks))]
+	if len(toks) == 0 {
+		return ""
+	}
+	start := 0
+	if r.from > 0 {
+		start = toks[0].Start
+	}
+	kept := 0
+	for _, t := range toks {
+		if len(text.Normalize([]string{t.Text})) == 1 {
+			if kept++; kept == n {
+				return r.text[start:t.End]
+			}
+		}
+	}
+	return r.text[start:toks[len(toks)-1].End]
+}
+
+// stretches returns every span's stretch of n normalised words (see rawSpan.stretch).
+func stretches(spans []rawSpan, n int) []string {
+	out := make([]string, len(spans))
+	for i, r := range spans {
+		out[i] = r.stretch(n)
+	}
+	return out
+}
+
+// describeTopicTraining gives the topic classifiers' training and validation documents of a
+// set's draws in the units and form of the caption's "topic training documents" (a fact per
+// draw, the mean over the draws): "2063.5 topic training and 416 validation documents
+// (chunks of topic_train_words = 300 words; mean over 5 draws)".
+func describeTopicTraining(draws []*SetData, words int) string {
+	train, valid := 0, 0
+	for _, d := range draws {
+		train, valid = train+len(d.TopicTrain), valid+len(d.TopicValidation)
+	}
+	mean := func(sum int) string {
+		v := float64(sum) / float64(len(draws))
+		switch {
+		case v == math.Trunc(v):
+			return strconv.Itoa(int(v))
+		case v >= 100:
+			return strconv.FormatFloat(v, 'f', 1, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	over := "one draw"
+	if len(draws) > 1 {
+		over = fmt.Sprintf("mean over %d draws", len(draws))
+	}
+	return fmt.Sprintf("%s topic training and %s validation documents (chunks of topic_train_words = %d words; %s)", mean(train), mean(valid), words, over)
 }

@@ -12,6 +12,7 @@ import (
 	"dptext/corpus"
 	"dptext/internal/fixtures"
 	"dptext/runconfig"
+	"dptext/text"
 )
 
 func panConfig(t *testing.T, extra string) *runconfig.Config {
@@ -100,5 +101,90 @@ func TestPANProtocolConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s/%s/%s: %v, want %q", c.format, c.proto, c.scorer, err, c.want)
 		}
+	}
+}
+
+// The as-written texts are the stretch the normalised text was read from: rawPrefix keeps
+// case, stopwords, punctuation and layout up to the word giving the n-th normalised word, and
+// normalising it gives back exactly the set's text. Mutant: cutting the raw text after n
+// words (stopwords counted) gives a shorter stretch and fails.
+func TestRawPrefixIsTheNormalisedStretch(t *testing.T) {
+	raw := "The  Harbour was quiet;\nthe ships, all of them, slept.  Then dawn came."
+	if got, want := rawPrefix(raw, 100, 3), "The  Harbour was quiet;\nthe ships"; got != want {
+		t.Errorf("rawPrefix(…, 3) = %q, want %q", got, want)
+	}
+	if got, want := rawPrefix(raw, 2, 3), "The  Harbour"; got != want {
+		t.Errorf("rawPrefix with a limit of 2 words = %q, want %q", got, want)
+	}
+	docs, _, err := corpus.ReadPAN(fixtures.PANCollection(t, ".."), corpus.PANOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := Split(panConfig(t, ""), docs, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		if len(s.KnownRaw) != len(s.Known) || len(s.EvalRaw) != len(s.Eval) {
+			t.Fatalf("set %s: %d/%d raw texts for %d/%d", s.Name, len(s.KnownRaw), len(s.EvalRaw), len(s.Known), len(s.Eval))
+		}
+		for i, r := range append(slices.Clone(s.KnownRaw), s.EvalRaw...) {
+			norm := append(slices.Clone(s.Known), s.Eval...)[i]
+			if got := text.NormalizeText(r); !slices.Equal(got, norm) {
+				t.Errorf("set %s, text %d: the raw stretch normalises to %d words, not the set's %d", s.Name, i, len(got), len(norm))
+			}
+		}
+	}
+}
+
+// In the authorship protocol (Table 1's, here on a JSONL corpus) the as-written texts are
+// the stretches the known text (from the story's start) and the snippet (from its end) were
+// read from: each normalises to the set's text, and a snippet's stretch begins at a word, not
+// at the story's start. Mutant: a snippet stretch taken from the story's start normalises to
+// the known text's words and fails.
+func TestAuthorshipSetsKeepTheTextsAsWritten(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 3, 400)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "s.toml"), fixtures.Experiment(corpusPath, vecPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _, err := corpus.ReadJSONL(corpusPath, corpus.JSONLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := Split(cfg, docs, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sets[0]
+	if len(s.KnownRaw) != len(s.Known) || len(s.EvalRaw) != len(s.Eval) {
+		t.Fatalf("%d/%d raw texts for %d/%d", len(s.KnownRaw), len(s.EvalRaw), len(s.Known), len(s.Eval))
+	}
+	for i := range s.Known {
+		if got := text.NormalizeText(s.KnownRaw[i]); !slices.Equal(got, s.Known[i]) {
+			t.Errorf("known text %d: the raw stretch normalises to %v…, not the set's %v…", i, got[:3], s.Known[i][:3])
+		}
+	}
+	for i := range s.Eval {
+		if got := text.NormalizeText(s.EvalRaw[i]); !slices.Equal(got, s.Eval[i]) {
+			t.Errorf("snippet %d: the raw stretch normalises to %v…, not the set's %v…", i, got[:3], s.Eval[i][:3])
+		}
+	}
+}
+
+// The log gives the topic training data in the caption's units and form: documents (the
+// chunks the classifiers train on), the mean over the draws, as the caption's "topic
+// training documents" fact (it used to give draw 0's count as "chunks"). Mutant: draw 0's
+// count (10) fails.
+func TestTopicTrainingLoggedAsTheCaption(t *testing.T) {
+	draw := func(train, valid int) *SetData {
+		return &SetData{TopicTrain: make([][]string, train), TopicValidation: make([][]string, valid)}
+	}
+	got := describeTopicTraining([]*SetData{draw(10, 4), draw(11, 4), draw(11, 4)}, 300)
+	if want := "10.667 topic training and 4 validation documents (chunks of topic_train_words = 300 words; mean over 3 draws)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := describeTopicTraining([]*SetData{draw(4127, 8)}, 300); !strings.HasPrefix(got, "4127 topic training and 8 validation documents") || !strings.HasSuffix(got, "one draw)") {
+		t.Errorf("one draw: %q", got)
 	}
 }

@@ -696,7 +696,7 @@ var Scorers = map[string]ScorerEntry{
 	},
 	"char-ngram-svm": {
 		Version: "1", Task: TaskAuthor,
-		Description: "tf-idf character n-grams (2-5) with a one-vs-rest linear SVM (the PAN baseline)",
+		Description: "tf-idf character n-grams (2-5) with a one-vs-rest linear SVM (not PAN's baseline: that is pan19-baseline; --reject pan19 calibrates it as the baseline does)",
 		Classifier: ScorerSpec[attackers.CharNgramOptions, learn.Classifier]{
 			Defaults: attackers.DefaultCharNgramOptions,
 			Build: func(env *Env, o attackers.CharNgramOptions) (learn.Classifier, error) {
@@ -708,6 +708,16 @@ var Scorers = map[string]ScorerEntry{
 					return nil, err
 				}
 				return attackers.NewCharNgram(o)
+			},
+		},
+	},
+	"pan19-baseline": {
+		Version: "1", Task: TaskAuthor,
+		Description: "the PAN 2019 attribution baseline (pan19-cdaa-baseline-svm.py): character 3-grams seen 5 times, max-abs scaling, one-vs-rest RBF SVMs with sigmoid calibration, unattributed when the top two probabilities differ by < 0.1",
+		Classifier: ScorerSpec[attackers.PAN19Options, learn.Classifier]{
+			Defaults: attackers.DefaultPAN19Options,
+			Build: func(_ *Env, o attackers.PAN19Options) (learn.Classifier, error) {
+				return attackers.NewPAN19(o)
 			},
 		},
 	},

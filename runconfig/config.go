@@ -466,7 +466,10 @@ func (c *Config) validate() error {
 	if err := c.validateVerdict(); err != nil {
 		return err
 	}
-	return c.validateReport()
+	if err := c.validateReport(); err != nil {
+		return err
+	}
+	return c.checkPANSets()
 }
 
 // validateData checks the [corpus] and [embeddings] tables (and that their files exist,

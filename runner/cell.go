@@ -142,6 +142,9 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		if entry.Task == registry.TaskTopic {
 			truth = set.EvalTopics
 		}
+		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN {
+			pred = panAnswers(pred)
+		}
 		s := learn.Score(truth, pred)
 		for i := range pred {
 			preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Truth: truth[i], Prediction: pred[i],
@@ -151,9 +154,14 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			row(sc.ID(), report.MetricAccuracy, s.Accuracy), row(sc.ID(), report.MetricMacroPrecision, s.MacroPrecision),
 			row(sc.ID(), report.MetricMacroRecall, s.MacroRecall), row(sc.ID(), report.MetricMacroF1, s.MacroF1))
 		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN && entry.Task == registry.TaskAuthor {
-			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor)))
+			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, corpus.PANRound(learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor))))
 		}
 	}
+	written, err := r.asWrittenRows(c, set)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, written...)
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/report/render"
 	"dptext/runconfig"
 )
 
@@ -56,7 +57,7 @@ func TestSameExperimentOnOtherLayouts(t *testing.T) {
 	base := fixtureConfig(t, corpusPath, vecPath)
 	for _, c := range []struct{ format, path string }{{"dir", dirRoot}, {"pan", panRoot}} {
 		src := strings.Replace(base.Text, `format = "jsonl"`+"\npath = "+fmt.Sprintf("%q", corpusPath),
-			fmt.Sprintf("format = %q\npath = %q", c.format, c.path), 1)
+			fmt.Sprintf("format = %q\npath = %q", c.format, c.path), 1) + "[[scorers]]\nname = \"koppel11\"\n"
 		cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), c.format+".toml"), src)
 		if err != nil {
 			t.Fatal(err)
@@ -68,6 +69,12 @@ func TestSameExperimentOnOtherLayouts(t *testing.T) {
 		res := readFile(t, filepath.Join(dir, "results.csv"))
 		if !strings.Contains(res, "6,,,0,split,authors,6\n") || !strings.Contains(res, "6,,,0,split,topics,2\n") {
 			t.Errorf("%s: wrong split facts:\n%s", c.format, res[:400])
+		}
+		// Table 1's protocol on a PAN collection scores koppel11 on the texts as written too
+		// (not sr-nn, which reads word vectors); other formats keep their rows.
+		written := strings.Contains(res, ","+render.AsWrittenMechanism+",,0,koppel11,accuracy,")
+		if written != (c.format == "pan") || strings.Contains(res, ","+render.AsWrittenMechanism+",,0,sr-nn,") {
+			t.Errorf("%s: as-written rows of koppel11 %v (want them for pan only), or of sr-nn:\n%s", c.format, written, res)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"dptext/corpus"
 	"dptext/internal/fixtures"
 	"dptext/report"
+	"dptext/report/render"
 	"dptext/runconfig"
 	"dptext/rundir"
 )
@@ -31,9 +34,12 @@ func TestRunPANProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var acc, f1 []float64
+	var acc, f1, open []float64
 	for _, r := range rows {
-		if r.Set == "problem00001" && r.Scorer == "koppel11" {
+		if r.Set == "problem00001" && r.Scorer == report.SplitScorer && r.Metric == render.FactOpenSetDocs {
+			open = append(open, r.Value)
+		}
+		if r.Set == "problem00001" && r.Scorer == "koppel11" && r.Mechanism == "none" {
 			switch r.Metric {
 			case report.MetricAccuracy:
 				acc = append(acc, r.Value)
@@ -45,12 +51,37 @@ func TestRunPANProtocol(t *testing.T) {
 	if len(acc) != 2 || len(f1) != 2 {
 		t.Fatalf("accuracy %v and open-set macro-F1 %v of problem00001: want one per repeat", acc, f1)
 	}
+	for _, v := range f1 {
+		if v != corpus.PANRound(v) {
+			t.Errorf("open-set macro-F1 %v: not rounded to 3 decimals as PAN's evaluator reports it", v)
+		}
+	}
 	for _, a := range acc {
 		if a > 4.0/6+1e-9 {
 			t.Errorf("accuracy %v on problem00001: above 4/6, but 2 of its 6 unknown texts are open-set", a)
 		}
 	}
+	// The open-set count is a set fact, and chance is the closed-set share over the candidates.
+	if len(open) == 0 || slices.ContainsFunc(open, func(v float64) bool { return v != 2 }) {
+		t.Errorf("open_set_docs of problem00001: %v, want 2", open)
+	}
 	md := readFile(t, filepath.Join(dir, "table.md"))
+	if !strings.Contains(md, "set problem00001 2 of 6 open-set, best attainable accuracy 0.667") {
+		t.Errorf("caption lacks problem00001's open-set count and best accuracy:\n%s", md)
+	}
+	// The as-written row: koppel11 scored on the texts as written, beside none, explained.
+	written := 0
+	for _, r := range rows {
+		if r.Mechanism == render.AsWrittenMechanism {
+			if r.Scorer != "koppel11" || r.Epsilon.Set() {
+				t.Errorf("as-written row %+v: want koppel11's, without ε", r)
+			}
+			written++
+		}
+	}
+	if written == 0 || !strings.Contains(md, "| "+render.AsWrittenMechanism+" ") || !strings.Contains(md, "the step from as-written to none is the normaliser's effect") {
+		t.Errorf("%d as-written rows; table:\n%s", written, md)
+	}
 	if !strings.Contains(md, "Protocol: PAN cross-domain attribution, one set per problem") {
 		t.Errorf("caption does not name the pan protocol:\n%s", md)
 	}
@@ -107,5 +138,45 @@ func TestWholePoolSetsAreNamed(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "every repeat draws the same authors") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// pan19-baseline runs in the pan protocol: it leaves texts unattributed, and such an answer is
+// "<UNK>" in predictions.csv — right on an open-set text, as PAN scores it. Mutant: scoring the
+// attacker's learn.NoAnswer as is leaves "<none>" in predictions.csv and fails.
+func TestRunPANBaselineRejects(t *testing.T) {
+	cfg := panConfig(t, "[[scorers]]\nname = \"pan19-baseline\"\n")
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 1, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f, err := os.Open(filepath.Join(dir, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected, right := 0, 0
+	for _, r := range records[1:] { // set, mechanism, epsilon, repeat, scorer, document, truth, prediction, …
+		if r[4] != "pan19-baseline" {
+			continue
+		}
+		if r[7] == "<none>" {
+			t.Fatalf("an unattributed text kept learn.NoAnswer: %v", r)
+		}
+		if r[7] == corpus.UnknownAuthor {
+			rejected++
+			if r[6] == corpus.UnknownAuthor {
+				right++
+			}
+		}
+	}
+	t.Logf("pan19-baseline: %d texts left unattributed, %d of them open-set", rejected, right)
+	if rejected == 0 {
+		t.Errorf("pan19-baseline never left a text unattributed")
 	}
 }

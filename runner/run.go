@@ -773,6 +773,7 @@ func splitRows(s *protocol.SetData) []report.Row {
 	}
 	rows := []report.Row{row("authors", float64(len(s.Authors))), row("topics", float64(len(s.Topics))),
 		row("n_words", float64(s.N)), row("eval_docs", float64(len(s.Eval)))}
+	rows = append(rows, openSetRows(s, row)...)
 	if !s.NoTopicTask {
 		rows = append(rows, row("topic_train_docs", float64(len(s.TopicTrain))), row("topic_validation_docs", float64(len(s.TopicValidation))))
 	}

@@ -79,7 +79,7 @@ func caption(cfg *runconfig.Config, facts RunFacts, runID string) render.Caption
 func protocolNote(cfg *runconfig.Config) string {
 	p := cfg.Protocol
 	if p.Kind == runconfig.ProtocolPAN {
-		return fmt.Sprintf("Protocol: PAN cross-domain attribution, one set per problem: the attackers train on the problem's candidates' known texts (their first %d words; fandoms other than the unknown texts'), the mechanisms privatise its unknown texts (their first %d words), all normalised and cut to the common length N; open-set texts (writer none of the candidates) stay among the unknown texts and count as wrong for an attacker that always names a candidate, as PAN scores them (so the chance row, over all unknown texts, is above what a guess among the candidates can reach); %s, seed %d.",
+		return fmt.Sprintf("Protocol: PAN cross-domain attribution, one set per problem: the attackers train on the problem's candidates' known texts (their first %d words; fandoms other than the unknown texts'), the mechanisms privatise its unknown texts (their first %d words), all normalised and cut to the common length N (row as-written: the same stretches as written, scored only on the original texts); open-set texts (writer none of the candidates) stay among the unknown texts and count as wrong for an attacker that always names a candidate, as PAN scores them; open_set_macro_f1 is PAN 2019's measure per problem, rounded to 3 decimals as PAN's evaluator reports it before averaging over problems; %s, seed %d.",
 			p.KnownWords, p.UnknownWords, repeatsPhrase(cfg.Repeats), cfg.Seed)
 	}
 	if p.Kind == runconfig.ProtocolClassification {

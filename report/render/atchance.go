@@ -21,7 +21,9 @@ const ChanceMark = "†"
 type AtChance struct {
 	Set, Label, Scorer string
 	// Correct and Total are the mean counts per repeat on mechanism "none"; Chance is the
-	// probability of a right guess (1/authors or 1/topics).
+	// probability of a right guess (1/topics; 1/authors, times the closed-set share of the
+	// evaluation texts where some are open-set: a guess naming an author cannot be right on
+	// those).
 	Correct, Total, Chance float64
 	// P is the one-sided p-value P(X ≥ Correct) for X ~ Binomial(Total, Chance).
 	P float64
@@ -56,17 +58,11 @@ func atChance(s *report.Summary, l Layout) []AtChance {
 			correct, ok1 := s.Cell(k)
 			k.Metric = report.MetricTotal
 			total, ok2 := s.Cell(k)
-			classes, ok3 := 0.0, false
-			switch col.Task {
-			case report.TaskAuthor:
-				classes, ok3 = s.Fact(set, "authors")
-			case report.TaskTopic:
-				classes, ok3 = s.Fact(set, "topics")
-			}
-			if !ok1 || !ok2 || !ok3 || classes < 1 || total.Mean <= 0 {
+			p, ok3 := chance(s, set, col.Scorer, col.Task, report.MetricAccuracy)
+			if !ok1 || !ok2 || !ok3 || total.Mean <= 0 {
 				continue
 			}
-			a := AtChance{Set: set, Label: col.Label, Scorer: col.Scorer, Correct: correct.Mean, Total: total.Mean, Chance: 1 / classes}
+			a := AtChance{Set: set, Label: col.Label, Scorer: col.Scorer, Correct: correct.Mean, Total: total.Mean, Chance: p}
 			a.P = binomialUpper(a.Correct, a.Total, a.Chance)
 			if a.P >= ChanceAlpha {
 				out = append(out, a)

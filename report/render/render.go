@@ -88,6 +88,12 @@ func (t tables) mainCaption(caption Caption) string {
 		parts = append(parts, t.referenceText())
 	}
 	parts = append(parts, "Chance: a uniform guess, 1/authors (author columns) or 1/topics (topic columns), times the evaluation documents for counts.")
+	if s := t.openSetText(); s != "" {
+		parts = append(parts, s)
+	}
+	if s := t.asWrittenText(); s != "" {
+		parts = append(parts, s)
+	}
 	if t.hasNone() {
 		parts = append(parts, chanceText(t.atChance))
 	}

@@ -141,8 +141,7 @@ func (t tables) mainEntry(set string, r rowKey, col Column) entry {
 	return e
 }
 
-// chanceEntry is the expected score of a uniform guess: 1/k for accuracy, eval_docs/k (or the
-// mean `total`) for correct, with k the set's authors or topics.
+// chanceEntry is the expected score of a uniform guess (see chance).
 func (t tables) chanceEntry(set string, col Column) entry {
 	metric := t.layout.metric(col)
 	e := entry{Table: "chance", Set: set, Mechanism: "chance", Label: col.Label,
@@ -153,27 +152,36 @@ func (t tables) chanceEntry(set string, col Column) entry {
 	return e
 }
 
-// chance is the score of a uniform guess at the task for metric "accuracy" or "correct".
+// chance is the score of a uniform guess at the task: for "accuracy" 1/topics, or 1/authors
+// times the closed-set share where some evaluation texts are open-set (authorChance); for
+// "correct" that times the evaluation documents (or the mean `total`); for
+// "open_set_macro_f1" the set's FactChanceOpenSetMacroF1.
 func chance(s *report.Summary, set, scorer, task, metric string) (float64, bool) {
-	classes, ok := math.NaN(), false
+	p, ok := math.NaN(), false
 	switch task {
 	case report.TaskAuthor:
-		classes, ok = s.Fact(set, "authors")
+		if metric == report.MetricOpenSetMacroF1 {
+			return s.Fact(set, FactChanceOpenSetMacroF1)
+		}
+		p, ok = authorChance(s, set)
 	case report.TaskTopic:
-		classes, ok = s.Fact(set, "topics")
+		var topics float64
+		if topics, ok = s.Fact(set, "topics"); ok && topics > 0 {
+			p = 1 / topics
+		}
 	}
-	if !ok || classes <= 0 {
+	if !ok || !(p > 0) {
 		return 0, false
 	}
 	switch metric {
 	case report.MetricAccuracy:
-		return 1 / classes, true
+		return p, true
 	case report.MetricCorrect:
 		docs, ok := s.Fact(set, "eval_docs")
 		if !ok {
 			docs, ok = firstTotal(s, set, scorer)
 		}
-		return docs / classes, ok
+		return docs * p, ok
 	}
 	return 0, false
 }
