@@ -337,13 +337,16 @@ const (
 	MaxWorkers = 1024
 )
 
-// Cells is the number of cells of the config: sets × Σ(ε per mechanism, 1 without ε) × repeats.
-func (c *Config) Cells() int {
-	settings := 0
+// Cells is the number of cells of the config: sets × mechanism settings × repeats.
+func (c *Config) Cells() int { return len(c.Sets) * c.mechanismSettings() * c.Repeats }
+
+// mechanismSettings is Σ over the mechanisms of their ε (1 for a mechanism without ε).
+func (c *Config) mechanismSettings() int {
+	n := 0
 	for _, m := range c.Mechanisms {
-		settings += max(1, len(m.Epsilons))
+		n += max(1, len(m.Epsilons))
 	}
-	return settings * len(c.Sets) * c.Repeats
+	return n
 }
 
 // The limit on the other counts (authors, word counts, top_k and other caps) is
@@ -410,7 +413,7 @@ func (c *Config) checkCounts() error {
 		}
 	}
 	if n := c.Cells(); n > MaxCells {
-		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), n/max(1, len(c.Sets)*c.Repeats), c.Repeats, n, MaxCells)
+		return c.ErrAt("", "repeats", "%d sets × %d mechanism settings × %d repeats = %d cells: at most %d", len(c.Sets), c.mechanismSettings(), c.Repeats, n, MaxCells)
 	}
 	return nil
 }

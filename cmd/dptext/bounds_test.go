@@ -147,6 +147,9 @@ func TestCountFlagsAreBounded(t *testing.T) {
 		{[]string{"bench", "decode", "--ghz", "1e6"}, "--ghz 1e+06: want 0 (measure) or a clock in GHz up to 100"},
 		{[]string{"train", "erae", "--config", cfg, "--out", out, "--steps", "10000000000"}, "--steps 10000000000: at most 1000000000"},
 		{[]string{"calibrate", "--draws", "-10000000000"}, "--draws -10000000000: at most 1000000000"},
+		{[]string{"calibrate", "--words", "2000000"}, "--words 2000000: want 1 to 1000000"},
+		{[]string{"calibrate", "--draws", "-1"}, "--draws -1: want 0 (off) or more"},
+		{[]string{"calibrate", "--words", "2000", "--draws", "100000"}, "--words × --draws = 200000000: at most 10000000 decodes per ε"},
 		{[]string{"attribute", "--input", dir, "--output", out, "--reject-threshold", "Inf"}, "--reject-threshold +Inf: want a finite number"},
 	} {
 		code, _, stderr := run(t, c.args...)

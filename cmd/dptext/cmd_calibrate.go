@@ -29,6 +29,14 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(pos) > 0 {
 		return usagef("takes no arguments, got %q", pos)
 	}
+	switch {
+	case *words < 1 || *words > maxCalibrateWords:
+		return usagef("--words %d: want 1 to %d", *words, maxCalibrateWords)
+	case *draws < 0:
+		return usagef("--draws %d: want 0 (off) or more", *draws)
+	case *draws > 0 && *words**draws > maxCalibrateDecodes:
+		return usagef("--words × --draws = %d: at most %d decodes per ε", *words**draws, maxCalibrateDecodes)
+	}
 	eps, err := parseFloats(*epsList)
 	if err != nil {
 		return usagef("--epsilons: %v", err)
@@ -75,11 +83,15 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return nil
 }
 
+// Limits of calibrate's counts, checked before the vectors are loaded: sampled words, and
+// decodes per ε with --draws.
+const (
+	maxCalibrateWords   = 1_000_000
+	maxCalibrateDecodes = 10_000_000
+)
+
 // printCMPCalibration prints N_w and S_w per ε over words sampled words, draws draws each.
 func printCMPCalibration(ctx context.Context, stdout, stderr io.Writer, store *embeddings.Store, eps []float64, words, draws int, seed uint64) error {
-	if words*draws > 10_000_000 {
-		return usagef("--words × --draws = %d: at most 10,000,000 decodes per ε", words*draws)
-	}
 	fmt.Fprintf(stderr, "N_w and S_w: %d sampled words × %d draws per ε\n", words, draws)
 	rows, err := calibrate.CMP(store, eps, words, draws, rngs.New(seed, "calibrate/cmp"), metricdp.DefaultEMDOptions())
 	if err != nil {
