@@ -15,7 +15,7 @@ import (
 // searchEpsilons is the ε search of [verdict] (search = true): after the grid's cells are
 // done, it adds cells at new ε for every mechanism whose curve does not yet bracket an attack
 // level as verdict.DefaultSearchRule asks (verdict.Propose: beyond the grid ×4 or ÷4, within
-// it the secant point in log ε), runs them, and repeats for at most search_rounds rounds. The
+// it the midpoint in log ε of the bracket), runs them, and repeats for at most search_rounds rounds. The
 // added cells are ordinary cells (set × mechanism × ε × repeat: cached, resumable, in
 // results.csv); each round's proposals depend only on the finished cells, so a resumed run
 // proposes the same ε and finds their cells done, at any --jobs. A sharded run's shards do
