@@ -111,14 +111,21 @@ func expandedLevel(level float64, n int) float64 {
 // (against "below 0").
 func againstClaim(reps []float64) (low, high []float64) {
 	low, high = make([]float64, len(reps)), make([]float64, len(reps))
+	k := 0 // the NaN replicates
 	for i, x := range reps {
-		low[i], high[i] = x, x
+		low[i] = x
 		if math.IsNaN(x) {
-			low[i], high[i] = math.Inf(-1), math.Inf(1)
+			low[i] = math.Inf(-1)
+			k++
 		}
 	}
 	sort.Float64s(low)
-	sort.Float64s(high)
+	// high is low with its k leading −∞ moved to the end as +∞: sorted without a second sort
+	// (the replicates themselves are finite).
+	copy(high, low[k:])
+	for i := len(low) - k; i < len(high); i++ {
+		high[i] = math.Inf(1)
+	}
 	return low, high
 }
 
@@ -133,6 +140,11 @@ func ConservativeInterval(reps []float64, level float64, n int) (low, high float
 		return math.NaN(), math.NaN()
 	}
 	lo, hi := againstClaim(reps)
+	return conservativeInterval(lo, hi, level, n)
+}
+
+// conservativeInterval is ConservativeInterval of replicates already sorted by againstClaim.
+func conservativeInterval(lo, hi []float64, level float64, n int) (low, high float64) {
 	c := expandedLevel(level, n)
 	return quantileSorted(lo, (1-c)/2), quantileSorted(hi, (1+c)/2)
 }
@@ -150,11 +162,16 @@ func ConservativeInterval(reps []float64, level float64, n int) (low, high float
 // gives p = 2·P(T_{n−1} > Φ⁻¹((1 + c*)/2)/√(n/(n−1))). NaN for n < 2 or fewer than two
 // replicates.
 func InvertedP(reps []float64, n int) float64 {
-	B := len(reps)
-	if n < 2 || B < 2 {
+	if n < 2 || len(reps) < 2 {
 		return math.NaN()
 	}
 	lo, hi := againstClaim(reps)
+	return invertedP(lo, hi, n)
+}
+
+// invertedP is InvertedP of replicates already sorted by againstClaim.
+func invertedP(lo, hi []float64, n int) float64 {
+	B := len(lo)
 	last := float64(B - 1)
 	// qL: the quantile position above which the low-side quantile is > 0.
 	qL := 1.0

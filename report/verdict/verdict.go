@@ -240,9 +240,10 @@ func Matched(spec Spec, cluster []int, nClusters int, points []CurvePoint, rng *
 					for r := range reps {
 						d[r] = reps[r].value[x][l][u] - reps[r].value[y][l][u]
 					}
-					lo, hi := ConservativeInterval(d, spec.Confidence, nClusters)
+					sortedLow, sortedHigh := againstClaim(d)
+					lo, hi := conservativeInterval(sortedLow, sortedHigh, spec.Confidence, nClusters)
 					res.Pairs = append(res.Pairs, Pair{A: curves[x].name, B: curves[y].name, Utility: name, Level: l,
-						Diff: est.value[x][l][u] - est.value[y][l][u], Low: lo, High: hi, P: InvertedP(d, nClusters), Reached: shareFinite(d)})
+						Diff: est.value[x][l][u] - est.value[y][l][u], Low: lo, High: hi, P: invertedP(sortedLow, sortedHigh, nClusters), Reached: shareFinite(d)})
 				}
 			}
 		}
