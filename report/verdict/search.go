@@ -30,14 +30,15 @@ type Proposal struct {
 
 // Propose inspects each mechanism's curve (the points of its own grid; the baseline and
 // mechanisms without ε are ignored) at each level of spec and returns the ε to add so that
-// every level becomes bracketed by the rule: where a level lies beyond the grid's largest ε,
-// a larger ε (×4 beyond, ×2 for the margin); where it lies beyond the smallest, a smaller one
-// (÷4, ÷2), clamped to the range; where the two points around the level are too far apart, the
+// every level becomes bracketed by the rule. Outside the bracket: where a level lies beyond
+// the grid's largest ε, a larger ε (×4; ×2 for the margin), while the attack still rises with
+// ε at the grid's top; where it lies beyond the smallest, a smaller one (÷4; ÷2), always
+// clamped to the range. Inside: where the two points around the level are too far apart, the
 // midpoint in log ε between them (bisection: the new ε depends on the data only through which
 // bracket holds the level; the secant point, placed at the sample's own crossing, made the
-// intervals 10 % too narrow in TestSearchCoverage, covering 0.907). At most one ε per mechanism and level (the level beyond the
-// grid first, then the width, then the margins), each rounded to three significant digits
-// and new to the grid. ends lists the mechanisms whose smallest ε is the range's Min while the
+// intervals 10 % too narrow in TestSearchCoverage, covering 0.907). At most one ε outside and
+// one inside per mechanism, level and round, each rounded to three significant digits and
+// new to the grid. ends lists the mechanisms whose smallest ε is the range's Min while the
 // attack there is still above a level: they do not reach it within their ε range. On a fixed
 // axis (spec.Axis) the positions have no sampling error: only levels beyond the grid are
 // searched.
@@ -72,11 +73,15 @@ func Propose(spec Spec, rule SearchRule, cluster []int, nClusters int, points []
 			props = append(props, Proposal{cv.name, e, why})
 		}
 		last := len(pos) - 1
+		// rising: the attack still rises with ε at the grid's top (a flat top — a destructive
+		// mechanism, or the unprivatised text's own accuracy — gains nothing from a larger ε).
+		rising := last == 0 || pos[0] > pos[1]
 		for _, level := range spec.Levels {
 			k, _, st := crossing(pos, level)
+			// Outside: the level beyond the grid, or an end within the margin.
 			switch {
 			case st == StatusBelowAtStart:
-				if eps[0] < rng.Max {
+				if eps[0] < rng.Max && rising {
 					add(eps[0]*4, "the level lies beyond its largest ε")
 				}
 			case st == StatusNeverReached:
@@ -86,15 +91,15 @@ func Propose(spec Spec, rule SearchRule, cluster []int, nClusters int, points []
 					ends[cv.name] = true
 				}
 			case spec.Axis != "":
-				// a fixed axis: the bracket is exact
-			case k+1 < len(pos) && pos[k]-pos[k+1] > rule.Width*math.Max(se[k], se[k+1]):
-				add(math.Sqrt(eps[k]*eps[k+1]), "the bracket is wide against the attack's sampling error")
-			case pos[0]-rule.Margin*se[0] < level && eps[0] < rng.Max:
+				// a fixed axis: the positions are exact, no margin
+			case pos[0]-rule.Margin*se[0] < level && eps[0] < rng.Max && rising:
 				add(eps[0]*2, "its largest ε is within the margin above the level")
-			case pos[last]+rule.Margin*se[last] > level:
-				if eps[last] > rng.Min {
-					add(eps[last]/2, "its smallest ε is within the margin below the level")
-				}
+			case pos[last]+rule.Margin*se[last] > level && eps[last] > rng.Min:
+				add(eps[last]/2, "its smallest ε is within the margin below the level")
+			}
+			// Inside: the bracket too wide against the attack's sampling error.
+			if st == StatusReached && spec.Axis == "" && k+1 < len(pos) && pos[k]-pos[k+1] > rule.Width*math.Max(se[k], se[k+1]) {
+				add(math.Sqrt(eps[k]*eps[k+1]), "the bracket is wide against the attack's sampling error")
 			}
 		}
 	}

@@ -284,7 +284,7 @@ func axisSignificance(t *testing.T, studies int, gap float64, mutant bool) float
 // significant difference". 60 studies of 40 authors × 5 items: with a gap of 0.2 the verdict
 // at level 3 must appear in ≥ 70 % (measured: 1.00); with no gap (2 comparisons Holm-corrected
 // at α = 0.05, a nominal family-wise rate ≤ 0.05) in ≤ 15 % — Binomial(60, 0.05) exceeds 9 with
-// probability 0.3 % (measured: 0.05). The mutant that ignores each point's position on the
+// probability 0.3 % (measured: 0.00). The mutant that ignores each point's position on the
 // axis finds the gap in none of the studies, and the power bound fails it.
 func TestMatchedVerdictsOnClaimedAxis(t *testing.T) {
 	const studies = 60
