@@ -281,3 +281,49 @@ func TestPowerOnMechanismsDesign(t *testing.T) {
 		t.Errorf("over 400 comparisons a gap of 0.5 is found in %.2f of studies: the README says no gap reaches 80 %%", fam)
 	}
 }
+
+// Propose's rules on curves of constant item scores (standard error 0 except where stated):
+// a level beyond the smallest ε asks for ε/4, or, at the range's Min, marks the mechanism as
+// not reaching within its range; a level beyond the largest ε asks for ε·4 while the attack
+// rises with ε and nothing where it is flat (a destructive mechanism); a bracket wider than
+// Width standard errors is bisected in log ε; a top point within Margin standard errors of
+// the level asks for ε·2.
+// Deterministic. Mutant: swapping the ×4 and ÷4 steps, or bisecting in ε instead of log ε,
+// fails the exact values.
+func TestProposeRules(t *testing.T) {
+	const n = 4
+	cluster := []int{0, 1, 2, 3}
+	pt := func(mech string, eps float64, att []float64) CurvePoint {
+		return CurvePoint{Mechanism: mech, Epsilon: report.EpsilonOf(eps), Scores: map[string][]float64{"att": att, "u": make([]float64, n)}}
+	}
+	c := func(x float64) []float64 { return []float64{x, x, x, x} }
+	points := []CurvePoint{
+		pt("low", 8, c(0.5)), pt("low", 2, c(0.4)), // never reaches 0.2: ÷4 → 0.5
+		pt("atmin", 8, c(0.5)), pt("atmin", 1, c(0.4)), // its range ends at 1
+		pt("up", 8, c(0.1)), pt("up", 2, c(0.05)), // below 0.2 already: ×4 → 32
+		pt("flat", 8, c(0.05)), pt("flat", 2, c(0.05)), // flat: nothing upwards
+		pt("margin", 16, []float64{1, 1, 0, 0}), pt("margin", 1, []float64{0, 0, 0, 0}), // 0.5 (SE 0.29) → 0: width 0.5 ≤ 2·0.29, but 0.5 − 3·0.29 < 0.2: ×2 → 32
+		pt("bisect", 16, c(0.6)), pt("bisect", 1, c(0)), // constant: SE 0, bracket wide: √16 = 4
+	}
+	ranges := map[string]EpsilonRange{"atmin": {Min: 1, Max: 100}}
+	spec := Spec{Attack: "att", Levels: []float64{0.2}}
+	props, ends := Propose(spec, DefaultSearchRule, cluster, n, points, ranges)
+	got := map[string][]float64{}
+	for _, p := range props {
+		got[p.Mechanism] = append(got[p.Mechanism], p.Epsilon)
+	}
+	want := map[string][]float64{"low": {0.5}, "up": {32}, "bisect": {4}, "margin": {32}}
+	for m, w := range want {
+		if len(got[m]) != len(w) || got[m][0] != w[0] {
+			t.Errorf("%s: proposed %v, want %v", m, got[m], w)
+		}
+	}
+	for _, m := range []string{"atmin", "flat"} {
+		if len(got[m]) != 0 {
+			t.Errorf("%s: proposed %v, want nothing", m, got[m])
+		}
+	}
+	if !ends["atmin"] || ends["low"] {
+		t.Errorf("range ends %v, want atmin only", ends)
+	}
+}
