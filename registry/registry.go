@@ -808,8 +808,8 @@ var Scorers = map[string]ScorerEntry{
 		},
 	},
 	"embf1": {
-		Version: "1", Task: TaskUtility, Needs: Needs{Vectors: true, TrainingCorpus: true}, // idf from Env.Corpus
-		Description: "BERTScore-style greedy-matching F1 of original and private words over the configured (centred) vectors, idf from the topic-training documents",
+		Version: "2", Task: TaskUtility, Needs: Needs{Vectors: true, TrainingCorpus: true}, // idf from Env.Corpus
+		Description: "BERTScore-style greedy-matching F1 of original and private words over the configured (centred) vectors, BERTScore's idf ln((M+1)/(df+1)) from the topic-training documents",
 		Metric: ScorerSpec[utility.GreedyF1Options, PairMetric]{
 			Defaults: utility.DefaultGreedyF1Options,
 			Build: func(env *Env, o utility.GreedyF1Options) (PairMetric, error) {

@@ -8,12 +8,14 @@ import (
 )
 
 // VerdictConfig is the optional [verdict] table: which mechanism keeps more utility at the same
-// attack success. For each set, every mechanism's utilities are interpolated along its ε curve
-// at the attack levels chance + each of AboveChance, with intervals from a cluster bootstrap
-// over the evaluation authors, and every pair of mechanisms is compared with Holm-corrected
-// p-values (verdict.Matched); with ClaimedEps or AuditedEps the mechanisms that share a
-// unit of guarantee are also compared at those levels of claimed or audited ε. Written as
-// verdict.md and verdict.csv in the run folder.
+// attack success. For each set, every mechanism's utilities are interpolated along its own ε
+// grid at the attack levels chance + each of AboveChance (with Search, the grid is first
+// extended until each level is closely bracketed), with intervals from a cluster bootstrap
+// over the evaluation authors, and every pair of mechanisms is compared with p-values from
+// the same replicates and Holm's correction over the whole file (verdict.Matched,
+// verdict.AdjustFamily); with ClaimedEps or AuditedEps the mechanisms that share a unit of
+// guarantee are also compared at those levels of claimed or audited ε. Written as verdict.md
+// and verdict.csv in the run folder.
 type VerdictConfig struct {
 	// Attack is the id of the authorship attacker that sets the privacy level.
 	Attack string `toml:"attack"`
@@ -22,10 +24,12 @@ type VerdictConfig struct {
 	// Utilities are the ids of topic classifiers (per-item correctness) and utility measures
 	// (per-item values) to compare.
 	Utilities []string `toml:"utilities"`
-	// Baseline is the mechanism that starts every curve (default "none"; "" for none).
+	// Baseline is the unprivatised mechanism (default "none"; "" for none): no point of any
+	// curve; verdict.md reports how often it meets each level by itself.
 	Baseline *string `toml:"baseline"`
-	// Replicates of the bootstrap (default 1000), Confidence of the intervals (default 0.95),
-	// Alpha the family-wise error rate of the verdicts (default 0.05).
+	// Replicates of the bootstrap (default 20000: p-values are never below 1/(B+1), and Holm's
+	// first step over m comparisons needs one below α/m), Confidence of the intervals (default
+	// 0.95), Alpha the family-wise error rate of the verdicts over the whole file (default 0.05).
 	Replicates int     `toml:"replicates"`
 	Confidence float64 `toml:"confidence"`
 	Alpha      float64 `toml:"alpha"`
@@ -41,12 +45,16 @@ type VerdictConfig struct {
 	// units of a run are derived from the mechanisms' guarantees (verdict.md lists them).
 	ClaimedEps map[string][]float64 `toml:"claimed_eps"`
 	// AuditedEps are levels of audited ε (the privacy row audited_eps_lcb, per claim unit; needs
-	// [audit]) keyed by unit as ClaimedEps.
+	// [audit]) keyed by unit as ClaimedEps. Only exact losses are positions (an audit ceiling of
+	// ∞); counting lower bounds are left out and listed.
 	AuditedEps map[string][]float64 `toml:"audited_eps"`
-	// CeilingShare (default 0.8): an audited ε at or above this share of its ceiling (the most
-	// the audit's tests could show at their sample size) is a sample-size artefact, and the
-	// point is left out of the audited comparison (verdict.md says which).
-	CeilingShare float64 `toml:"ceiling_share"`
+	// Search (default true) adds cells at new ε, within each mechanism's ε range, until every
+	// attack level is bracketed by points of the mechanism's own grid closely enough (see
+	// runner's epsearch.go and the README); the added cells are ordinary cells of the run.
+	Search *bool `toml:"search"`
+	// SearchRounds bounds the rounds of the search (default 4; each round adds at most one ε
+	// per mechanism and level).
+	SearchRounds int `toml:"search_rounds"`
 }
 
 // validateVerdict fills the defaults of [verdict] and checks that it names configured scorers
@@ -61,7 +69,14 @@ func (c *Config) validateVerdict() error {
 		v.Baseline = &none
 	}
 	if v.Replicates == 0 {
-		v.Replicates = 1000
+		v.Replicates = 20000
+	}
+	if v.Search == nil {
+		on := true
+		v.Search = &on
+	}
+	if v.SearchRounds == 0 {
+		v.SearchRounds = 4
 	}
 	if v.Confidence == 0 {
 		v.Confidence = 0.95
@@ -132,12 +147,9 @@ func (c *Config) validateVerdict() error {
 	if len(v.AuditedEps) > 0 && c.Audit == nil {
 		return c.ErrAt("verdict", "audited_eps", "needs an [audit] table (the audited ε comes from it)")
 	}
-	if v.CeilingShare == 0 {
-		v.CeilingShare = 0.8
-	}
 	switch {
-	case !(v.CeilingShare > 0 && v.CeilingShare <= 1):
-		return c.ErrAt("verdict", "ceiling_share", "%v: want a value in (0, 1]", v.CeilingShare)
+	case v.SearchRounds < 1 || v.SearchRounds > 20:
+		return c.ErrAt("verdict", "search_rounds", "%d: want 1 to 20", v.SearchRounds)
 	case v.Replicates < 100 || v.Replicates > 100_000:
 		return c.ErrAt("verdict", "replicates", "%d: want 100 to 100000", v.Replicates)
 	case !(v.Confidence > 0 && v.Confidence < 1):

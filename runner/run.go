@@ -298,6 +298,11 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err := r.computeCells(ctx, cells, opts, live); err != nil {
 		return err
 	}
+	if !opts.Shard.Sharded() {
+		if all, err = r.searchEpsilons(ctx, all, opts, live); err != nil {
+			return err
+		}
+	}
 	if opts.Shard.Sharded() {
 		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
 		return nil
@@ -533,6 +538,10 @@ type runner struct {
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
 	// time goes.
 	spent phaseTimes
+	// searchEnds, per set, names the mechanisms whose ε search for a verdict level reached the
+	// end of their ε range, and searchNotes says what the search added (epsearch.go).
+	searchEnds  []map[string]bool
+	searchNotes [][]string
 }
 
 type lazy[T any] struct {

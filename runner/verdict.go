@@ -25,17 +25,45 @@ type itemScore struct {
 	pred rundir.Prediction
 }
 
+// verdictStudy is one verdict table to compute: its spec, its curve points and the name of
+// its bootstrap stream.
+type verdictStudy struct {
+	spec   verdict.Spec
+	points []verdict.CurvePoint
+	stream string
+}
+
 // writeVerdicts writes verdict.md and verdict.csv for every set from the item scores of the
 // cells. The items of a set are its (repeat, item) pairs; the clusters are their authors.
+// Holm's correction runs once over every comparison of the file (and, for the replication on
+// halves, once over every comparison of each half).
 func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.Row) error {
-	var md bytes.Buffer
-	var rows [][]string
+	var all []*verdict.Result
+	perSet := make([][]*verdict.Result, len(r.sets))
+	var halves [2][]*verdict.Result
 	for si, set := range r.sets {
-		res, err := r.setVerdict(si, items, results)
+		res, hs, err := r.setVerdict(si, items, results)
 		if err != nil {
 			return fmt.Errorf("verdict for set %s: %w", set.Name, err)
 		}
-		for _, v := range res {
+		perSet[si] = res
+		all = append(all, res...)
+		for h := range halves {
+			halves[h] = append(halves[h], hs[h]...)
+		}
+	}
+	verdict.AdjustFamily(all...)
+	if r.cfg.Verdict.Halves {
+		verdict.AdjustFamily(halves[0]...)
+		verdict.AdjustFamily(halves[1]...)
+		for i, res := range all {
+			res.CheckHalves(halves[0][i], halves[1][i])
+		}
+	}
+	var md bytes.Buffer
+	var rows [][]string
+	for si, set := range r.sets {
+		for _, v := range perSet[si] {
 			md.WriteString(v.Markdown(set.Name))
 			out := v.CSV(set.Name)
 			if len(rows) > 0 {
@@ -57,26 +85,23 @@ func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.R
 }
 
 // setVerdict gathers the item scores of set si into curve points and runs the comparisons:
-// at the attack levels, then at the claimed and audited ε levels of each unit.
-func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]*verdict.Result, error) {
+// at the attack levels, then at the claimed and audited ε levels of each unit; with halves,
+// the same tables on each of two disjoint halves of the authors (in the same order).
+func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (full []*verdict.Result, halves [2][]*verdict.Result, err error) {
 	v := r.cfg.Verdict
 	points, cluster, authors, err := r.curvePoints(si, items)
 	if err != nil {
-		return nil, err
+		return nil, halves, err
 	}
 	chance := 1 / float64(len(r.sets[si].Authors))
 	spec := verdict.Spec{Attack: v.Attack, Utilities: v.Utilities, Baseline: *v.Baseline,
-		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds[si], Notes: r.searchNotes[si]}
 	for _, x := range v.AboveChance {
 		spec.Levels = append(spec.Levels, chance+x)
 		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
 	}
 	name := r.sets[si].Name
-	res, err := verdict.Matched(spec, cluster, len(authors), points, rngs.New(uint64(r.cfg.Seed), "verdict/set="+name))
-	if err != nil {
-		return nil, err
-	}
-	out := []*verdict.Result{res}
+	studies := []verdictStudy{{spec, points, "verdict/set=" + name}}
 	for _, axis := range []struct {
 		name   string
 		levels map[string][]float64
@@ -86,19 +111,69 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		}
 		units, err := r.mechanismUnits(si, items)
 		if err != nil {
-			return nil, err
+			return nil, halves, err
 		}
-		rs, err := r.unitVerdicts(si, axis.name, axis.levels, units, points, cluster, len(authors), results)
+		us, err := r.unitStudies(si, axis.name, axis.levels, units, points, results)
+		if err != nil {
+			return nil, halves, err
+		}
+		studies = append(studies, us...)
+	}
+	all := make([]int, len(cluster))
+	for i := range all {
+		all[i] = i
+	}
+	if full, err = runStudies(studies, all, cluster, len(authors), uint64(r.cfg.Seed), ""); err != nil {
+		return nil, halves, err
+	}
+	if !v.Halves {
+		return full, halves, nil
+	}
+	if len(authors) < 4 {
+		return nil, halves, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
+	}
+	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
+	for h := range halves {
+		in := map[int]int{} // author index → index within the half
+		for _, a := range perm[h*len(authors)/2 : (h+1)*len(authors)/2] {
+			in[a] = len(in)
+		}
+		var sub, subCluster []int
+		for i, c := range cluster {
+			if k, ok := in[c]; ok {
+				sub = append(sub, i)
+				subCluster = append(subCluster, k)
+			}
+		}
+		if halves[h], err = runStudies(studies, sub, subCluster, len(in), uint64(r.cfg.Seed), fmt.Sprintf("/half=%d", h)); err != nil {
+			return nil, halves, err
+		}
+	}
+	return full, halves, nil
+}
+
+// runStudies computes each study on the items sub (their clusters subCluster, of n), each
+// with its own bootstrap stream (the study's name + suffix).
+func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint64, suffix string) ([]*verdict.Result, error) {
+	var out []*verdict.Result
+	for _, st := range studies {
+		ps := make([]verdict.CurvePoint, len(st.points))
+		for j, p := range st.points {
+			ps[j] = p
+			ps[j].Scores = map[string][]float64{}
+			for s, xs := range p.Scores {
+				ys := make([]float64, len(sub))
+				for k, i := range sub {
+					ys[k] = xs[i]
+				}
+				ps[j].Scores[s] = ys
+			}
+		}
+		res, err := verdict.Matched(st.spec, subCluster, n, ps, rngs.New(seed, st.stream+suffix))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, rs...)
-	}
-	if !v.Halves {
-		return out, nil
-	}
-	if err := r.checkHalves(name, res, spec, cluster, authors, points); err != nil {
-		return nil, err
+		out = append(out, res)
 	}
 	return out, nil
 }
@@ -196,47 +271,6 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 	return points, cluster, authors, nil
 }
 
-// checkHalves reruns the comparisons of res (set name) on two disjoint halves of the authors, drawn from
-// the seed, and records whether each half agrees (VerdictResult.CheckHalves).
-func (r *runner) checkHalves(name string, res *verdict.Result, spec verdict.Spec, cluster []int, authors []string, points []verdict.CurvePoint) error {
-	if len(authors) < 4 {
-		return fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
-	}
-	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
-	var halves [2]*verdict.Result
-	for h := range halves {
-		in := map[int]int{} // author index → index within the half
-		for _, a := range perm[h*len(authors)/2 : (h+1)*len(authors)/2] {
-			in[a] = len(in)
-		}
-		var sub []int
-		var subCluster []int
-		for i, c := range cluster {
-			if k, ok := in[c]; ok {
-				sub = append(sub, i)
-				subCluster = append(subCluster, k)
-			}
-		}
-		hp := make([]verdict.CurvePoint, len(points))
-		for j, p := range points {
-			hp[j] = verdict.CurvePoint{Mechanism: p.Mechanism, Epsilon: p.Epsilon, Scores: map[string][]float64{}}
-			for s, xs := range p.Scores {
-				ys := make([]float64, len(sub))
-				for k, i := range sub {
-					ys[k] = xs[i]
-				}
-				hp[j].Scores[s] = ys
-			}
-		}
-		var err error
-		if halves[h], err = verdict.Matched(spec, subCluster, len(in), hp, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h))); err != nil {
-			return err
-		}
-	}
-	res.CheckHalves(halves[0], halves[1])
-	return nil
-}
-
 // guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",
 // or "" for no guarantee.
 func guaranteeUnit(g mechanisms.Guarantee) string {
@@ -288,12 +322,15 @@ func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, e
 	return units, nil
 }
 
-// unitVerdicts compares, for each configured unit, the mechanisms of that unit at its levels of
-// claimed or audited ε (axis). A point's position is the mean over repeats of its privacy row
-// (epsilon_doc, per document length for a metric unit, or audited_eps_lcb); an audited point at
-// or above ceiling_share of its ceiling, or without an audited value, is left out and named.
-func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, units map[string]string, points []verdict.CurvePoint,
-	cluster []int, nAuthors int, results []report.Row) ([]*verdict.Result, error) {
+// unitStudies makes, for each configured unit, the study comparing the mechanisms of that
+// unit at its levels of claimed or audited ε (axis). A point's position is the mean over
+// repeats of its privacy row (epsilon_doc, per document length for a metric unit, or
+// audited_eps_lcb). The audited axis takes only exact losses: a point whose audit ceiling is
+// finite (a counting lower bound: the mechanism loses at least that, not exactly that) or
+// that has no audited value is left out and named, so that a bound is never compared as a
+// position.
+func (r *runner) unitStudies(si int, axis string, levels map[string][]float64, units map[string]string, points []verdict.CurvePoint,
+	results []report.Row) ([]verdictStudy, error) {
 	v := r.cfg.Verdict
 	set := r.sets[si]
 	type key struct {
@@ -336,7 +373,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		}
 	}
 	sort.Strings(present)
-	var out []*verdict.Result
+	var out []verdictStudy
 	for _, unit := range slices.Sorted(maps.Keys(levels)) {
 		spec := verdict.Spec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
 		for _, x := range levels[unit] {
@@ -344,7 +381,7 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 			spec.LevelNames = append(spec.LevelNames, axis+" ε "+strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		var ps []verdict.CurvePoint
-		var skipped, unaudited, mechs []string
+		var bounds, unaudited, mechs []string
 		for _, p := range points {
 			if units[p.Mechanism] != unit || !p.Epsilon.Set() {
 				continue
@@ -371,8 +408,8 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 				case !ok:
 					unaudited = append(unaudited, fmt.Sprintf("%s at ε %v", p.Mechanism, p.Epsilon))
 					continue
-				case lcb >= v.CeilingShare*ceil:
-					skipped = append(skipped, fmt.Sprintf("%s at ε %v (audited %.3g of ceiling %.3g)", p.Mechanism, p.Epsilon, lcb, ceil))
+				case !math.IsInf(ceil, 1):
+					bounds = append(bounds, fmt.Sprintf("%s at ε %v (at least %.3g, ceiling %.3g)", p.Mechanism, p.Epsilon, lcb, ceil))
 					continue
 				}
 				x = lcb
@@ -387,17 +424,16 @@ func (r *runner) unitVerdicts(si int, axis string, levels map[string][]float64, 
 		default:
 			spec.Notes = append(spec.Notes, fmt.Sprintf("Mechanisms of unit %s: %s; mechanisms of other units are never compared with them.", unit, strings.Join(mechs, ", ")))
 		}
-		if len(skipped) > 0 {
-			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out (an audited ε at or above %.3g of its ceiling measures the audit's sample size, not the mechanism): %s.", v.CeilingShare, strings.Join(skipped, "; ")))
+		if axis == "audited" {
+			spec.Notes = append(spec.Notes, "Positions are exact losses on the audited pairs (an audit whose tests are exact: ceiling ∞); they are still lower bounds of the worst case over all pairs, the same kind of bound for every point compared.")
+		}
+		if len(bounds) > 0 {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, a counting lower bound (the mechanism loses at least this, not exactly this: no position to compare an exact loss with): %s.", strings.Join(bounds, "; ")))
 		}
 		if len(unaudited) > 0 {
 			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, no audited ε (no audit test bounded anything): %s.", strings.Join(unaudited, "; ")))
 		}
-		res, err := verdict.Matched(spec, cluster, nAuthors, ps, rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, res)
+		out = append(out, verdictStudy{spec, ps, fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)})
 	}
 	return out, nil
 }

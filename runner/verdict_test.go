@@ -1,14 +1,18 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"dptext/internal/fixtures"
 	"dptext/runconfig"
+	"dptext/rundir"
 )
 
 // A run with a [verdict] table writes verdict.md and verdict.csv, and predictions.csv pairs
@@ -22,6 +26,7 @@ above_chance = [0.05, 0.5]
 utilities = ["fasttext", "cosine"]
 replicates = 200
 halves = true
+search = false
 `
 	cfg, err := runconfig.ParseConfig(cfg.Path, src)
 	if err != nil {
@@ -32,7 +37,7 @@ halves = true
 		t.Fatal(err)
 	}
 	md := readFile(t, filepath.Join(dir, "verdict.md"))
-	for _, want := range []string{"## Verdicts at matched privacy, set 6", "### sr-nn ≤ 0.217 (chance 0.167 + 0.05)", "| expmech | never reaches (lowest 0.250)",
+	for _, want := range []string{"## Verdicts at matched privacy, set 6", "### sr-nn ≤ 0.217 (chance 0.167 + 0.05)", "| expmech | never reaches on its grid (lowest 0.250)",
 		"12 items of 6 authors", "### sr-nn ≤ 0.667 (chance 0.167 + 0.5)", "fewer than two mechanisms reach", "### Replication on two disjoint halves of the authors"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("verdict.md lacks %q:\n%s", want, md)
@@ -87,7 +92,7 @@ func TestVerdictConfigErrors(t *testing.T) {
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nclaimed_eps = { pure = [] }\n", "verdict.claimed_eps"},
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nclaimed_eps = { \"metric:EMD\" = [-1] }\n", "verdict.claimed_eps"},
 		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\naudited_eps = { pure = [1] }\n", "verdict.audited_eps"},
-		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nceiling_share = 2\n", "verdict.ceiling_share"},
+		{"[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nsearch_rounds = 50\n", "verdict.search_rounds"},
 	} {
 		_, err := runconfig.ParseConfig("x.toml", base+c.table)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -180,5 +185,70 @@ claimed_eps = { pure = [1e9], "metric:EMD" = [5], "metric:positional" = [5], "me
 	}
 	if claimed == 0 {
 		t.Errorf("no claimed-ε comparison between the metric mechanisms of one unit:\n%s", md)
+	}
+}
+
+// The ε search adds ordinary cells: with the fixture's expmech grid (8, 2) stopping short of
+// the level sr-nn ≤ 0.217, the run adds smaller (and larger) ε, whose rows are in results.csv
+// and whose cells are files of the run; verdict.md lists what was added; the run gives the
+// same results.csv and verdict.md at --jobs 1 and 2, a second run in the same folder finds
+// every cell (the added ones too) finished and runs none, and three shards plus `dptext merge`
+// (which runs the search) give the whole run's results.csv and verdict.md. Deterministic.
+// Mutant: a search whose proposals depended on the order cells finish in (or a merge that did
+// not search) fails the comparisons.
+func TestEpsilonSearchAddsOrdinaryCells(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
+	cfg := fixtureConfig(t, corpusPath, vecPath)
+	src := cfg.Text + `[verdict]
+attack = "sr-nn"
+above_chance = [0.05]
+utilities = ["cosine"]
+replicates = 200
+search_rounds = 2
+`
+	cfg, err := runconfig.ParseConfig(cfg.Path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	d1, d2 := t.TempDir(), t.TempDir()
+	var log bytes.Buffer
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, Jobs: 2, Log: &log, DataDir: data}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d2, Jobs: 1, Log: &bytes.Buffer{}, DataDir: data}); err != nil {
+		t.Fatal(err)
+	}
+	res, md := readFile(t, filepath.Join(d1, "results.csv")), readFile(t, filepath.Join(d1, "verdict.md"))
+	if res != readFile(t, filepath.Join(d2, "results.csv")) || md != readFile(t, filepath.Join(d2, "verdict.md")) {
+		t.Error("results.csv or verdict.md differ between --jobs 2 and 1")
+	}
+	if !strings.Contains(md, "ε search (at most 2 rounds") || !strings.Contains(md, "expmech ε = 0.5 (round 1: the level lies beyond its smallest ε)") {
+		t.Errorf("verdict.md does not list the added ε:\n%s", md)
+	}
+	if !strings.Contains(res, ",expmech,0.5,") {
+		t.Errorf("results.csv has no row of the added ε 0.5")
+	}
+	if _, err := os.Stat(filepath.Join(d1, "cells", rundir.CellFile("set=6/mech=expmech/eps=0.5/rep=0"))); err != nil {
+		t.Errorf("no cell file of the added ε: %v", err)
+	}
+	log.Reset()
+	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, Jobs: 2, Log: &log, DataDir: data}); err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`running [1-9]`).MatchString(log.String()) || readFile(t, filepath.Join(d1, "verdict.md")) != md {
+		t.Errorf("the second run recomputed cells or changed verdict.md:\n%s", log.String())
+	}
+	sharded := t.TempDir()
+	for k := range 3 {
+		if _, err := Run(context.Background(), cfg, RunOptions{OutDir: sharded, Jobs: 2, Log: &bytes.Buffer{}, DataDir: data, Shard: rundir.Shard{K: k, N: 3}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Merge(context.Background(), sharded, RunOptions{Log: &bytes.Buffer{}, DataDir: data, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, filepath.Join(sharded, "results.csv")) != res || readFile(t, filepath.Join(sharded, "verdict.md")) != md {
+		t.Error("three shards and merge differ from the whole run")
 	}
 }

@@ -19,13 +19,15 @@ import (
 // over token occurrences (a repeated word counts each time). The similarity s is the cosine
 // of the two words' vectors (centred on the vocabulary's mean by default); a word without a
 // vector matches only itself (s = 1 with the same string, else 0), so a name carried over
-// counts as kept and a changed one as lost. The weights are smoothed inverse document
-// frequencies idf(w) = ln((1 + M)/(1 + df(w))) + 1 over a reference collection of M documents
-// (the run hands in its topic-training documents, which are by authors outside the evaluation
-// set); with no reference collection every weight is 1. A word that is dropped or replaced by
+// counts as kept and a changed one as lost. The weights are BERTScore's inverse document
+// frequencies idf(w) = ln((M + 1)/(df(w) + 1)) over a reference collection of M documents
+// (a word absent from it: ln(M + 1); a word in every document weighs 0), as bert_score
+// computes them; the run hands in its topic-training documents, which are by authors outside
+// the evaluation set. With no reference collection every weight is 1. A word that is dropped or replaced by
 // an unrelated one lowers R, an inserted unrelated word lowers P; with negative cosines
 // (centred vectors) a term can be below 0, so F1 lies in [−1, 1] and is 1 exactly when every
-// word is matched by an identical one. It is NaN when either document is empty.
+// word is matched by an identical one. It is NaN when either document is empty or all its
+// words weigh 0 (each occurs in every reference document: no weight to average over).
 type GreedyF1 struct {
 	store *embeddings.Store
 	// unit holds the (centred) vectors scaled to unit length, row-major.
@@ -96,9 +98,9 @@ func NewGreedyF1(store *embeddings.Store, reference [][]string, opts GreedyF1Opt
 		}
 		m := float64(len(reference))
 		for w, n := range df {
-			g.idf[w] = math.Log((1+m)/(1+float64(n))) + 1
+			g.idf[w] = math.Log((m + 1) / (float64(n) + 1))
 		}
-		g.idfUnseen = math.Log(1+m) + 1
+		g.idfUnseen = math.Log(m + 1)
 	}
 	return g, nil
 }
@@ -148,19 +150,26 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	}
 	r := g.weighted(a, bestA)
 	p := g.weighted(b, bestB)
+	if math.IsNaN(r) || math.IsNaN(p) {
+		return math.NaN()
+	}
 	if p+r == 0 {
 		return 0
 	}
 	return 2 * p * r / (p + r)
 }
 
-// weighted returns Σ count·idf·best / Σ count·idf over the distinct words of d.
+// weighted returns Σ count·idf·best / Σ count·idf over the distinct words of d (NaN when
+// every weight is 0).
 func (g *GreedyF1) weighted(d bag, best []float64) float64 {
 	var num, den float64
 	for i, w := range d.words {
 		x := float64(d.counts[i]) * g.weight(w)
 		num += x * best[i]
 		den += x
+	}
+	if den == 0 {
+		return math.NaN()
 	}
 	return num / den
 }
