@@ -2,9 +2,12 @@ package attribution
 
 import (
 	"encoding/json"
+	"flag"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"dptext/attackers"
@@ -13,6 +16,52 @@ import (
 	"dptext/learn"
 	"dptext/registry"
 )
+
+var pan19Collection = flag.String("pan19-collection", "", "write TestPAN19BaselineMatchesThePublishedScript's collection into this folder (to run the published script on it)")
+
+// writeLayoutCollection writes synth.PAN2019() into dir and gives its texts layout, as real
+// fan fiction has: two spaces after every full stop, and in every known00001.txt and
+// unknown0000N1.txt a non-breaking space after every comma and a line break (CR LF) after
+// every 10th full stop — runs of whitespace the baseline's vectorizer reads as one space,
+// single whitespace characters it keeps.
+func writeLayoutCollection(t *testing.T, dir string) {
+	t.Helper()
+	if err := synth.WritePAN(dir, synth.PAN2019()); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".txt") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		s := string(data)
+		if strings.HasSuffix(path, "1.txt") {
+			s = strings.ReplaceAll(s, ", ", ",\u00a0")
+			parts := strings.Split(s, ". ")
+			var b strings.Builder
+			for i, p := range parts {
+				b.WriteString(p)
+				if i < len(parts)-1 {
+					b.WriteString(".")
+					if (i+1)%10 == 0 {
+						b.WriteString("\r\n")
+					} else {
+						b.WriteString(" ")
+					}
+				}
+			}
+			s = b.String()
+		}
+		s = strings.ReplaceAll(s, ". ", ".  ")
+		return os.WriteFile(path, []byte(s), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // readAnswers reads a PAN answers file into unknown text → predicted author.
 func readAnswers(t *testing.T, path string) map[string]string {
@@ -39,30 +88,33 @@ func readAnswers(t *testing.T, path string) map[string]string {
 // unchanged pan19-cdaa-baseline-svm.py (pan-webis-de/pan-code, clef19/authorship-attribution)
 // run under Debian 12's scikit-learn 1.2.1 (apt-get install python3-sklearn; numpy 1.24.2,
 // scipy 1.10.1) on the synthetic PAN 2019-like collection synth.PAN2019() (7 problems, 9
-// candidates × 7 known texts, 35 unknown texts each, 245 in all), by
+// candidates × 7 known texts, 35 unknown texts each, 245 in all) given layout
+// (writeLayoutCollection), by
 //
-//	go run ./corpus/synth/cmd/synthcorpus pan2019 DIR
+//	go test ./attribution -run TestPAN19BaselineMatchesThePublishedScript -pan19-collection DIR
 //	python3 attribution/testdata/pan19_reference.py pan19-cdaa-baseline-svm.py DIR OUT
 //
 // (the wrapper lists files in name order, as dptext does, and records the calibrated
 // probabilities); OUT's answers-*.json and probabilities-*.json are committed in
-// testdata/pan19-baseline-sklearn. This test regenerates the collection, answers it with
+// testdata/pan19-baseline-sklearn. This test rewrites the collection, answers it with
 // `dptext attribute`'s code and compares. Measured: all 245 answers equal (the issue asks for
-// ≥ 95 %), largest difference of a calibrated probability 3.7e-6 (libsvm stops at tolerance
+// ≥ 95 %), largest difference of a calibrated probability 3.8e-6 (libsvm stops at tolerance
 // 1e-3 and scikit-learn's BFGS at gradient 1e-5, so the last digits differ; an answer would
 // differ only where the top two probabilities, or their gap and the 0.1 margin, are that
-// close). Deterministic: no false failures. Mutants, each run: gamma "auto" (1/features, the
-// default of the 2019 scikit-learn the script was written for) gives 155 of 245 equal answers
-// and probabilities 0.26 apart; 3 calibration folds (the pre-0.22 default) 213 of 245 and
-// 0.16; n-grams seen more than (not at least) 5 times 243 of 245 and 0.018 — each fails here.
-// The synthetic texts hold no run of whitespace, so the collapse of such runs is tested in
-// attackers (TestPAN19ReadsWhitespaceAsCountVectorizer).
+// close). Deterministic: no false failures. Mutants, each run (answers equal, largest
+// probability difference): gamma "auto" (1/features, the default of the 2019 scikit-learn the
+// script was written for) 157 of 245, 0.26; 3 calibration folds (the pre-0.22 default) 215,
+// 0.16; n-grams seen more than (not at least) 5 times 243, 0.019; runs of whitespace counted as
+// written (no collapse) 244, 0.0087; the length of the collapsed text as divisor 245, 2.8e-4 —
+// each fails here (bound 1e-4). The collapse itself is tested against Python's re in attackers
+// (TestPAN19ReadsWhitespaceAsCountVectorizer).
 func TestPAN19BaselineMatchesThePublishedScript(t *testing.T) {
 	ref := filepath.Join("testdata", "pan19-baseline-sklearn")
 	collection := filepath.Join(t.TempDir(), "pan19")
-	if err := synth.WritePAN(collection, synth.PAN2019()); err != nil {
-		t.Fatal(err)
+	if *pan19Collection != "" {
+		collection = *pan19Collection
 	}
+	writeLayoutCollection(t, collection)
 	out := t.TempDir()
 	_, err := Attribute(AttributeOptions{Input: collection, Output: out, Seed: 1, NewAttacker: func() (learn.Classifier, error) {
 		return buildClassifier(t, "pan19-baseline", "", &registry.Env{Workers: 1})

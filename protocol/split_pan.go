@@ -47,7 +47,7 @@ func splitPAN(cfg *runconfig.Config, docs []corpus.Document, logf func(string, .
 	for i, sc := range cfg.Sets {
 		entries, ok := problems[sc.Name]
 		if !ok {
-			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "name", "%q is not a problem of the collection; problems: %s",
+			return nil, cfg.ErrAt(fmt.Sprintf("sets[%d]", i), "name", "%q is not a problem read from the collection (missing, or left out by [corpus] language); problems read: %s",
 				sc.Name, strings.Join(slices.Sorted(maps.Keys(problems)), ", "))
 		}
 		sort.SliceStable(entries, func(a, b int) bool { return entries[a].doc.ID < entries[b].doc.ID })
@@ -61,8 +61,9 @@ func splitPAN(cfg *runconfig.Config, docs []corpus.Document, logf func(string, .
 				open++
 			}
 		}
-		logf("set %s: PAN problem with %d candidates, %d known and %d unknown texts (%d open-set), N = %d words (%d texts shorter than known_words = %d or unknown_words = %d left out)",
-			s.Name, len(s.Authors), len(s.Known), len(s.Eval), open, s.N, short, p.KnownWords, p.UnknownWords)
+		closed := float64(len(s.Eval)-open) / float64(len(s.Eval))
+		logf("set %s: PAN problem with %d candidates, %d known and %d unknown texts (%d open-set: best attainable accuracy %.3f, chance %.3f), N = %d words (%d texts shorter than known_words = %d or unknown_words = %d left out)",
+			s.Name, len(s.Authors), len(s.Known), len(s.Eval), open, closed, closed/float64(len(s.Authors)), s.N, short, p.KnownWords, p.UnknownWords)
 		sets = append(sets, s)
 	}
 	return sets, nil

@@ -65,12 +65,12 @@ func TestSplitPANUsesEachProblemsOwnTexts(t *testing.T) {
 	if got := sets[0].EvalAuthors; got[3] != corpus.UnknownAuthor || got[4] != corpus.UnknownAuthor || got[0] != "problem00001/candidate00001" {
 		t.Errorf("problem00001 truths %v", got)
 	}
-	if !strings.Contains(log.String(), "set problem00002: PAN problem with 3 candidates, 9 known and 5 unknown texts (1 open-set)") {
+	if !strings.Contains(log.String(), "set problem00002: PAN problem with 3 candidates, 9 known and 5 unknown texts (1 open-set: best attainable accuracy 0.800, chance 0.267)") {
 		t.Errorf("log:\n%s", log.String())
 	}
 	bad := panConfig(t, "")
 	bad.Sets[0].Name = "problem00009"
-	if _, err := Split(bad, docs, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "problems: problem00001, problem00002, problem00003") {
+	if _, err := Split(bad, docs, func(string, ...any) {}); err == nil || !strings.Contains(err.Error(), "left out by [corpus] language); problems read: problem00001, problem00002, problem00003") {
 		t.Errorf("unknown problem: %v", err)
 	}
 	bad = panConfig(t, "")
