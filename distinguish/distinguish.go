@@ -31,7 +31,6 @@ package distinguish
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -110,8 +109,10 @@ func DistanceName(k int) string {
 	return "k" + strconv.Itoa(k)
 }
 
-// Release privatises docs[i] with gens[i] for every i, through the mechanism's own release path.
-type Release func(gens []*rand.Rand, docs [][]string) ([][]string, error)
+// Release privatises every document of docs through the mechanism's own release path, document
+// i from a stream of its own named by i (so equal calls give equal releases, however the work is
+// divided).
+type Release func(docs [][]string) ([][]string, error)
 
 // Level is the measurement at one distance.
 type Level struct {
@@ -155,8 +156,9 @@ func EpsilonOf(a float64) float64 {
 
 // Measure plays the game on pairs through release and returns one Level per distance of o.
 // vec, which may be nil (then the embedding distinguishers are not tried), gives the words'
-// vectors. Every release is drawn from its own stream rngs.New(seed, path + "/pair=p/…"), so the
-// result depends only on seed, path, the pairs and o.
+// vectors. release is called once, on every pair's x and then its x′ at each distance, each
+// document o.Releases times in a row; the bootstrap draws from rngs.New(seed, path + "/bootstrap/…").
+// The result depends only on the releases, seed, path, the pairs and o.
 func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64, path string) (*Result, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -177,24 +179,18 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 	// One batch: every pair's x, then its x′ at each distance, each R times.
 	variants := make([][][]string, len(pairs)) // variants[p][0] = x, [1+j] = x′ at Distances[j]
 	var docs [][]string
-	var gens []*rand.Rand
 	for p, pr := range pairs {
 		variants[p] = append(variants[p], pr.X)
 		for _, k := range o.Distances {
 			variants[p] = append(variants[p], pr.Neighbour(k))
 		}
-		for v, d := range variants[p] {
-			name := "x"
-			if v > 0 {
-				name = "x'/" + DistanceName(o.Distances[v-1])
-			}
-			for r := range o.Releases {
+		for _, d := range variants[p] {
+			for range o.Releases {
 				docs = append(docs, d)
-				gens = append(gens, rngs.New(seed, fmt.Sprintf("%s/pair=%d/%s/r=%d", path, p, name, r)))
 			}
 		}
 	}
-	out, err := release(gens, docs)
+	out, err := release(docs)
 	if err != nil {
 		return nil, err
 	}
