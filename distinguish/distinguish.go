@@ -67,35 +67,43 @@ func DefaultOptions() Options {
 	return Options{Pairs: 60, Words: 100, Releases: 10, Distances: []int{1, 5, 25, Whole}, Alpha: 0.05, Replicates: 2000}
 }
 
-// Check names the first bad option.
+// OptionError is a bad option: its key (the toml name of the field) and what is wrong.
+type OptionError struct{ Key, Msg string }
+
+func (e *OptionError) Error() string { return e.Key + " = " + e.Msg }
+
+// Check names the first bad option (an *OptionError).
 func (o Options) Check() error {
+	bad := func(key, format string, args ...any) error {
+		return &OptionError{Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
 	switch {
 	case o.Pairs < 2:
-		return fmt.Errorf("pairs = %d: want at least 2", o.Pairs)
+		return bad("pairs", "%d: want at least 2", o.Pairs)
 	case o.Words < 1:
-		return fmt.Errorf("words = %d: want at least 1", o.Words)
+		return bad("words", "%d: want at least 1", o.Words)
 	case o.Releases < 2:
-		return fmt.Errorf("releases = %d: want at least 2 (half choose the distinguisher, half are scored)", o.Releases)
+		return bad("releases", "%d: want at least 2 (half choose the distinguisher, half are scored)", o.Releases)
 	case len(o.Distances) == 0:
-		return fmt.Errorf("distances = []: want at least one (0 for whole documents)")
+		return bad("distances", "[]: want at least one (0 for whole documents)")
 	case !(o.Alpha > 0 && o.Alpha < 0.5):
-		return fmt.Errorf("alpha = %v: want a value in (0, 0.5)", o.Alpha)
+		return bad("alpha", "%v: want a value in (0, 0.5)", o.Alpha)
 	case o.Replicates < 100:
-		return fmt.Errorf("replicates = %d: want at least 100", o.Replicates)
+		return bad("replicates", "%d: want at least 100", o.Replicates)
 	}
 	seen := map[int]bool{}
 	for _, k := range o.Distances {
 		if k < 0 || k > o.Words {
-			return fmt.Errorf("distances: %d: want 0 (whole documents) or 1 to words = %d", k, o.Words)
+			return bad("distances", "%v: %d: want 0 (whole documents) or 1 to words = %d", o.Distances, k, o.Words)
 		}
 		if seen[k] {
-			return fmt.Errorf("distances: %d twice", k)
+			return bad("distances", "%v: %d twice", o.Distances, k)
 		}
 		seen[k] = true
 	}
 	for _, n := range o.Distinguishers {
 		if !slices.Contains(Names, n) {
-			return fmt.Errorf("distinguishers: %q: want one of %q", n, Names)
+			return bad("distinguishers", "%q: want names among %q", o.Distinguishers, Names)
 		}
 	}
 	return nil

@@ -4,7 +4,7 @@ import "strings"
 
 // IsFigureFile reports whether name is a plot file Write may produce under layout: a PNG or PDF
 // named `<metric>-<set>` for one of the layout's plot metrics, or `frontier-<set>` when the
-// layout draws the frontier. A run removes only such files of an earlier run, never another
+// layout draws the frontier, or `distinguish-<k>-<set>` (the calibration plots). A run removes only such files of an earlier run, never another
 // picture that happens to lie in its folder.
 func IsFigureFile(name string, layout Layout) bool {
 	base, ok := strings.CutSuffix(name, ".png")
@@ -13,7 +13,7 @@ func IsFigureFile(name string, layout Layout) bool {
 			return false
 		}
 	}
-	prefixes := make([]string, 0, len(layout.PlotMetrics)+1)
+	prefixes := []string{calibrationFile}
 	for _, m := range layout.PlotMetrics {
 		prefixes = append(prefixes, safeName(m+"-"))
 	}
