@@ -2,6 +2,8 @@ package runconfig
 
 import (
 	"errors"
+	"math"
+	"slices"
 
 	"dptext/distinguish"
 )
@@ -26,6 +28,11 @@ type DistinguishConfig struct {
 	// Alpha is the error rate of each one-sided bound; Replicates the bootstrap's.
 	Alpha      float64 `toml:"alpha"`
 	Replicates int     `toml:"replicates"`
+	// VerdictLevels, with a [verdict] table, are levels of empirical ε at which the mechanisms
+	// with an ε grid are compared (all of them on one scale), at distance VerdictDistance (one
+	// of Distances; default the first).
+	VerdictLevels   []float64 `toml:"verdict_levels"`
+	VerdictDistance *int      `toml:"verdict_distance"`
 }
 
 // The limits of [distinguish]: the work is pairs × releases × (distances + 1) documents per cell.
@@ -76,6 +83,20 @@ func (c *Config) validateDistinguish() error {
 			return c.ErrAt("distinguish", oe.Key, "%s", oe.Msg)
 		}
 		return err
+	}
+	if d.VerdictDistance == nil {
+		d.VerdictDistance = &d.Distances[0]
+	}
+	if len(d.VerdictLevels) > 0 && c.Verdict == nil {
+		return c.ErrAt("distinguish", "verdict_levels", "%v: needs a [verdict] table (its utilities, replicates, confidence and alpha)", d.VerdictLevels)
+	}
+	for _, l := range d.VerdictLevels {
+		if !(l > 0) || math.IsInf(l, 0) {
+			return c.ErrAt("distinguish", "verdict_levels", "%v: %v: want finite levels above 0", d.VerdictLevels, l)
+		}
+	}
+	if !slices.Contains(d.Distances, *d.VerdictDistance) {
+		return c.ErrAt("distinguish", "verdict_distance", "%d: want one of distances = %v", *d.VerdictDistance, d.Distances)
 	}
 	return nil
 }

@@ -32,3 +32,25 @@ func TestDistinguishTable(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinguishVerdictKeys: verdict_levels needs a [verdict] table, positive finite levels
+// and a verdict_distance among the distances (default the first).
+func TestDistinguishVerdictKeys(t *testing.T) {
+	verdict := "\n[[scorers]]\nname = \"cosine\"\n[verdict]\nattack = \"sr-nn\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\n"
+	cfg, err := ParseConfig("ok.toml", validConfig+verdict+"[distinguish]\nverdict_levels = [1]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *cfg.Distinguish.VerdictDistance != 1 {
+		t.Errorf("verdict_distance defaults to %d: want the first distance, 1", *cfg.Distinguish.VerdictDistance)
+	}
+	for _, c := range []struct{ text, want string }{
+		{validConfig + "\n[distinguish]\nverdict_levels = [1]\n", "distinguish.verdict_levels: [1]: needs a [verdict] table"},
+		{validConfig + verdict + "[distinguish]\nverdict_levels = [0]\n", "distinguish.verdict_levels: [0]: 0: want finite levels above 0"},
+		{validConfig + verdict + "[distinguish]\nverdict_levels = [1]\nverdict_distance = 7\n", "distinguish.verdict_distance: 7: want one of distances = [1 5 25 0]"},
+	} {
+		if _, err := ParseConfig("ok.toml", c.text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one containing %q", err, c.want)
+		}
+	}
+}

@@ -3,11 +3,15 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"dptext/distinguish"
 	"dptext/mechanisms"
 	"dptext/protocol"
 	"dptext/report"
+	"dptext/report/verdict"
 	"dptext/rngs"
 )
 
@@ -53,4 +57,73 @@ func (r *runner) distinguishRows(ctx context.Context, m mechanisms.Mechanism, c 
 			row("privacy", "distinguish_eps_"+k+"_ceiling", lv.Ceiling))
 	}
 	return rows, nil
+}
+
+// distinguishVerdict compares, with [distinguish] verdict_levels, every mechanism with an ε grid
+// at matched empirical document-level ε (one scale for all: no unit of guarantee separates
+// them), at distance verdict_distance. A point's position is the mean over repeats of its
+// distinguish_eps_<k> row, fixed in every bootstrap replicate (verdict.Spec.Axis: only the
+// utilities are resampled, so the empirical ε's own interval is not carried into the verdict); a
+// point whose estimate is at or above its design ceiling (every scored release told apart, or
+// nearly) measures the number of trials, not the mechanism, and is left out and named. It
+// returns nil without verdict_levels.
+func (r *runner) distinguishVerdict(si int, points []verdict.CurvePoint, cluster []int, nAuthors int, results []report.Row) (*verdict.Result, error) {
+	d, v := r.cfg.Distinguish, r.cfg.Verdict
+	if d == nil || len(d.VerdictLevels) == 0 {
+		return nil, nil
+	}
+	set := r.sets[si]
+	k := distinguish.DistanceName(*d.VerdictDistance)
+	type key struct {
+		mech, eps, metric string
+	}
+	sums, counts := map[key]float64{}, map[key]int{}
+	for _, row := range results {
+		if row.Set == set.Name && row.Scorer == "privacy" && row.Epsilon.Set() {
+			kk := key{row.Mechanism, row.Epsilon.String(), row.Metric}
+			sums[kk] += row.Value
+			counts[kk]++
+		}
+	}
+	spec := verdict.Spec{Axis: fmt.Sprintf("empirical document ε, %s (distinguish_eps_%s)", distinguishDistanceText(*d.VerdictDistance), k),
+		Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+	for _, x := range d.VerdictLevels {
+		spec.Levels = append(spec.Levels, x)
+		spec.LevelNames = append(spec.LevelNames, "empirical ε "+strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	var ps []verdict.CurvePoint
+	var saturated, mechs []string
+	for _, p := range points {
+		if !p.Epsilon.Set() {
+			continue
+		}
+		est, ceil := key{p.Mechanism, p.Epsilon.String(), "distinguish_eps_" + k}, key{p.Mechanism, p.Epsilon.String(), "distinguish_eps_" + k + "_ceiling"}
+		if counts[est] == 0 || counts[ceil] == 0 {
+			return nil, fmt.Errorf("%s at ε = %v: no distinguish_eps_%s rows", p.Mechanism, p.Epsilon, k)
+		}
+		x, c := sums[est]/float64(counts[est]), sums[ceil]/float64(counts[ceil])
+		if x >= c {
+			saturated = append(saturated, fmt.Sprintf("%s at ε %v (%.3g, ceiling %.3g)", p.Mechanism, p.Epsilon, x, c))
+			continue
+		}
+		if !slices.Contains(mechs, p.Mechanism) {
+			mechs = append(mechs, p.Mechanism)
+		}
+		q := p
+		q.X = x
+		ps = append(ps, q)
+	}
+	spec.Notes = append(spec.Notes, fmt.Sprintf("Every mechanism with an ε grid on one scale (%s); each point at its empirical ε estimate, fixed in the bootstrap (its own interval, the privacy rows distinguish_eps_%s_lcb and _ucb, is not carried into these intervals).", strings.Join(mechs, ", "), k))
+	if len(saturated) > 0 {
+		spec.Notes = append(spec.Notes, fmt.Sprintf("Left out (at the design's ceiling: every scored release told apart, the value measures pairs × releases): %s.", strings.Join(saturated, "; ")))
+	}
+	return verdict.Matched(spec, cluster, nAuthors, ps, rngs.New(uint64(r.cfg.Seed), "verdict/set="+set.Name+"/distinguish="+k))
+}
+
+// distinguishDistanceText names a distance in words.
+func distinguishDistanceText(k int) string {
+	if k == distinguish.Whole {
+		return "whole documents by other authors"
+	}
+	return strconv.Itoa(k) + " words of another author"
 }

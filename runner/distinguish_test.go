@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"dptext/internal/fixtures"
@@ -107,5 +108,67 @@ distances = [1, 5, 0]
 	}
 	if hi, lo := at("emd", "200", "k5", "_lcb"), at("emd", "2", "k5", "_ucb"); !(hi > lo) {
 		t.Errorf("k5: emd at ε = 200 has lower bound %.3g, not above the upper bound %.3g at ε = 2", hi, lo)
+	}
+}
+
+// TestDistinguishVerdict: with [distinguish] verdict_levels, verdict.md holds a comparison at
+// matched empirical ε of the mechanisms with an ε grid (emd and expmech on one scale), naming
+// the points left out at the design's ceiling; without the key it holds none.
+func TestDistinguishVerdict(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
+	base := `name = "distinguish-verdict"
+seed = 3
+repeats = 1
+` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
+[[sets]]
+name = "8"
+authors = 8
+[[mechanisms]]
+name = "none"
+[[mechanisms]]
+name = "emd"
+epsilons = [200, 5, 2]
+[[mechanisms]]
+name = "expmech"
+epsilons = [8, 2]
+[[scorers]]
+name = "sr-nn"
+[[scorers]]
+name = "cosine"
+[verdict]
+attack = "sr-nn"
+above_chance = [0.1]
+utilities = ["cosine"]
+replicates = 200
+[distinguish]
+pairs = 32
+words = 50
+releases = 10
+distances = [1, 5]
+`
+	for _, c := range []struct {
+		extra string
+		want  bool
+	}{{"verdict_levels = [0.5, 1]\nverdict_distance = 5\n", true}, {"", false}} {
+		cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), base+c.extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		md := readFile(t, filepath.Join(dir, "verdict.md"))
+		has := strings.Contains(md, "empirical document ε, 5 words of another author (distinguish_eps_k5)")
+		if has != c.want {
+			t.Errorf("%q: verdict.md has the empirical axis %v, want %v:\n%s", c.extra, has, c.want, md)
+		}
+		if c.want {
+			for _, want := range []string{"empirical ε 0.5", "empirical ε 1", "Every mechanism with an ε grid on one scale (emd, expmech)", "Left out (at the design's ceiling", "emd at ε 200"} {
+				if !strings.Contains(md, want) {
+					t.Errorf("verdict.md lacks %q:\n%s", want, md)
+				}
+			}
+		}
 	}
 }

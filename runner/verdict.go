@@ -94,6 +94,13 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		}
 		out = append(out, rs...)
 	}
+	dv, err := r.distinguishVerdict(si, points, cluster, len(authors), results)
+	if err != nil {
+		return nil, err
+	}
+	if dv != nil {
+		out = append(out, dv)
+	}
 	if !v.Halves {
 		return out, nil
 	}
