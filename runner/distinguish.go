@@ -29,7 +29,8 @@ import (
 // and the design, "distinguish_pairs" and "distinguish_releases". The pairs are drawn once per
 // set draw from the evaluation snippets (stream "distinguish/pairs/<draw>"); the releases go
 // through the cell's own release path (privatise: the batch path, its streams and the private
-// cache, under "distinguish"), so they are the same at any --jobs.
+// cache, under "distinguish"), so they are the same at any --jobs. The distinguisher chosen at
+// each distance is logged.
 func (r *runner) distinguishRows(ctx context.Context, m mechanisms.Mechanism, c cell, set *protocol.SetData, row func(string, string, float64) report.Row) ([]report.Row, error) {
 	d := r.cfg.Distinguish
 	if d == nil {
@@ -48,13 +49,18 @@ func (r *runner) distinguishRows(ctx context.Context, m mechanisms.Mechanism, c 
 		return nil, fmt.Errorf("[distinguish] of %s: %w", r.cellPath(c), err)
 	}
 	rows := []report.Row{row("privacy", "distinguish_pairs", float64(res.Pairs)), row("privacy", "distinguish_releases", float64(res.Releases))}
+	var chosen []string
 	for _, lv := range res.Levels {
 		k := distinguish.DistanceName(lv.Distance)
+		chosen = append(chosen, fmt.Sprintf("%s %s (%.3g on the selection releases)", k, lv.Chosen, lv.Selection[lv.Chosen]))
 		rows = append(rows, row("privacy", "distinguish_accuracy_"+k, lv.Accuracy),
 			row("privacy", "distinguish_eps_"+k, lv.Epsilon),
 			row("privacy", "distinguish_eps_"+k+"_lcb", lv.EpsilonLow),
 			row("privacy", "distinguish_eps_"+k+"_ucb", lv.EpsilonHigh),
 			row("privacy", "distinguish_eps_"+k+"_ceiling", lv.Ceiling))
+	}
+	if r.logf != nil {
+		r.logf("distinguish %s: chosen %s", r.cellPath(c), strings.Join(chosen, ", "))
 	}
 	return rows, nil
 }
