@@ -42,6 +42,9 @@ type Config struct {
 	Report     render.Layout         `toml:"report"`
 	// Audit, when present, adds an audited ε lower bound per mechanism and ε (see AuditConfig).
 	Audit *AuditConfig `toml:"audit"`
+	// Distinguish, when present, adds the empirical document-level ε of every mechanism and ε
+	// (see DistinguishConfig).
+	Distinguish *DistinguishConfig `toml:"distinguish"`
 	// Verdict, when present, compares the mechanisms at matched attack success (see
 	// VerdictConfig).
 	Verdict *VerdictConfig `toml:"verdict"`
@@ -464,6 +467,9 @@ func (c *Config) validate() error {
 		return err
 	}
 	if err := c.validateAudit(); err != nil {
+		return err
+	}
+	if err := c.validateDistinguish(); err != nil {
 		return err
 	}
 	if err := c.validateVerdict(); err != nil {

@@ -85,6 +85,11 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		return err
 	}
 	rows = append(rows, prows...)
+	drows, err := r.distinguishRows(ctx, m, c, set, row)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, drows...)
 	var privateKnown [][]string
 	for si, sc := range r.cfg.Scorers {
 		entry := registry.Scorers[sc.Name]

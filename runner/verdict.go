@@ -119,6 +119,13 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 		}
 		studies = append(studies, us...)
 	}
+	ds, err := r.distinguishStudy(si, points, results)
+	if err != nil {
+		return nil, halves, err
+	}
+	if ds != nil {
+		studies = append(studies, *ds)
+	}
 	all := make([]int, len(cluster))
 	for i := range all {
 		all[i] = i

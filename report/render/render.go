@@ -203,7 +203,11 @@ func (t tables) privacyCaption() string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, c := range t.privacy.columns {
-		if d, ok := descriptions[c.Metric]; ok && !seen[c.Metric] {
+		d, ok := descriptions[c.Metric]
+		if !ok {
+			d, ok = distinguishDescription(c.Metric)
+		}
+		if ok && !seen[c.Metric] {
 			seen[c.Metric] = true
 			parts = append(parts, metricLabel(c.Metric)+": "+d)
 		}

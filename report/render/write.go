@@ -64,6 +64,15 @@ func Write(dir string, rows []report.Row, layout Layout, caption Caption) ([]str
 				}
 			}
 		}
+		figs, err := calibrationFigures(s, set)
+		if err != nil {
+			return nil, fmt.Errorf("report: plotting the calibration of set %s: %w", set, err)
+		}
+		for name, f := range figs {
+			if err := addFigure(files, name, f); err != nil {
+				return nil, err
+			}
+		}
 		if layout.Frontier.Attack != "" {
 			f, ok, err := frontierFigure(s, layout, set)
 			if err != nil {
