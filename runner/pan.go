@@ -69,10 +69,11 @@ type rawTextReader interface{ ReadsRawText() bool }
 // of a mechanism render.AsWrittenMechanism, so that the table shows, beside the normalised
 // texts' row "none", how identifiable the originals are: the step from as-written to none is
 // the normaliser's, from none to a mechanism's row the mechanism's. None where the set keeps
-// no raw text, the cell's mechanism is not "none", or the corpus is not a PAN collection
-// (asWrittenFormats).
+// no raw text, the cell's mechanism is not the row "none" (the identity without a label; a
+// labelled one such as table1.toml's none-bag gets none), or the corpus is not a PAN
+// collection (asWrittenFormats).
 func (r *runner) asWrittenRows(c cell, set *protocol.SetData) ([]report.Row, error) {
-	if set.KnownRaw == nil || r.cfg.Mechanisms[c.mech].Name != "none" || c.eps.Set() || !asWrittenFormats[r.cfg.Corpus.Format] {
+	if set.KnownRaw == nil || r.cfg.Mechanisms[c.mech].ID() != "none" || c.eps.Set() || !asWrittenFormats[r.cfg.Corpus.Format] {
 		return nil, nil
 	}
 	var rows []report.Row

@@ -180,3 +180,35 @@ func TestRunPANBaselineRejects(t *testing.T) {
 		t.Errorf("pan19-baseline never left a text unattributed")
 	}
 }
+
+// `dptext run` refuses a PAN ground-truth.json naming one unknown text twice with different
+// authors (the later used to win), with an error naming the file and the text, before any cell
+// is computed. Mutant: corpus.readTruth without its check runs to the end and fails this test.
+func TestRunRefusesTwoTruthsForOneText(t *testing.T) {
+	dir := t.TempDir()
+	pan := filepath.Join(dir, "pan")
+	if err := os.CopyFS(pan, os.DirFS(fixtures.PANCollection(t, ".."))); err != nil {
+		t.Fatal(err)
+	}
+	truth := filepath.Join(pan, "problem00002", "ground-truth.json")
+	data, err := os.ReadFile(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := strings.Replace(string(data), `"ground_truth": [`, `"ground_truth": [{"unknown-text": "unknown00001.txt", "true-author": "candidate00003"},`, 1)
+	if err := os.WriteFile(truth, []byte(dup), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANExperiment(pan, fixtures.PANVectors(t, fixtures.PANCollection(t, ".."), dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	err = runFixture(t, cfg, out, 1, context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), truth) || !strings.Contains(err.Error(), `"unknown00001.txt" is given two true authors`) {
+		t.Fatalf("run: %v, want an error naming %s and unknown00001.txt", err, truth)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.csv")); err == nil {
+		t.Errorf("results.csv written despite the error")
+	}
+}
