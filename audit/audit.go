@@ -272,6 +272,9 @@ func Run(t *Target, o Options) (*Report, error) {
 		rep.Findings = append(rep.Findings, f)
 		pr.step()
 	}
+	if t.releaseErr != nil {
+		return nil, t.releaseErr // findings from failed releases are not findings
+	}
 	return rep, nil
 }
 

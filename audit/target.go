@@ -45,9 +45,14 @@ type Target struct {
 	Epsilon float64
 	// Store is the vocabulary the input words are drawn from.
 	Store *embeddings.Store
-	// Apply privatises one document.
+	// Release privatises docs[i] with gens[i] for every i through the code path that writes a
+	// run's results (mechanisms.PrivatizeBatch: the mechanism's batch path where it has one).
+	// Apply, SampleWord and the decoding check draw through it.
+	Release func(gens []*rand.Rand, docs [][]string) ([][]string, error)
+	// Apply privatises one document (through Release; a release error is recorded and returned
+	// by Run, and Apply then returns nil).
 	Apply func(rng *rand.Rand, doc []string) []string
-	// SampleWord draws k independent outputs for the single word x.
+	// SampleWord draws k independent outputs for the single word x (through Release).
 	SampleWord func(rng *rand.Rand, x string, k int) []string
 	// LogProbabilities, when not nil, returns the exact output distribution (natural logarithms,
 	// indexed by output word row) of one position whose word is x, or false when it is not
@@ -79,6 +84,24 @@ type Target struct {
 	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
 	// requires (see noise.go).
 	Noise mechanisms.NoiseStep
+	// releaseErr is the first error Release returned to Apply or SampleWord.
+	releaseErr error
+}
+
+// release privatises docs with gens through t.Release, recording its first error (nil outputs
+// then).
+func (t *Target) release(gens []*rand.Rand, docs [][]string) [][]string {
+	out, err := t.Release(gens, docs)
+	if err == nil && len(out) != len(docs) {
+		err = fmt.Errorf("%d outputs for %d documents", len(out), len(docs))
+	}
+	if err != nil {
+		if t.releaseErr == nil {
+			t.releaseErr = fmt.Errorf("audit: mechanism %s: release: %w", t.Name, err)
+		}
+		return make([][]string, len(docs))
+	}
+	return out
 }
 
 // The capabilities NewTarget reads from a mechanism, each optional; together they replace any
@@ -133,12 +156,18 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		return nil, fmt.Errorf("audit: the vocabulary needs at least 2 words")
 	}
 	eps := epsilonOf(m)
-	t := &Target{Name: name, Epsilon: eps, Store: store, Apply: m.Apply}
+	t := &Target{Name: name, Epsilon: eps, Store: store}
+	t.Release = func(gens []*rand.Rand, docs [][]string) ([][]string, error) {
+		return mechanisms.PrivatizeBatch(m, gens, docs)
+	}
+	t.Apply = func(rng *rand.Rand, doc []string) []string {
+		return t.release([]*rand.Rand{rng}, [][]string{doc})[0]
+	}
 	if p, ok := m.(positional); ok {
 		t.Positional = p.IndependentPositions()
 	}
 	_, noisy := m.(mechanisms.NoiseStep)
-	t.SampleWord = wordSampler(m, func() bool { return t.Positional || noisy })
+	t.SampleWord = t.wordSampler(func() bool { return t.Positional || noisy })
 	if err := t.setDistribution(m); err != nil {
 		return nil, err
 	}
@@ -160,21 +189,23 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	return t, nil
 }
 
-// wordSampler returns the SampleWord of m: k outputs of the one-word document x, drawn as
-// one document of k copies of x when independent() says its words are privatised
-// independently, else one document at a time.
-func wordSampler(m mechanisms.Mechanism, independent func() bool) func(rng *rand.Rand, x string, k int) []string {
+// wordSampler returns the SampleWord of t: k outputs of the one-word document x, all drawn
+// through the release path: as one document of k copies of x when independent() says its words
+// are privatised independently, else one one-word document at a time (each a release of its
+// own, drawing from rng in turn) until k outputs are drawn.
+func (t *Target) wordSampler(independent func() bool) func(rng *rand.Rand, x string, k int) []string {
 	return func(rng *rand.Rand, x string, k int) []string {
 		if independent() {
 			// Words privatised independently: k copies of x in one document are k
 			// independent draws (one batch; a bag release only reorders them).
-			if out := m.Apply(rng, repeatWord(x, k)); len(out) == k {
+			if out := t.release([]*rand.Rand{rng}, [][]string{repeatWord(x, k)})[0]; len(out) == k {
 				return out
 			}
 		}
+		// One one-word document at a time, each a release call with rng.
 		out := make([]string, 0, k)
 		for len(out) < k {
-			o := m.Apply(rng, []string{x})
+			o := t.release([]*rand.Rand{rng}, [][]string{{x}})[0]
 			if len(o) == 0 {
 				o = []string{""} // the empty release is an output too
 			}
