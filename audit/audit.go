@@ -47,8 +47,8 @@ func DefaultOptions() Options {
 // Finding is the result of one test.
 type Finding struct {
 	// Level is "word" or "document" (bounds on the release's loss), "noise" (the noise step
-	// against the density the claim requires) or "sampler" (the sampler against the computed
-	// distribution).
+	// against the density the claim requires), "decoding" (the released words against an exact
+	// re-decoding of the noise) or "sampler" (the sampler against the computed distribution).
 	Level string
 	// Kind is the pair's kind: "nearest", "random", "far", "one word changed", "two words
 	// swapped" or "one OOV word changed".
@@ -247,7 +247,10 @@ func Run(t *Target, o Options) (*Report, error) {
 	pl := planAudit(t, o, claim, rep)
 	level := o.Alpha / float64(max(rep.Tests, 1))
 	rep.Level = level
-	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + len(pl.noise) + len(pl.sampler)}
+	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + 2*len(pl.noise) + len(pl.sampler)}
+	if len(pl.noise) > 0 {
+		pr.total += decodeHubs
+	}
 	auditWords(t, o, pl, claim, level, rep, pr)
 	if t.Groups != nil && t.LogProbabilities != nil && !math.IsInf(claim, 1) {
 		if f, ok := exhaustiveGroups(t); ok {
@@ -263,6 +266,9 @@ func Run(t *Target, o Options) (*Report, error) {
 		}
 		rep.Findings = append(rep.Findings, fs...)
 		pr.step()
+	}
+	if err := auditDecoding(t, o, pl, rep, pr); err != nil {
+		return nil, err
 	}
 	for i, g := range pl.games {
 		units := t.DocUnits(g.x, g.y)
@@ -445,6 +451,53 @@ func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Re
 		rep.Findings = append(rep.Findings, f)
 		pr.step()
 	}
+}
+
+// auditDecoding checks the decoding of the noise step's words and then of the decodeHubs words
+// released most often in their draws (see decode.go).
+func auditDecoding(t *Target, o Options, pl *auditPlan, rep *Report, pr *progress) error {
+	if len(pl.noise) == 0 {
+		return nil
+	}
+	total := map[string]int{}
+	tested := map[string]bool{}
+	for i, x := range pl.noise {
+		f, counts, err := decodeFinding(t, o.Seed, i, x, pl.partners[x], o.Samples)
+		if err != nil {
+			return err
+		}
+		f.Claim = rep.Claim
+		rep.Findings = append(rep.Findings, f)
+		pr.step()
+		tested[x] = true
+		for w, c := range counts {
+			total[w] += c
+		}
+	}
+	hubs := make([]string, 0, len(total))
+	for w := range total {
+		if _, known := t.Noise.WordVector(w); known && !tested[w] {
+			hubs = append(hubs, w)
+		}
+	}
+	sort.Slice(hubs, func(i, j int) bool {
+		if total[hubs[i]] != total[hubs[j]] {
+			return total[hubs[i]] > total[hubs[j]]
+		}
+		return hubs[i] < hubs[j]
+	})
+	hubs = hubs[:min(len(hubs), decodeHubs)]
+	pr.total -= decodeHubs - len(hubs)
+	for i, x := range hubs {
+		f, _, err := decodeFinding(t, o.Seed, len(pl.noise)+i, x, nil, o.Samples)
+		if err != nil {
+			return err
+		}
+		f.Claim, f.Kind = rep.Claim, "release against an exact re-decoding, at a word released most often"
+		rep.Findings = append(rep.Findings, f)
+		pr.step()
+	}
+	return nil
 }
 
 // reason says why the pair x, y has no finite claim: the mechanism claims nothing, or its own
@@ -804,6 +857,9 @@ func (nb *naiveBayes) decide(out []string) bool {
 func (f Finding) Describe() string {
 	if f.Level == "sampler" {
 		return fmt.Sprintf("sampler of [%s]: p = %.3g against the computed distribution (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
+	if f.Level == "decoding" {
+		return fmt.Sprintf("decoding of [%s] (%s): %s", strings.Join(f.X, " "), f.Kind, f.Output)
 	}
 	if f.Level == "noise" {
 		switch {

@@ -23,7 +23,7 @@ func (r *Report) Write(w io.Writer, mech string, eps float64, vocab int, took ti
 		if f.Violates() {
 			mark = "FAIL"
 		}
-		if f.Level == "noise" || f.Level == "sampler" {
+		if f.Level == "noise" || f.Level == "sampler" || f.Level == "decoding" {
 			fmt.Fprintf(w, "%s %s\n", mark, f.Describe())
 			continue
 		}

@@ -1,6 +1,6 @@
 // Package mechanisms holds what every privacy mechanism of dptext shares: the Mechanism
 // contract and its optional contracts (Diagnoser, PairBounder, FallibleMechanism,
-// PassThrougher, Claimer, BatchMechanism, NoiseStep), the Guarantee a release states (its kinds,
+// PassThrougher, Claimer, BatchMechanism, NoiseStep, NearestDecoder), the Guarantee a release states (its kinds,
 // metric names and Describe), the release orders, the ε range check (EpsilonRange), the release
 // of a text (PrivatizeText), the exponential mechanism's probabilities and sampler that the
 // sampling families share, and the identity baseline None.
@@ -142,6 +142,20 @@ type NoiseStep interface {
 	// Whiten writes W·v into dst (both of the vectors' dimension): the identity for Euclidean
 	// noise, Σ′^{−1/2} for Mahalanobis noise.
 	Whiten(dst, v []float64)
+}
+
+// A NearestDecoder is a NoiseStep that states how its release decodes a noisy vector, so that an
+// audit can re-decode every draw with a search of its own: the word released for a privatised
+// word is one of the NearestChoices() nearest words of DecodeStore() to its noisy vector z
+// (Euclidean distance, ties to the lower row) — the nearest (1: EMD, CMP, Mahalanobis), or the
+// nearest or the second nearest by a draw that depends on z alone (2: Vickrey). A release that
+// is anything else reads more than z, and its claim, resting on post-processing, is unproven.
+type NearestDecoder interface {
+	NoiseStep
+	// DecodeStore is the vocabulary the noisy vectors are decoded into (rows in rank order).
+	DecodeStore() *embeddings.Store
+	// NearestChoices is how many of the nearest words a release chooses among (1 or 2).
+	NearestChoices() int
 }
 
 // Guarantee kinds.
