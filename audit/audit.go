@@ -383,7 +383,7 @@ func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 			}
 		}
 	}
-	rep.Tests = 2*tests + noiseCount + len(pl.sampler)
+	rep.Tests = 2*tests + noiseCount + len(pl.sampler)*(1+ownWordTests)
 	return pl
 }
 
@@ -437,7 +437,12 @@ func auditWords(t *Target, o Options, pl *auditPlan, claim, level float64, rep *
 	}
 }
 
-// auditSamplers tests the sampler of each input against its computed distribution.
+// ownMaxFactor bounds the draws of an own-word test at this many times K.
+const ownMaxFactor = 20
+
+// auditSamplers tests the sampler of each input against its computed distribution: the χ²
+// test over all outputs, and the own-word test of the input's own probability and its largest
+// outputs, each on its own (sampler.go).
 func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Report, pr *progress) {
 	if len(inputs) == 0 {
 		return
@@ -448,7 +453,8 @@ func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Re
 	}
 	for i, x := range inputs {
 		f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
-		rep.Findings = append(rep.Findings, f)
+		own := ownWordFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/own=%d", i)), x, rows, o.Samples, ownMaxFactor*o.Samples, level)
+		rep.Findings = append(rep.Findings, f, own)
 		pr.step()
 	}
 }
@@ -855,6 +861,9 @@ func (nb *naiveBayes) decide(out []string) bool {
 
 // Describe formats a finding on one line.
 func (f Finding) Describe() string {
+	if f.Level == "sampler" && f.Kind == "own word and largest outputs" {
+		return fmt.Sprintf("sampler of [%s], its own word and largest outputs each on its own: smallest p = %.3g against the computed probabilities (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
 	if f.Level == "sampler" {
 		return fmt.Sprintf("sampler of [%s]: p = %.3g against the computed distribution (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
 	}

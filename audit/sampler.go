@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -71,5 +72,86 @@ func samplerFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k 
 	f.PValue = dist.Survival(chi)
 	f.Rejected = f.PValue < a
 	f.Output = fmt.Sprintf("χ² = %.4g on %d cells, critical %.4g at level %.3g", chi, len(cells), dist.Quantile(1-a), a)
+	return f
+}
+
+// ownTop is the number of most probable outputs other than the input tested on their own by
+// ownWordFinding.
+const ownTop = 3
+
+// ownWordTests is the number of one-sided-level tests ownWordFinding runs per input.
+const ownWordTests = 1 + ownTop
+
+// ownWordFinding tests, for input x, the released word's own probability and those of the
+// ownTop most probable other outputs, each on its own (never pooled into a χ² cell): with c the
+// count of the output among K′ draws and p its computed probability, the exact two-sided
+// binomial p-value 2·min(P(X ≤ c), P(X ≥ c)), X ~ Binomial(K′, p), rejects below a. K′ is at
+// least k and large enough that removing the input's own mass is rejected with certainty:
+// (1 − p)^K′ ≤ e^{−K′p} below a/2 needs K′·p ≥ ln(2/a), so K′ = ⌈3·ln(2/a)/p⌉ (capped at
+// maxDraws; the finding says when the cap leaves the removal undetectable). Inflating or
+// deflating the own mass by a factor 1 ± δ is rejected about half the time once
+// δ ≥ z_{a/2}/√(K′p). The false-failure rate of each test is at most a (exact test).
+func ownWordFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k, maxDraws int, a float64) Finding {
+	f := Finding{Level: "sampler", Kind: "own word and largest outputs", X: []string{x}, Method: "exact binomial",
+		Bound: math.NaN(), Ceiling: math.Inf(1), Units: 1}
+	lp, _ := t.LogProbabilities(x)
+	own, inOutputs := rows[x]
+	pOwn := 0.0
+	if inOutputs {
+		pOwn = math.Exp(lp[own])
+	}
+	draws := k
+	if pOwn > 0 {
+		draws = max(k, min(maxDraws, int(math.Ceil(3*math.Log(2/a)/pOwn))))
+	}
+	tested := []int{}
+	if inOutputs && pOwn > 0 {
+		tested = append(tested, own)
+	}
+	order := make([]int, len(lp))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return lp[order[i]] > lp[order[j]] })
+	for _, r := range order {
+		if len(tested) >= ownWordTests || math.IsInf(lp[r], -1) {
+			break
+		}
+		if !inOutputs || r != own {
+			tested = append(tested, r)
+		}
+	}
+	counts := map[int]int{}
+	for _, w := range t.SampleWord(rng, x, draws) {
+		if r, ok := rows[w]; ok {
+			counts[r]++
+		}
+	}
+	f.PValue = 1
+	var parts []string
+	for _, r := range tested {
+		p := math.Exp(lp[r])
+		c := counts[r]
+		b := distuv.Binomial{N: float64(draws), P: p}
+		pv := 1.0
+		if c > 0 {
+			pv = math.Min(pv, 2*b.Survival(float64(c)-0.5))
+		}
+		pv = math.Min(1, math.Min(pv, 2*b.CDF(float64(c))))
+		label := t.OutputWords[r]
+		if inOutputs && r == own {
+			label += " (itself)"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d, expected %.4g, p = %.3g", label, c, float64(draws)*p, pv))
+		if pv < f.PValue {
+			f.PValue = pv
+		}
+	}
+	f.Rejected = f.PValue < a
+	note := ""
+	if inOutputs && pOwn > 0 && float64(draws)*pOwn < math.Log(2/a) {
+		note = fmt.Sprintf("; at K′ = %d the own word's removal is not detectable (K′·p = %.3g < ln(2/a) = %.3g)", draws, float64(draws)*pOwn, math.Log(2/a))
+	}
+	f.Output = fmt.Sprintf("K′ = %d draws at level %.3g: %s%s", draws, a, strings.Join(parts, "; "), note)
 	return f
 }
