@@ -126,8 +126,10 @@ func (f Finding) PerUnit() float64 {
 type Report struct {
 	// Target is the audited target's name.
 	Target string
-	// Claim is the per-unit ε tested.
+	// Claim is the per-unit ε tested (+Inf: nothing was audited, see ClaimNote).
 	Claim float64
+	// ClaimNote says what the claim is and where it comes from, first in the printed report.
+	ClaimNote string
 	// Findings holds every test; Skipped the pairs without a finite claim (not tested).
 	Findings, Skipped []Finding
 	// Tests is the number of one-sided tests (Clopper–Pearson intervals and goodness-of-fit
@@ -243,7 +245,11 @@ func Run(t *Target, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples}
+	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples, ClaimNote: claimNote(t, o, claim)}
+	orig := t // Apply and SampleWord record release errors on the target they were made for
+	if o.ClaimSet && t.NoBound {
+		t = t.perWordUnits()
+	}
 	pl := planAudit(t, o, claim, rep)
 	level := o.Alpha / float64(max(rep.Tests, 1))
 	rep.Level = level
@@ -278,8 +284,8 @@ func Run(t *Target, o Options) (*Report, error) {
 		rep.Findings = append(rep.Findings, f)
 		pr.step()
 	}
-	if t.releaseErr != nil {
-		return nil, t.releaseErr // findings from failed releases are not findings
+	if orig.releaseErr != nil {
+		return nil, orig.releaseErr // findings from failed releases are not findings
 	}
 	return rep, nil
 }
@@ -307,10 +313,25 @@ func auditedClaim(t *Target, o Options) (float64, error) {
 			return 0, fmt.Errorf("audit: claim = %g: want a finite value ≥ 0", o.Claim)
 		}
 		return o.Claim, nil
-	case t.NoClaim:
+	case t.NoClaim || t.NoBound:
 		return math.Inf(1), nil
 	}
 	return t.Epsilon, nil
+}
+
+// claimNote says what the audited claim is: the mechanism's own, one given, or none.
+func claimNote(t *Target, o Options, claim float64) string {
+	switch {
+	case o.ClaimSet && (t.NoBound || t.NoClaim):
+		return fmt.Sprintf("claim %.6g per differing word, given by --claim (the mechanism's own claim is ∞)", claim)
+	case o.ClaimSet:
+		return fmt.Sprintf("claim %.6g per unit, given by --claim (the mechanism's own is %.6g)", claim, t.Epsilon)
+	case t.NoBound:
+		return "no bound between different words (the mechanism's claim is ∞); nothing to audit — test a finite per-word claim with --claim"
+	case t.NoClaim:
+		return "the mechanism claims no privacy (claim ∞); nothing to audit — test a finite per-word claim with --claim"
+	}
+	return fmt.Sprintf("claim %.6g per unit, the mechanism's own", claim)
 }
 
 // progress counts the audited inputs and reports each to the options' Progress.
@@ -509,7 +530,10 @@ func auditDecoding(t *Target, o Options, pl *auditPlan, rep *Report, pr *progres
 // reason says why the pair x, y has no finite claim: the mechanism claims nothing, or its own
 // reason (an UnprotectedReason method), or out-of-vocabulary words passed through.
 func (t *Target) reason(claim float64, x, y []string) string {
-	if math.IsInf(claim, 1) {
+	switch {
+	case math.IsInf(claim, 1) && t.NoBound:
+		return "unprotected (∞): the mechanism states no bound between different words (test a finite per-word claim with --claim)"
+	case math.IsInf(claim, 1):
 		return "the mechanism claims no privacy (test a value with --claim): unprotected (∞)"
 	}
 	if t.Unprotected != nil {

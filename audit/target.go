@@ -71,6 +71,10 @@ type Target struct {
 	DocUnits func(x, y []string) float64
 	// NoClaim: the mechanism claims no privacy (identity, scrubbing); its default claim is +Inf.
 	NoClaim bool
+	// NoBound: the mechanism states no bound between documents that differ in a known word
+	// (its Guarantee of such a document is ε = ∞: truncated-gumbel); its default claim is +Inf
+	// and a claim given to the audit is held per differing word.
+	NoBound bool
 	// Unprotected, when not nil, says why a pair of documents has no finite claim ("" when it
 	// has one).
 	Unprotected func(x, y []string) string
@@ -272,6 +276,7 @@ func (t *Target) setPointMass(store *embeddings.Store) {
 func (t *Target) setUnits(m mechanisms.Mechanism, store *embeddings.Store) error {
 	eps := t.Epsilon
 	g := m.Guarantee([]string{store.Word(0)})
+	t.NoBound = math.IsInf(g.Epsilon, 1)
 	switch {
 	case g.Kind == mechanisms.KindMetric:
 		if ns, noisy := m.(mechanisms.NoiseStep); noisy {
@@ -305,6 +310,34 @@ func (t *Target) setUnits(m mechanisms.Mechanism, store *embeddings.Store) error
 		t.DocUnits = func(x, y []string) float64 { return float64(len(x)) }
 	}
 	return nil
+}
+
+// perWordUnits returns a copy of t whose claim units are one per differing word (one per
+// differing position between documents of equal length, none between documents of different
+// lengths): the units of a claim given to the audit of a mechanism that claims nothing or
+// states no bound.
+func (t *Target) perWordUnits() *Target {
+	c := *t
+	c.WordUnits = func(x, y string) float64 {
+		if x == y {
+			return 0
+		}
+		return 1
+	}
+	c.DocUnits = func(x, y []string) float64 {
+		if len(x) != len(y) {
+			return math.Inf(1)
+		}
+		n := 0
+		for i := range x {
+			if x[i] != y[i] {
+				n++
+			}
+		}
+		return float64(n)
+	}
+	c.Unprotected = nil
+	return &c
 }
 
 // repeatWord is k copies of w.

@@ -16,8 +16,12 @@ func (r *Report) Write(w io.Writer, mech string, eps float64, vocab int, took ti
 	if !math.IsNaN(eps) {
 		epsText = strconv.FormatFloat(eps, 'g', -1, 64)
 	}
-	fmt.Fprintf(w, "audit of %s at ε = %s over %d words: claim %.6g per unit; K = %d; %d one-sided tests at family-wise α = %g\n",
-		mech, epsText, vocab, r.Claim, r.Samples, r.Tests, r.Alpha)
+	if math.IsInf(r.Claim, 1) {
+		fmt.Fprintf(w, "audit of %s at ε = %s over %d words: %s\n", mech, epsText, vocab, r.ClaimNote)
+	} else {
+		fmt.Fprintf(w, "audit of %s at ε = %s over %d words: %s; K = %d; %d one-sided tests at family-wise α = %g\n",
+			mech, epsText, vocab, r.ClaimNote, r.Samples, r.Tests, r.Alpha)
+	}
 	for _, f := range r.Findings {
 		mark := "ok  "
 		if f.Violates() {
@@ -35,8 +39,10 @@ func (r *Report) Write(w io.Writer, mech string, eps float64, vocab int, took ti
 	if r.Measured() {
 		fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
 			r.AuditedEpsilon(), r.AuditedCeiling(), r.Samples, r.Claim, len(r.Violations()), len(r.Findings))
+	} else if math.IsInf(r.Claim, 1) {
+		fmt.Fprintf(w, "no audited ε: the claim is ∞, so no pair was tested; %d of %d tests exceed the claim", len(r.Violations()), len(r.Findings))
 	} else {
-		fmt.Fprintf(w, "no audited ε: no test bounded the release's loss (every tested pair of different words is unprotected, so the nominal ε = %.6g bounds no pair); %d of %d tests exceed the claim",
+		fmt.Fprintf(w, "no audited ε: no test bounded the release's loss (every tested pair of different words is unprotected, so the claim of %.6g bounds no pair); %d of %d tests exceed the claim",
 			r.Claim, len(r.Violations()), len(r.Findings))
 	}
 	if n := r.Unfailable(); n > 0 {
