@@ -253,7 +253,7 @@ func Run(t *Target, o Options) (*Report, error) {
 	pl := planAudit(t, o, claim, rep)
 	level := o.Alpha / float64(max(rep.Tests, 1))
 	rep.Level = level
-	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + 2*len(pl.noise) + len(pl.sampler)}
+	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + 2*len(pl.noise) + len(pl.sampler) + len(pl.stages)}
 	if len(pl.noise) > 0 {
 		pr.total += decodeHubs
 	}
@@ -264,7 +264,21 @@ func Run(t *Target, o Options) (*Report, error) {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
+	if t.LogProbabilities != nil && !math.IsInf(claim, 1) {
+		if f, ok := exhaustivePairs(t, min(o.Candidates, exhaustiveWords)); ok {
+			f.Claim, f.PValue, f.Ceiling = claim*f.Units, math.NaN(), math.Inf(1)
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
 	auditSamplers(t, o, pl.sampler, level, rep, pr)
+	for i, x := range pl.stages {
+		fs, err := stageFindings(t, o.Seed, i, x, min(o.Samples, stageDraws), level)
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, fs...)
+		pr.step()
+	}
 	for i, x := range pl.noise {
 		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, pl.partners[x], claim, o.Samples, level)
 		if err != nil {
@@ -355,6 +369,7 @@ type auditPlan struct {
 	sampler  []string
 	games    []game
 	noise    []string
+	stages   []string
 	partners map[string][]string
 }
 
@@ -380,16 +395,26 @@ func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 			continue
 		}
 		pl.words = append(pl.words, p)
-		if wordSampled || !exactFor(t, p.x, p.y) {
+		if t.Stages == nil && (wordSampled || !exactFor(t, p.x, p.y)) {
 			tests += 2 * o.Outputs
 		}
 	}
 	pl.sampler = samplerInputs(t, pl.words)
+	if t.Stages != nil {
+		pl.stages = stageInputs(pl.words)
+	}
 	for _, g := range games {
 		units := t.DocUnits(g.x, g.y)
 		if c := claim * units; math.IsInf(c, 1) || math.IsNaN(c) || math.IsInf(units, 1) {
 			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN(),
 				Reason: t.reason(claim, g.x, g.y)})
+			continue
+		}
+		if c := claim * units; t.Stages != nil && c > SampledCeiling(o.Samples, o.Alpha/2) {
+			// Above the ceiling of even a single test at this K: the game cannot fail, and a
+			// two-stage draw costs passes over the vocabulary; the stages are audited instead.
+			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: c, Bound: math.NaN(),
+				Reason: fmt.Sprintf("not played: its claim %.4g is above the %.4g any game could show at K = %d, so it cannot fail; the sampler's stages are audited in parts instead", c, SampledCeiling(o.Samples, o.Alpha/2), o.Samples)})
 			continue
 		}
 		pl.games = append(pl.games, g)
@@ -404,7 +429,7 @@ func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 			}
 		}
 	}
-	rep.Tests = 2*tests + noiseCount + len(pl.sampler)*(1+ownWordTests)
+	rep.Tests = 2*tests + noiseCount + len(pl.sampler)*(1+ownWordTests) + len(pl.stages)*stageTests
 	return pl
 }
 
@@ -438,7 +463,9 @@ func auditWords(t *Target, o Options, pl *auditPlan, claim, level float64, rep *
 		units := t.WordUnits(p.x, p.y)
 		prng := rngs.New(o.Seed, fmt.Sprintf("audit/word=%d", i))
 		var f Finding
-		if !wordSampled && exactFor(t, p.x, p.y) {
+		if t.Stages != nil {
+			f = stagePairFinding(t, p, claim, units)
+		} else if !wordSampled && exactFor(t, p.x, p.y) {
 			f = exactWord(t, p)
 			f.Ceiling = math.Inf(1)
 		} else {
@@ -689,6 +716,50 @@ func exhaustiveGroups(t *Target) (Finding, bool) {
 	return f, true
 }
 
+// exhaustiveWords is the number of most frequent words every pair of which exhaustivePairs
+// compares.
+const exhaustiveWords = 100
+
+// exhaustivePairs computes, over every pair x, y of the store's first n words whose
+// distributions are computable and whose claim is finite and positive, the exact loss
+// max_w |ln P(w|x) − ln P(w|y)| and returns the pair whose loss per claim unit is largest: the
+// pairs where a mechanism's loss comes nearest its claim (for a metric claim often not the
+// drawn ones), so that a claim too large by a factor shows. False when no pair qualifies.
+func exhaustivePairs(t *Target, n int) (Finding, bool) {
+	n = min(n, t.Store.Len())
+	f := Finding{Level: "word", Kind: fmt.Sprintf("the pair nearest its claim among the %d most frequent words", n), Bound: math.Inf(-1), Exact: true, Method: "exact, every pair"}
+	var words []string
+	var dists [][]float64
+	for r := range n {
+		w := t.Store.Word(r)
+		if lp, ok := t.LogProbabilities(w); ok {
+			words, dists = append(words, w), append(dists, lp)
+		}
+	}
+	found := false
+	for i := range dists {
+		for j := i + 1; j < len(dists); j++ {
+			units := t.WordUnits(words[i], words[j])
+			if !(units > 0) || math.IsInf(units, 1) {
+				continue
+			}
+			best, arg := 0.0, 0
+			for r, a := range dists[i] {
+				if b := dists[j][r]; math.IsInf(a, -1) && math.IsInf(b, -1) {
+					continue // an output neither releases
+				} else if d := math.Abs(a - b); d > best {
+					best, arg = d, r
+				}
+			}
+			if !found || best/units > f.Bound/f.Units {
+				found = true
+				f.Bound, f.Units, f.X, f.Y, f.Output = best, units, []string{words[i]}, []string{words[j]}, t.OutputWords[arg]
+			}
+		}
+	}
+	return f, found
+}
+
 // exactWord computes max_w |ln P(w|x) − ln P(w|y)| from the exact distributions.
 func exactWord(t *Target, p wordPair) Finding {
 	lx, _ := t.LogProbabilities(p.x)
@@ -890,6 +961,15 @@ func (f Finding) Describe() string {
 	}
 	if f.Level == "sampler" {
 		return fmt.Sprintf("sampler of [%s]: p = %.3g against the computed distribution (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
+	if f.Level == "stages" {
+		if len(f.Y) > 0 {
+			return fmt.Sprintf("stages %s: [%s] vs [%s]: composed loss ≤ %.4g, claim %.4g (%s: %s)", f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Bound, f.Claim, f.Method, f.Output)
+		}
+		if f.Exact {
+			return fmt.Sprintf("stages of [%s], %s (%s): %s", strings.Join(f.X, " "), f.Kind, f.Method, f.Output)
+		}
+		return fmt.Sprintf("stages of [%s], %s: p = %.3g (%s: %s)", strings.Join(f.X, " "), f.Kind, f.PValue, f.Method, f.Output)
 	}
 	if f.Level == "decoding" {
 		return fmt.Sprintf("decoding of [%s] (%s): %s", strings.Join(f.X, " "), f.Kind, f.Output)

@@ -34,6 +34,13 @@ func samplerFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k 
 		}
 		counts[r]++
 	}
+	return chiSquaredFit(f, lp, counts, k, a)
+}
+
+// chiSquaredFit completes f with Pearson's χ² test of counts (k draws, indexed by row) against
+// the distribution lp at level a: outputs of expected count ≥ 5 each a cell, the rest pooled
+// (merged into the smallest cell when below 5).
+func chiSquaredFit(f Finding, lp []float64, counts []int, k int, a float64) Finding {
 	type cell struct{ obs, exp float64 }
 	order := make([]int, len(lp))
 	for i := range order {

@@ -88,6 +88,9 @@ type Target struct {
 	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
 	// requires (see noise.go).
 	Noise mechanisms.NoiseStep
+	// Stages, when not nil, are the two stages of the mechanism's sampler, audited in parts
+	// (see stages.go).
+	Stages mechanisms.TwoStage
 	// releaseErr is the first error Release returned to Apply or SampleWord.
 	releaseErr error
 }
@@ -174,6 +177,11 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	t.SampleWord = t.wordSampler(func() bool { return t.Positional || noisy })
 	if err := t.setDistribution(m); err != nil {
 		return nil, err
+	}
+	if ts, ok := m.(mechanisms.TwoStage); ok {
+		if k, _, _ := ts.StageBudgets(); k > 0 {
+			t.Stages, t.OutputWords = ts, store.Words()
+		}
 	}
 	if u, ok := m.(unprotected); ok {
 		t.Unprotected = u.UnprotectedReason

@@ -27,7 +27,7 @@ func (r *Report) Write(w io.Writer, mech string, eps float64, vocab int, took ti
 		if f.Violates() {
 			mark = "FAIL"
 		}
-		if f.Level == "noise" || f.Level == "sampler" || f.Level == "decoding" {
+		if f.Level == "noise" || f.Level == "sampler" || f.Level == "decoding" || f.Level == "stages" {
 			fmt.Fprintf(w, "%s %s\n", mark, f.Describe())
 			continue
 		}
@@ -36,9 +36,20 @@ func (r *Report) Write(w io.Writer, mech string, eps float64, vocab int, took ti
 	for _, f := range r.Skipped {
 		fmt.Fprintf(w, "skip %s %s: [%s] vs [%s]: %s\n", f.Level, f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Reason)
 	}
+	staged := math.Inf(-1)
+	for _, f := range r.Findings {
+		if f.Level == "stages" && len(f.Y) > 0 && f.Units > 0 {
+			staged = math.Max(staged, f.Bound/f.Units)
+		}
+	}
+	if !math.IsInf(staged, -1) {
+		fmt.Fprintf(w, "two-stage sampler audited in parts: over the tested pairs the stages compose to a loss of at most %.4g per unit (claimed %.6g), each stage's draws tested against its distribution\n", staged, r.Claim)
+	}
 	if r.Measured() {
 		fmt.Fprintf(w, "audited ε lower confidence bound %.4g per unit, ceiling %.4g (the most these tests could show at K = %d; claimed %.6g); %d of %d tests exceed the claim",
 			r.AuditedEpsilon(), r.AuditedCeiling(), r.Samples, r.Claim, len(r.Violations()), len(r.Findings))
+	} else if !math.IsInf(staged, -1) {
+		fmt.Fprintf(w, "no audited ε lower bound: counting outputs cannot show a loss near the claim; %d of %d tests exceed the claim", len(r.Violations()), len(r.Findings))
 	} else if math.IsInf(r.Claim, 1) {
 		fmt.Fprintf(w, "no audited ε: the claim is ∞, so no pair was tested; %d of %d tests exceed the claim", len(r.Violations()), len(r.Findings))
 	} else {

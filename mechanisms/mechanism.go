@@ -1,6 +1,6 @@
 // Package mechanisms holds what every privacy mechanism of dptext shares: the Mechanism
 // contract and its optional contracts (Diagnoser, PairBounder, FallibleMechanism,
-// PassThrougher, Claimer, BatchMechanism, NoiseStep, NearestDecoder), the Guarantee a release states (its kinds,
+// PassThrougher, Claimer, BatchMechanism, NoiseStep, NearestDecoder, TwoStage), the Guarantee a release states (its kinds,
 // metric names and Describe), the release orders, the ε range check (EpsilonRange), the release
 // of a text (PrivatizeText), the exponential mechanism's probabilities and sampler that the
 // sampling families share, and the identity baseline None.
@@ -156,6 +156,25 @@ type NearestDecoder interface {
 	DecodeStore() *embeddings.Store
 	// NearestChoices is how many of the nearest words a release chooses among (1 or 2).
 	NearestChoices() int
+}
+
+// A TwoStage mechanism draws each privatised word in two stages (expmech with candidates = k >
+// 0): a shortlist of k distinct rows by k successive exponential mechanisms without replacement
+// over ratings ρ(x, ·) ∈ [0, 1], each at scale ε₁/(2k) (ε₁/k-DP, so ε₁-DP by sequential
+// composition), then one row of the shortlist by the exponential mechanism at scale ε/2 (ε-DP
+// for any shortlist): ε₁ + ε per word. Its release has no closed-form distribution, so it
+// exposes the stages for an audit to test each against its own distribution.
+type TwoStage interface {
+	// StageRatings are ρ(word, v) over the output rows for the one-word document [word], false
+	// when the stages do not apply to it.
+	StageRatings(word string) ([]float64, bool)
+	// StageBudgets are k, ε₁ and ε.
+	StageBudgets() (k int, candidateEpsilon, epsilon float64)
+	// DrawStages draws the one-word document [word] from rng exactly as Apply does (so a
+	// generator in the same state gives the same output) and returns the shortlist in the order
+	// drawn (its first row is one exponential-mechanism draw over all rows at scale ε₁/(2k)) and
+	// the released row.
+	DrawStages(rng *rand.Rand, word string) (shortlist []int, released int, ok bool)
 }
 
 // Guarantee kinds.
