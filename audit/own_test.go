@@ -68,3 +68,36 @@ func TestOwnWordProbability(t *testing.T) {
 		}
 	}
 }
+
+// TestDoubledSanTextFails: SanText run at 2ε in its sampler and its distribution alike, held
+// to the claim ε, fails: the sampler tests agree with its distribution, and the drawn pairs'
+// losses stay below ε·d, but the pair nearest its claim among the most frequent words (exact,
+// every pair) has a loss above ε·d; the correct SanText's stays within it.
+func TestDoubledSanTextFails(t *testing.T) {
+	store := fixtures.RandomStore(t, rngs.New(3, "doubled"), 300, 10, 0.3)
+	find := func(tg *Target) Finding {
+		for _, f := range mustRun(t, tg, options(1000)).Findings {
+			if f.Method == "exact, every pair" {
+				return f
+			}
+		}
+		t.Fatal("no exact every-pair finding")
+		return Finding{}
+	}
+	m, err := expmech.NewSanText(store, 3, expmech.DefaultSanTextOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := find(target(t, "santext", m, store)); f.Violates() || !(f.PerUnit() > 1.5) {
+		t.Errorf("correct santext at ε = 3: %s; want within the claim and above half of it", f.Describe())
+	}
+	doubled, err := expmech.NewSanText(store, 6, expmech.DefaultSanTextOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := target(t, "santext at 2ε", doubled, store)
+	tg.Epsilon = 3
+	if f := find(tg); !f.Violates() {
+		t.Errorf("santext at 2ε held to ε passed: %s", f.Describe())
+	}
+}

@@ -109,6 +109,7 @@ func TestAuditConformance(t *testing.T) {
 				}
 				return
 			case exact > 0 && exact < own.Claim/2:
+				t.Logf("largest exact loss %.4g per unit, below half the claim %v", exact, own.Claim)
 				// The exact losses of the tested pairs are below half the claim (a loose
 				// claim, e.g. a barely trained generator's ratings): the audit must fail a
 				// claim 10 % below the largest exact loss it computed.
