@@ -18,7 +18,8 @@ import (
 // exists only in a mechanism's batch path (its ApplyBatch) is audited. A mechanism whose Apply
 // and ApplyBatch differ fails this test as soon as the audit draws through Apply (the mutant:
 // TestReleasePathLeak in package audit, SanText+ whose batch releases sensitive words
-// unchanged, which this test would catch as a difference between the two paths).
+// unchanged, which this test would catch as a difference between the two paths). And Apply,
+// through which the golden outputs are drawn, must release what the batch path releases.
 func TestAuditDrawsThroughReleasePath(t *testing.T) {
 	store, train, test, _, _, raw := goldenInputs(t)
 	env := &Env{Embeddings: store, Workers: 1, Corpus: train, RawTexts: raw, Check: true}
@@ -51,6 +52,13 @@ func TestAuditDrawsThroughReleasePath(t *testing.T) {
 			for i, g := range gens(name) {
 				if got := tg.Apply(g, docs[i]); !slices.Equal(got, runner[i]) {
 					t.Fatalf("document %d: the audit releases %q, the runner's batch %q for the same generator", i, got, runner[i])
+				}
+			}
+			// The golden outputs (TestRegistryVersionsPinOutputs) are drawn through Apply: they
+			// pin what is released only if Apply releases what the batch path does.
+			for i, g := range gens(name) {
+				if got := m.Apply(g, docs[i]); !slices.Equal(got, runner[i]) {
+					t.Fatalf("document %d: Apply releases %q, the runner's batch %q for the same generator (a BatchMechanism must release what Apply does)", i, got, runner[i])
 				}
 			}
 		})
