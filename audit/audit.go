@@ -485,7 +485,7 @@ func auditWords(t *Target, o Options, pl *auditPlan, claim, level float64, rep *
 	}
 }
 
-// ownMaxFactor bounds the draws of an own-word test at this many times K.
+// ownMaxFactor bounds the draws of the sampler tests at this many times K.
 const ownMaxFactor = 20
 
 // auditSamplers tests the sampler of each input against its computed distribution: the χ²
@@ -500,8 +500,10 @@ func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Re
 		rows[w] = i
 	}
 	for i, x := range inputs {
-		f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
-		own := ownWordFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/own=%d", i)), x, rows, o.Samples, ownMaxFactor*o.Samples, level)
+		draws := samplerDraws(t, x, rows, o.Samples, ownMaxFactor*o.Samples, level)
+		sample := t.SampleWord(rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, draws)
+		f := samplerFinding(t, x, rows, sample, level)
+		own := ownWordFinding(t, x, rows, sample, level)
 		rep.Findings = append(rep.Findings, f, own)
 		pr.step()
 	}

@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -13,19 +12,20 @@ import (
 // samplerFinding tests the mechanism's sampler for input x against the exact distribution the
 // audit computes for x (LogProbabilities), so that a bug in the sampling code alone (its
 // cumulative weights, an off-by-one row) fails even when the computed distribution meets the
-// claim: K draws, Pearson's χ² over the outputs of expected count ≥ 5 with the rest pooled in
+// claim: the K′ draws of sample (K′ ≥ K, see samplerDraws), Pearson's χ² over the outputs of expected count ≥ 5 with the rest pooled in
 // one cell (merged into the smallest cell when below 5), at level a; a draw of an output whose
 // computed probability is 0 rejects at once. The χ² approximation with every expected count
 // ≥ 5 keeps the false-failure rate near a (Cochran 1954). Power: moving probability δ between
 // two cells of probabilities p and q adds K·δ²(1/p + 1/q) to the statistic's mean, so at
 // K = 3,000 moving 1.8 % of the mass between two outputs of probability 0.1 is rejected about
 // half the time against the critical value of 10 degrees of freedom at the default level.
-func samplerFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k int, a float64) Finding {
+func samplerFinding(t *Target, x string, rows map[string]int, sample []string, a float64) Finding {
 	f := Finding{Level: "sampler", Kind: "goodness of fit", X: []string{x}, Method: "chi-squared", Exact: false,
 		Bound: math.NaN(), Ceiling: math.Inf(1), Units: 1}
 	lp, _ := t.LogProbabilities(x)
 	counts := make([]int, len(lp))
-	for _, w := range t.SampleWord(rng, x, k) {
+	k := len(sample)
+	for _, w := range sample {
 		r, ok := rows[w]
 		if !ok || math.IsInf(lp[r], -1) {
 			f.Rejected, f.PValue = true, 0
@@ -89,16 +89,28 @@ const ownTop = 3
 // ownWordTests is the number of one-sided-level tests ownWordFinding runs per input.
 const ownWordTests = 1 + ownTop
 
+// samplerDraws is the number of draws K′ the sampler tests of input x use: at least k and, for
+// a mechanism whose k′ draws are one release (IndependentPositions), enough that removing the
+// input's own mass is rejected with certainty — (1 − p)^K′ ≤ e^{−K′p} below a/2 needs
+// K′·p ≥ ln(2/a), so K′ = ⌈3·ln(2/a)/p⌉ with p = P(x|x) — capped at maxDraws.
+func samplerDraws(t *Target, x string, rows map[string]int, k, maxDraws int, a float64) int {
+	lp, _ := t.LogProbabilities(x)
+	own, ok := rows[x]
+	if !ok || !t.Positional || math.IsInf(lp[own], -1) {
+		return k
+	}
+	return max(k, min(maxDraws, int(math.Ceil(3*math.Log(2/a)/math.Exp(lp[own])))))
+}
+
 // ownWordFinding tests, for input x, the released word's own probability and those of the
 // ownTop most probable other outputs, each on its own (never pooled into a χ² cell): with c the
-// count of the output among K′ draws and p its computed probability, the exact two-sided
-// binomial p-value 2·min(P(X ≤ c), P(X ≥ c)), X ~ Binomial(K′, p), rejects below a. K′ is at
-// least k and large enough that removing the input's own mass is rejected with certainty:
-// (1 − p)^K′ ≤ e^{−K′p} below a/2 needs K′·p ≥ ln(2/a), so K′ = ⌈3·ln(2/a)/p⌉ (capped at
-// maxDraws; the finding says when the cap leaves the removal undetectable). Inflating or
-// deflating the own mass by a factor 1 ± δ is rejected about half the time once
-// δ ≥ z_{a/2}/√(K′p). The false-failure rate of each test is at most a (exact test).
-func ownWordFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k, maxDraws int, a float64) Finding {
+// count of the output among the K′ draws of sample and p its computed probability, the exact
+// two-sided binomial p-value 2·min(P(X ≤ c), P(X ≥ c)), X ~ Binomial(K′, p), rejects below a
+// (see samplerDraws for K′). Removing the own mass is rejected with certainty once
+// K′·p ≥ ln(2/a) (the finding says when it is not); inflating or deflating it by a factor 1 ± δ
+// about half the time once δ ≥ z_{a/2}/√(K′p). The false-failure rate of each test is at most a
+// (exact test).
+func ownWordFinding(t *Target, x string, rows map[string]int, sample []string, a float64) Finding {
 	f := Finding{Level: "sampler", Kind: "own word and largest outputs", X: []string{x}, Method: "exact binomial",
 		Bound: math.NaN(), Ceiling: math.Inf(1), Units: 1}
 	lp, _ := t.LogProbabilities(x)
@@ -107,10 +119,7 @@ func ownWordFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k,
 	if inOutputs {
 		pOwn = math.Exp(lp[own])
 	}
-	draws := k
-	if pOwn > 0 {
-		draws = max(k, min(maxDraws, int(math.Ceil(3*math.Log(2/a)/pOwn))))
-	}
+	draws := len(sample)
 	tested := []int{}
 	if inOutputs && pOwn > 0 {
 		tested = append(tested, own)
@@ -129,7 +138,7 @@ func ownWordFinding(t *Target, rng *rand.Rand, x string, rows map[string]int, k,
 		}
 	}
 	counts := map[int]int{}
-	for _, w := range t.SampleWord(rng, x, draws) {
+	for _, w := range sample {
 		if r, ok := rows[w]; ok {
 			counts[r]++
 		}
