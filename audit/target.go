@@ -14,11 +14,15 @@
 // reading of differential privacy: Wasserman and Zhou 2010; Kairouz, Oh and Viswanath 2015),
 // with Clopper–Pearson upper bounds on both rates.
 //
-// Two further tests give the audit power where counting outputs has none (a sampled bound can
-// never exceed its ceiling ln(K/ln(2T/α)); see SampledCeiling): the noise step of a
-// noise-then-decode mechanism is tested against the density its claim requires (noise.go), and
-// the sampler of an exactly computable mechanism against the distribution the audit computes
-// (sampler.go). Pairs with no finite claim are reported unprotected, with the mechanism's reason.
+// Further tests give the audit power where counting outputs has none (a sampled bound can never
+// exceed its ceiling ln(K/ln(2T/α)); see SampledCeiling): the noise step of a noise-then-decode
+// mechanism is tested against the density its claim requires (noise.go) and its releases
+// against an exact re-decoding of that noise (decode.go); the sampler of an exactly computable
+// mechanism against the distribution the audit computes, with the input's own probability
+// tested on its own (sampler.go); a two-stage sampler stage by stage (stages.go). Every draw
+// goes through the release path the runner writes results from (Target.Release). Pairs with no
+// finite claim are reported unprotected, with the mechanism's reason; a mechanism that states
+// no bound between different words is audited at the claim ∞, which it states first.
 //
 // Every sampled bound and goodness-of-fit test is one-sided at a Bonferroni-corrected level, so
 // that with probability at least 1 − α no reported lower bound exceeds the true loss and no
