@@ -69,15 +69,18 @@ func decodeFinding(t *Target, seed uint64, idx int, x string, partners []string,
 		z = append(z, v...)
 	}
 	out, err := t.Release(releaseGens, docs)
+	if err == nil && len(out) != k {
+		err = fmt.Errorf("%d outputs for %d documents", len(out), k)
+	}
 	if err != nil {
 		return f, nil, fmt.Errorf("audit: decoding of %q: release: %w", x, err)
 	}
 	released := make([]int, k)
 	counts := map[string]int{}
 	for j := range k {
-		if j >= len(out) || len(out[j]) != 1 {
+		if len(out[j]) != 1 {
 			f.Rejected = true
-			f.Output = fmt.Sprintf("draw %d released %d words for the one-word document", j, len(out[min(j, len(out)-1)]))
+			f.Output = fmt.Sprintf("draw %d released %d words for the one-word document", j, len(out[j]))
 			return f, counts, nil
 		}
 		w := out[j][0]

@@ -92,6 +92,9 @@ func stageFindings(t *Target, seed uint64, idx int, x string, k int, a float64) 
 		stageGens[j], releaseGens[j], docs[j] = rngs.New(seed, path), rngs.New(seed, path), []string{x}
 	}
 	out, err := t.Release(releaseGens, docs)
+	if err == nil && len(out) != k {
+		err = fmt.Errorf("%d outputs for %d documents", len(out), k)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit: stages of %q: release: %w", x, err)
 	}
@@ -106,9 +109,14 @@ func stageFindings(t *Target, seed uint64, idx int, x string, k int, a float64) 
 		if !ok || len(shortlist) == 0 {
 			return nil, fmt.Errorf("audit: stages of %q: the mechanism draws no stages", x)
 		}
-		if w := t.OutputWords[released]; j >= len(out) || len(out[j]) != 1 || out[j][0] != w {
+		for _, r := range append([]int{released}, shortlist...) {
+			if r < 0 || r >= len(ratings) || r >= len(t.OutputWords) {
+				return nil, fmt.Errorf("audit: stages of %q: row %d outside the %d output words", x, r, len(t.OutputWords))
+			}
+		}
+		if w := t.OutputWords[released]; len(out[j]) != 1 || out[j][0] != w {
 			consistent.Rejected = true
-			consistent.Output = fmt.Sprintf("draw %d: the release path released %q, the staged draw %q from the same generator state", j, out[min(j, len(out)-1)], w)
+			consistent.Output = fmt.Sprintf("draw %d: the release path released %q, the staged draw %q from the same generator state", j, out[j], w)
 			return []Finding{consistent}, nil
 		}
 		firstRatings = append(firstRatings, ratings[shortlist[0]])
