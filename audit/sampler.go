@@ -89,17 +89,30 @@ const ownTop = 3
 // ownWordTests is the number of one-sided-level tests ownWordFinding runs per input.
 const ownWordTests = 1 + ownTop
 
+// ownInflation is the share of releases moved onto the input word (a leak releasing it
+// unchanged) that the own-word test detects about half the time where its draws allow.
+const ownInflation = 0.02
+
 // samplerDraws is the number of draws K′ the sampler tests of input x use: at least k and, for
-// a mechanism whose k′ draws are one release (IndependentPositions), enough that removing the
+// a mechanism whose K′ draws are one release (IndependentPositions), enough that removing the
 // input's own mass is rejected with certainty — (1 − p)^K′ ≤ e^{−K′p} below a/2 needs
-// K′·p ≥ ln(2/a), so K′ = ⌈3·ln(2/a)/p⌉ with p = P(x|x) — capped at maxDraws.
+// K′·p ≥ ln(2/a), so K′ ≥ ⌈3·ln(2/a)/p⌉ with p = P(x|x) — and that releasing the input
+// unchanged in a share q = ownInflation of draws (P(x|x) becomes q + (1 − q)·p) is rejected
+// about half the time: q(1 − p)·K′ ≥ z_{a/2}·√(K′p(1 − p)), K′ ≥ z²·p/(q²(1 − p)); capped at
+// maxDraws.
 func samplerDraws(t *Target, x string, rows map[string]int, k, maxDraws int, a float64) int {
 	lp, _ := t.LogProbabilities(x)
 	own, ok := rows[x]
 	if !ok || !t.Positional || math.IsInf(lp[own], -1) {
 		return k
 	}
-	return max(k, min(maxDraws, int(math.Ceil(3*math.Log(2/a)/math.Exp(lp[own])))))
+	p := math.Exp(lp[own])
+	z := distuv.UnitNormal.Quantile(1 - a/2)
+	want := math.Max(3*math.Log(2/a)/p, z*z*p/(ownInflation*ownInflation*(1-p)))
+	if math.IsInf(want, 1) || want > float64(maxDraws) {
+		return max(k, maxDraws)
+	}
+	return max(k, int(math.Ceil(want)))
 }
 
 // ownWordFinding tests, for input x, the released word's own probability and those of the
