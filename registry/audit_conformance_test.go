@@ -10,9 +10,12 @@ import (
 
 // TestAuditConformance audits every registered mechanism on the golden inputs, so that a
 // mechanism cannot be registered without passing (its outputs are pinned separately by
-// TestRegistryVersionsPinOutputs): the audit — word pairs, distinguishing games, its noise step
-// against the density the claim requires, its sampler against its computed distribution —
-// passes the mechanism's own claim, and fails the same mechanism held to half its claim (the
+// TestRegistryVersionsPinOutputs, and its audit draws through the runner's release path, see
+// TestAuditDrawsThroughReleasePath): the audit — word pairs, the pair nearest its claim among
+// every pair of the vocabulary (where doubling ε shows: SanText at 2ε fails there, see
+// audit.TestDoubledSanTextFails), distinguishing games, its noise step against the density the
+// claim requires and its decoding against an exact re-decoding, its sampler and its own-word
+// mass against its computed distribution — passes the mechanism's own claim, and fails the same mechanism held to half its claim (the
 // mechanism with its privacy parameter doubled, relative to the claim). A mechanism that claims
 // nothing must be refuted at a finite claim where its release is deterministic (the identity),
 // and one that states no finite bound must have its pairs reported unprotected. All sampled
