@@ -55,8 +55,8 @@ func DefaultOptions() Options {
 // Finding is the result of one test.
 type Finding struct {
 	// Level is "word" or "document" (bounds on the release's loss), "noise" (the noise step
-	// against the density the claim requires) or "sampler" (the sampler against the computed
-	// distribution).
+	// against the density the claim requires), "decoding" (the released words against an exact
+	// re-decoding of the noise) or "sampler" (the sampler against the computed distribution).
 	Level string
 	// Kind is the pair's kind: "nearest", "random", "far", "one word changed", "two words
 	// swapped" or "one OOV word changed".
@@ -134,8 +134,10 @@ func (f Finding) PerUnit() float64 {
 type Report struct {
 	// Target is the audited target's name.
 	Target string
-	// Claim is the per-unit ε tested.
+	// Claim is the per-unit ε tested (+Inf: nothing was audited, see ClaimNote).
 	Claim float64
+	// ClaimNote says what the claim is and where it comes from, first in the printed report.
+	ClaimNote string
 	// Findings holds every test; Skipped the pairs without a finite claim (not tested).
 	Findings, Skipped []Finding
 	// Tests is the number of one-sided tests (Clopper–Pearson intervals and goodness-of-fit
@@ -251,11 +253,18 @@ func Run(t *Target, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples}
+	rep := &Report{Target: t.Name, Claim: claim, Alpha: o.Alpha, Samples: o.Samples, ClaimNote: claimNote(t, o, claim)}
+	orig := t // Apply and SampleWord record release errors on the target they were made for
+	if o.ClaimSet && t.NoBound {
+		t = t.perWordUnits()
+	}
 	pl := planAudit(t, o, claim, rep)
 	level := o.Alpha / float64(max(rep.Tests, 1))
 	rep.Level = level
-	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + len(pl.noise) + len(pl.sampler)}
+	pr := &progress{report: o.Progress, total: len(pl.words) + len(pl.games) + 2*len(pl.noise) + len(pl.sampler) + len(pl.stages)}
+	if len(pl.noise) > 0 {
+		pr.total += decodeHubs
+	}
 	auditWords(t, o, pl, claim, level, rep, pr)
 	if t.Groups != nil && t.LogProbabilities != nil && !math.IsInf(claim, 1) {
 		if f, ok := exhaustiveGroups(t); ok {
@@ -263,7 +272,21 @@ func Run(t *Target, o Options) (*Report, error) {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
+	if t.LogProbabilities != nil && !math.IsInf(claim, 1) {
+		if f, ok := exhaustivePairs(t, min(o.Candidates, exhaustiveWords)); ok {
+			f.Claim, f.PValue, f.Ceiling = claim*f.Units, math.NaN(), math.Inf(1)
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
 	auditSamplers(t, o, pl.sampler, level, rep, pr)
+	for i, x := range pl.stages {
+		fs, err := stageFindings(t, o.Seed, i, x, min(o.Samples, stageDraws), level)
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, fs...)
+		pr.step()
+	}
 	for i, x := range pl.noise {
 		fs, err := noiseFindings(t, rngs.New(o.Seed, fmt.Sprintf("audit/noise=%d", i)), x, pl.partners[x], claim, o.Samples, level)
 		if err != nil {
@@ -272,6 +295,9 @@ func Run(t *Target, o Options) (*Report, error) {
 		rep.Findings = append(rep.Findings, fs...)
 		pr.step()
 	}
+	if err := auditDecoding(t, o, pl, rep, pr); err != nil {
+		return nil, err
+	}
 	for i, g := range pl.games {
 		units := t.DocUnits(g.x, g.y)
 		f := playGame(t, rngs.New(o.Seed, fmt.Sprintf("audit/game=%d", i)), g, o.Samples, level)
@@ -279,6 +305,9 @@ func Run(t *Target, o Options) (*Report, error) {
 		f.Ceiling = SampledCeiling(o.Samples, level)
 		rep.Findings = append(rep.Findings, f)
 		pr.step()
+	}
+	if orig.releaseErr != nil {
+		return nil, orig.releaseErr // findings from failed releases are not findings
 	}
 	return rep, nil
 }
@@ -309,10 +338,25 @@ func auditedClaim(t *Target, o Options) (float64, error) {
 			return 0, fmt.Errorf("audit: claim = %g: want a finite value ≥ 0", o.Claim)
 		}
 		return o.Claim, nil
-	case t.NoClaim:
+	case t.NoClaim || t.NoBound:
 		return math.Inf(1), nil
 	}
 	return t.Epsilon, nil
+}
+
+// claimNote says what the audited claim is: the mechanism's own, one given, or none.
+func claimNote(t *Target, o Options, claim float64) string {
+	switch {
+	case o.ClaimSet && (t.NoBound || t.NoClaim):
+		return fmt.Sprintf("claim %.6g per differing word, given by --claim (the mechanism's own claim is ∞)", claim)
+	case o.ClaimSet:
+		return fmt.Sprintf("claim %.6g per unit, given by --claim (the mechanism's own is %.6g)", claim, t.Epsilon)
+	case t.NoBound:
+		return "no bound between different words (the mechanism's claim is ∞); nothing to audit — test a finite per-word claim with --claim"
+	case t.NoClaim:
+		return "the mechanism claims no privacy (claim ∞); nothing to audit — test a finite per-word claim with --claim"
+	}
+	return fmt.Sprintf("claim %.6g per unit, the mechanism's own", claim)
 }
 
 // progress counts the audited inputs and reports each to the options' Progress.
@@ -336,6 +380,7 @@ type auditPlan struct {
 	sampler  []string
 	games    []game
 	noise    []string
+	stages   []string
 	partners map[string][]string
 }
 
@@ -361,16 +406,26 @@ func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 			continue
 		}
 		pl.words = append(pl.words, p)
-		if wordSampled || !exactFor(t, p.x, p.y) {
+		if t.Stages == nil && (wordSampled || !exactFor(t, p.x, p.y)) {
 			tests += 2 * o.Outputs
 		}
 	}
 	pl.sampler = samplerInputs(t, pl.words)
+	if t.Stages != nil {
+		pl.stages = stageInputs(pl.words)
+	}
 	for _, g := range games {
 		units := t.DocUnits(g.x, g.y)
 		if c := claim * units; math.IsInf(c, 1) || math.IsNaN(c) || math.IsInf(units, 1) {
 			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: math.Inf(1), Bound: math.NaN(),
 				Reason: t.reason(claim, g.x, g.y)})
+			continue
+		}
+		if c := claim * units; t.Stages != nil && c > SampledCeiling(o.Samples, o.Alpha/2) {
+			// Above the ceiling of even a single test at this K: the game cannot fail, and a
+			// two-stage draw costs passes over the vocabulary; the stages are audited instead.
+			rep.Skipped = append(rep.Skipped, Finding{Level: "document", Kind: g.kind, X: g.x, Y: g.y, Units: units, Claim: c, Bound: math.NaN(),
+				Reason: fmt.Sprintf("not played: its claim %.4g is above the %.4g any game could show at K = %d, so it cannot fail; the sampler's stages are audited in parts instead", c, SampledCeiling(o.Samples, o.Alpha/2), o.Samples)})
 			continue
 		}
 		pl.games = append(pl.games, g)
@@ -385,7 +440,7 @@ func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 			}
 		}
 	}
-	rep.Tests = 2*tests + noiseCount + len(pl.sampler)
+	rep.Tests = 2*tests + noiseCount + len(pl.sampler)*(1+ownWordTests) + len(pl.stages)*stageTests
 	return pl
 }
 
@@ -419,7 +474,9 @@ func auditWords(t *Target, o Options, pl *auditPlan, claim, level float64, rep *
 		units := t.WordUnits(p.x, p.y)
 		prng := rngs.New(o.Seed, fmt.Sprintf("audit/word=%d", i))
 		var f Finding
-		if !wordSampled && exactFor(t, p.x, p.y) {
+		if t.Stages != nil {
+			f = stagePairFinding(t, p, claim, units)
+		} else if !wordSampled && exactFor(t, p.x, p.y) {
 			f = exactWord(t, p)
 			f.Ceiling = math.Inf(1)
 		} else {
@@ -439,7 +496,12 @@ func auditWords(t *Target, o Options, pl *auditPlan, claim, level float64, rep *
 	}
 }
 
-// auditSamplers tests the sampler of each input against its computed distribution.
+// ownMaxFactor bounds the draws of the sampler tests at this many times K.
+const ownMaxFactor = 20
+
+// auditSamplers tests the sampler of each input against its computed distribution: the χ²
+// test over all outputs, and the own-word test of the input's own probability and its largest
+// outputs, each on its own (sampler.go).
 func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Report, pr *progress) {
 	if len(inputs) == 0 {
 		return
@@ -449,16 +511,69 @@ func auditSamplers(t *Target, o Options, inputs []string, level float64, rep *Re
 		rows[w] = i
 	}
 	for i, x := range inputs {
-		f := samplerFinding(t, rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, rows, o.Samples, level)
+		draws := samplerDraws(t, x, rows, o.Samples, ownMaxFactor*o.Samples, level)
+		sample := t.SampleWord(rngs.New(o.Seed, fmt.Sprintf("audit/sampler=%d", i)), x, draws)
+		f := samplerFinding(t, x, rows, sample, level)
+		own := ownWordFinding(t, x, rows, sample, level)
+		rep.Findings = append(rep.Findings, f, own)
+		pr.step()
+	}
+}
+
+// auditDecoding checks the decoding of the noise step's words and then of the decodeHubs words
+// released most often in their draws (see decode.go).
+func auditDecoding(t *Target, o Options, pl *auditPlan, rep *Report, pr *progress) error {
+	if len(pl.noise) == 0 {
+		return nil
+	}
+	total := map[string]int{}
+	tested := map[string]bool{}
+	for i, x := range pl.noise {
+		f, counts, err := decodeFinding(t, o.Seed, i, x, pl.partners[x], o.Samples)
+		if err != nil {
+			return err
+		}
+		f.Claim = rep.Claim
+		rep.Findings = append(rep.Findings, f)
+		pr.step()
+		tested[x] = true
+		for w, c := range counts {
+			total[w] += c
+		}
+	}
+	hubs := make([]string, 0, len(total))
+	for w := range total {
+		if _, known := t.Noise.WordVector(w); known && !tested[w] {
+			hubs = append(hubs, w)
+		}
+	}
+	sort.Slice(hubs, func(i, j int) bool {
+		if total[hubs[i]] != total[hubs[j]] {
+			return total[hubs[i]] > total[hubs[j]]
+		}
+		return hubs[i] < hubs[j]
+	})
+	hubs = hubs[:min(len(hubs), decodeHubs)]
+	pr.total -= decodeHubs - len(hubs)
+	for i, x := range hubs {
+		f, _, err := decodeFinding(t, o.Seed, len(pl.noise)+i, x, nil, o.Samples)
+		if err != nil {
+			return err
+		}
+		f.Claim, f.Kind = rep.Claim, "release against an exact re-decoding, at a word released most often"
 		rep.Findings = append(rep.Findings, f)
 		pr.step()
 	}
+	return nil
 }
 
 // reason says why the pair x, y has no finite claim: the mechanism claims nothing, or its own
 // reason (an UnprotectedReason method), or out-of-vocabulary words passed through.
 func (t *Target) reason(claim float64, x, y []string) string {
-	if math.IsInf(claim, 1) {
+	switch {
+	case math.IsInf(claim, 1) && t.NoBound:
+		return "unprotected (∞): the mechanism states no bound between different words (test a finite per-word claim with --claim)"
+	case math.IsInf(claim, 1):
 		return "the mechanism claims no privacy (test a value with --claim): unprotected (∞)"
 	}
 	if t.Unprotected != nil {
@@ -612,6 +727,50 @@ func exhaustiveGroups(t *Target) (Finding, bool) {
 	}
 	f.Kind = fmt.Sprintf("every within-set pair (%d pairs)", pairs)
 	return f, true
+}
+
+// exhaustiveWords is the number of most frequent words every pair of which exhaustivePairs
+// compares.
+const exhaustiveWords = 100
+
+// exhaustivePairs computes, over every pair x, y of the store's first n words whose
+// distributions are computable and whose claim is finite and positive, the exact loss
+// max_w |ln P(w|x) − ln P(w|y)| and returns the pair whose loss per claim unit is largest: the
+// pairs where a mechanism's loss comes nearest its claim (for a metric claim often not the
+// drawn ones), so that a claim too large by a factor shows. False when no pair qualifies.
+func exhaustivePairs(t *Target, n int) (Finding, bool) {
+	n = min(n, t.Store.Len())
+	f := Finding{Level: "word", Kind: fmt.Sprintf("the pair nearest its claim among the %d most frequent words", n), Bound: math.Inf(-1), Exact: true, Method: "exact, every pair"}
+	var words []string
+	var dists [][]float64
+	for r := range n {
+		w := t.Store.Word(r)
+		if lp, ok := t.LogProbabilities(w); ok {
+			words, dists = append(words, w), append(dists, lp)
+		}
+	}
+	found := false
+	for i := range dists {
+		for j := i + 1; j < len(dists); j++ {
+			units := t.WordUnits(words[i], words[j])
+			if !(units > 0) || math.IsInf(units, 1) {
+				continue
+			}
+			best, arg := 0.0, 0
+			for r, a := range dists[i] {
+				if b := dists[j][r]; math.IsInf(a, -1) && math.IsInf(b, -1) {
+					continue // an output neither releases
+				} else if d := math.Abs(a - b); d > best {
+					best, arg = d, r
+				}
+			}
+			if !found || best/units > f.Bound/f.Units {
+				found = true
+				f.Bound, f.Units, f.X, f.Y, f.Output = best, units, []string{words[i]}, []string{words[j]}, t.OutputWords[arg]
+			}
+		}
+	}
+	return f, found
 }
 
 // exactWord computes max_w |ln P(w|x) − ln P(w|y)| from the exact distributions.
@@ -810,8 +969,23 @@ func (nb *naiveBayes) decide(out []string) bool {
 
 // Describe formats a finding on one line.
 func (f Finding) Describe() string {
+	if f.Level == "sampler" && f.Kind == "own word and largest outputs" {
+		return fmt.Sprintf("sampler of [%s], its own word and largest outputs each on its own: smallest p = %.3g against the computed probabilities (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
 	if f.Level == "sampler" {
 		return fmt.Sprintf("sampler of [%s]: p = %.3g against the computed distribution (%s: %s)", strings.Join(f.X, " "), f.PValue, f.Method, f.Output)
+	}
+	if f.Level == "stages" {
+		if len(f.Y) > 0 {
+			return fmt.Sprintf("stages %s: [%s] vs [%s]: composed loss ≤ %.4g, claim %.4g (%s: %s)", f.Kind, strings.Join(f.X, " "), strings.Join(f.Y, " "), f.Bound, f.Claim, f.Method, f.Output)
+		}
+		if f.Exact {
+			return fmt.Sprintf("stages of [%s], %s (%s): %s", strings.Join(f.X, " "), f.Kind, f.Method, f.Output)
+		}
+		return fmt.Sprintf("stages of [%s], %s: p = %.3g (%s: %s)", strings.Join(f.X, " "), f.Kind, f.PValue, f.Method, f.Output)
+	}
+	if f.Level == "decoding" {
+		return fmt.Sprintf("decoding of [%s] (%s): %s", strings.Join(f.X, " "), f.Kind, f.Output)
 	}
 	if f.Level == "noise" {
 		switch {

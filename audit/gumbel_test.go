@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -26,21 +27,29 @@ func TestAuditTruncatedGumbel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, tg, options(300))
-	for _, f := range r.Findings { // only the unknown words, both replaced uniformly: bound 0
-		if f.Kind != "one OOV word changed" || f.Claim != 0 || f.Violates() {
-			t.Errorf("finding %s: want every pair of different known words skipped as unprotected", f.Describe())
-		}
+	if !math.IsInf(r.Claim, 1) || len(r.Findings) != 0 || r.Measured() || len(r.Violations()) != 0 {
+		t.Errorf("claim %v, %d findings, measured %v: want the claim ∞, nothing audited and no failure", r.Claim, len(r.Findings), r.Measured())
 	}
-	if r.Measured() { // an audited ε of 0 here would read as a measurement of a perfect mechanism
-		t.Errorf("audit of a mechanism with no finite pair bound says it measured ε = %v (ceiling %v)", r.AuditedEpsilon(), r.AuditedCeiling())
-	}
-	if len(r.Skipped) != 11 {
-		t.Errorf("%d pairs skipped, want 9 word pairs and 2 games", len(r.Skipped))
+	if len(r.Skipped) != 12 {
+		t.Errorf("%d pairs skipped, want 9 word pairs and 3 games", len(r.Skipped))
 	}
 	for _, f := range r.Skipped {
-		if !strings.Contains(f.Reason, "unprotected (∞)") || !strings.Contains(f.Reason, "farthest word") && !strings.Contains(f.Reason, "out-of-vocabulary") {
+		if !strings.Contains(f.Reason, "no bound between different words") {
 			t.Errorf("%s %s: reason %q", f.Level, f.Kind, f.Reason)
 		}
+	}
+	var out strings.Builder
+	r.Write(&out, "truncated-gumbel", 30, store.Len(), 0)
+	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "no bound between different words") || !strings.Contains(first, "nothing to audit") || strings.Contains(first, "30 per") {
+		t.Errorf("first line %q: want the claim ∞ stated first, and no finite claim named", first)
+	}
+	// A claim given to the audit is held per differing word, and fails: x's farthest word is
+	// never released for x but releases itself.
+	o := options(3000)
+	o.Claim, o.ClaimSet = 2, true
+	given := mustRun(t, tg, o)
+	if len(given.Violations()) == 0 || given.Claim != 2 || !strings.Contains(given.ClaimNote, "per differing word") {
+		t.Errorf("--claim 2: claim %v (%s), %d violations: want the claim of 2 per word audited and refuted", given.Claim, given.ClaimNote, len(given.Violations()))
 	}
 	x := 0
 	far := extremeNeighbour(store.Vector(x), x, store.Len(), store.Vector, true)

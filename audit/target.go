@@ -14,11 +14,15 @@
 // reading of differential privacy: Wasserman and Zhou 2010; Kairouz, Oh and Viswanath 2015),
 // with Clopper–Pearson upper bounds on both rates.
 //
-// Two further tests give the audit power where counting outputs has none (a sampled bound can
-// never exceed its ceiling ln(K/ln(2T/α)); see SampledCeiling): the noise step of a
-// noise-then-decode mechanism is tested against the density its claim requires (noise.go), and
-// the sampler of an exactly computable mechanism against the distribution the audit computes
-// (sampler.go). Pairs with no finite claim are reported unprotected, with the mechanism's reason.
+// Further tests give the audit power where counting outputs has none (a sampled bound can never
+// exceed its ceiling ln(K/ln(2T/α)); see SampledCeiling): the noise step of a noise-then-decode
+// mechanism is tested against the density its claim requires (noise.go) and its releases
+// against an exact re-decoding of that noise (decode.go); the sampler of an exactly computable
+// mechanism against the distribution the audit computes, with the input's own probability
+// tested on its own (sampler.go); a two-stage sampler stage by stage (stages.go). Every draw
+// goes through the release path the runner writes results from (Target.Release). Pairs with no
+// finite claim are reported unprotected, with the mechanism's reason; a mechanism that states
+// no bound between different words is audited at the claim ∞, which it states first.
 //
 // Every sampled bound and goodness-of-fit test is one-sided at a Bonferroni-corrected level, so
 // that with probability at least 1 − α no reported lower bound exceeds the true loss and no
@@ -45,9 +49,14 @@ type Target struct {
 	Epsilon float64
 	// Store is the vocabulary the input words are drawn from.
 	Store *embeddings.Store
-	// Apply privatises one document.
+	// Release privatises docs[i] with gens[i] for every i through the code path that writes a
+	// run's results (mechanisms.PrivatizeBatch: the mechanism's batch path where it has one).
+	// Apply, SampleWord and the decoding check draw through it.
+	Release func(gens []*rand.Rand, docs [][]string) ([][]string, error)
+	// Apply privatises one document (through Release; a release error is recorded and returned
+	// by Run, and Apply then returns nil).
 	Apply func(rng *rand.Rand, doc []string) []string
-	// SampleWord draws k independent outputs for the single word x.
+	// SampleWord draws k independent outputs for the single word x (through Release).
 	SampleWord func(rng *rand.Rand, x string, k int) []string
 	// LogProbabilities, when not nil, returns the exact output distribution (natural logarithms,
 	// indexed by output word row) of one position whose word is x, or false when it is not
@@ -66,6 +75,10 @@ type Target struct {
 	DocUnits func(x, y []string) float64
 	// NoClaim: the mechanism claims no privacy (identity, scrubbing); its default claim is +Inf.
 	NoClaim bool
+	// NoBound: the mechanism states no bound between documents that differ in a known word
+	// (its Guarantee of such a document is ε = ∞: truncated-gumbel); its default claim is +Inf
+	// and a claim given to the audit is held per differing word.
+	NoBound bool
 	// Unprotected, when not nil, says why a pair of documents has no finite claim ("" when it
 	// has one).
 	Unprotected func(x, y []string) string
@@ -79,6 +92,27 @@ type Target struct {
 	// Noise, when not nil, is the mechanism's noise step, tested against the density the claim
 	// requires (see noise.go).
 	Noise mechanisms.NoiseStep
+	// Stages, when not nil, are the two stages of the mechanism's sampler, audited in parts
+	// (see stages.go).
+	Stages mechanisms.TwoStage
+	// releaseErr is the first error Release returned to Apply or SampleWord.
+	releaseErr error
+}
+
+// release privatises docs with gens through t.Release, recording its first error (nil outputs
+// then).
+func (t *Target) release(gens []*rand.Rand, docs [][]string) [][]string {
+	out, err := t.Release(gens, docs)
+	if err == nil && len(out) != len(docs) {
+		err = fmt.Errorf("%d outputs for %d documents", len(out), len(docs))
+	}
+	if err != nil {
+		if t.releaseErr == nil {
+			t.releaseErr = fmt.Errorf("audit: mechanism %s: release: %w", t.Name, err)
+		}
+		return make([][]string, len(docs))
+	}
+	return out
 }
 
 // The capabilities NewTarget reads from a mechanism, each optional; together they replace any
@@ -133,14 +167,25 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 		return nil, fmt.Errorf("audit: the vocabulary needs at least 2 words")
 	}
 	eps := epsilonOf(m)
-	t := &Target{Name: name, Epsilon: eps, Store: store, Apply: m.Apply}
+	t := &Target{Name: name, Epsilon: eps, Store: store}
+	t.Release = func(gens []*rand.Rand, docs [][]string) ([][]string, error) {
+		return mechanisms.PrivatizeBatch(m, gens, docs)
+	}
+	t.Apply = func(rng *rand.Rand, doc []string) []string {
+		return t.release([]*rand.Rand{rng}, [][]string{doc})[0]
+	}
 	if p, ok := m.(positional); ok {
 		t.Positional = p.IndependentPositions()
 	}
 	_, noisy := m.(mechanisms.NoiseStep)
-	t.SampleWord = wordSampler(m, func() bool { return t.Positional || noisy })
+	t.SampleWord = t.wordSampler(func() bool { return t.Positional || noisy })
 	if err := t.setDistribution(m); err != nil {
 		return nil, err
+	}
+	if ts, ok := m.(mechanisms.TwoStage); ok {
+		if k, _, _ := ts.StageBudgets(); k > 0 {
+			t.Stages, t.OutputWords = ts, store.Words()
+		}
 	}
 	if u, ok := m.(unprotected); ok {
 		t.Unprotected = u.UnprotectedReason
@@ -160,21 +205,23 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	return t, nil
 }
 
-// wordSampler returns the SampleWord of m: k outputs of the one-word document x, drawn as
-// one document of k copies of x when independent() says its words are privatised
-// independently, else one document at a time.
-func wordSampler(m mechanisms.Mechanism, independent func() bool) func(rng *rand.Rand, x string, k int) []string {
+// wordSampler returns the SampleWord of t: k outputs of the one-word document x, all drawn
+// through the release path: as one document of k copies of x when independent() says its words
+// are privatised independently, else one one-word document at a time (each a release of its
+// own, drawing from rng in turn) until k outputs are drawn.
+func (t *Target) wordSampler(independent func() bool) func(rng *rand.Rand, x string, k int) []string {
 	return func(rng *rand.Rand, x string, k int) []string {
 		if independent() {
 			// Words privatised independently: k copies of x in one document are k
 			// independent draws (one batch; a bag release only reorders them).
-			if out := m.Apply(rng, repeatWord(x, k)); len(out) == k {
+			if out := t.release([]*rand.Rand{rng}, [][]string{repeatWord(x, k)})[0]; len(out) == k {
 				return out
 			}
 		}
+		// One one-word document at a time, each a release call with rng.
 		out := make([]string, 0, k)
 		for len(out) < k {
-			o := m.Apply(rng, []string{x})
+			o := t.release([]*rand.Rand{rng}, [][]string{{x}})[0]
 			if len(o) == 0 {
 				o = []string{""} // the empty release is an output too
 			}
@@ -241,6 +288,7 @@ func (t *Target) setPointMass(store *embeddings.Store) {
 func (t *Target) setUnits(m mechanisms.Mechanism, store *embeddings.Store) error {
 	eps := t.Epsilon
 	g := m.Guarantee([]string{store.Word(0)})
+	t.NoBound = math.IsInf(g.Epsilon, 1)
 	switch {
 	case g.Kind == mechanisms.KindMetric:
 		if ns, noisy := m.(mechanisms.NoiseStep); noisy {
@@ -274,6 +322,34 @@ func (t *Target) setUnits(m mechanisms.Mechanism, store *embeddings.Store) error
 		t.DocUnits = func(x, y []string) float64 { return float64(len(x)) }
 	}
 	return nil
+}
+
+// perWordUnits returns a copy of t whose claim units are one per differing word (one per
+// differing position between documents of equal length, none between documents of different
+// lengths): the units of a claim given to the audit of a mechanism that claims nothing or
+// states no bound.
+func (t *Target) perWordUnits() *Target {
+	c := *t
+	c.WordUnits = func(x, y string) float64 {
+		if x == y {
+			return 0
+		}
+		return 1
+	}
+	c.DocUnits = func(x, y []string) float64 {
+		if len(x) != len(y) {
+			return math.Inf(1)
+		}
+		n := 0
+		for i := range x {
+			if x[i] != y[i] {
+				n++
+			}
+		}
+		return float64(n)
+	}
+	c.Unprotected = nil
+	return &c
 }
 
 // repeatWord is k copies of w.

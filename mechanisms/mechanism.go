@@ -1,6 +1,6 @@
 // Package mechanisms holds what every privacy mechanism of dptext shares: the Mechanism
 // contract and its optional contracts (Diagnoser, PairBounder, FallibleMechanism,
-// PassThrougher, Claimer, BatchMechanism, NoiseStep), the Guarantee a release states (its kinds,
+// PassThrougher, Claimer, BatchMechanism, NoiseStep, NearestDecoder, TwoStage), the Guarantee a release states (its kinds,
 // metric names and Describe), the release orders, the ε range check (EpsilonRange), the release
 // of a text (PrivatizeText), the exponential mechanism's probabilities and sampler that the
 // sampling families share, and the identity baseline None.
@@ -142,6 +142,39 @@ type NoiseStep interface {
 	// Whiten writes W·v into dst (both of the vectors' dimension): the identity for Euclidean
 	// noise, Σ′^{−1/2} for Mahalanobis noise.
 	Whiten(dst, v []float64)
+}
+
+// A NearestDecoder is a NoiseStep that states how its release decodes a noisy vector, so that an
+// audit can re-decode every draw with a search of its own: the word released for a privatised
+// word is one of the NearestChoices() nearest words of DecodeStore() to its noisy vector z
+// (Euclidean distance, ties to the lower row) — the nearest (1: EMD, CMP, Mahalanobis), or the
+// nearest or the second nearest by a draw that depends on z alone (2: Vickrey). A release that
+// is anything else reads more than z, and its claim, resting on post-processing, is unproven.
+type NearestDecoder interface {
+	NoiseStep
+	// DecodeStore is the vocabulary the noisy vectors are decoded into (rows in rank order).
+	DecodeStore() *embeddings.Store
+	// NearestChoices is how many of the nearest words a release chooses among (1 or 2).
+	NearestChoices() int
+}
+
+// A TwoStage mechanism draws each privatised word in two stages (expmech with candidates = k >
+// 0): a shortlist of k distinct rows by k successive exponential mechanisms without replacement
+// over ratings ρ(x, ·) ∈ [0, 1], each at scale ε₁/(2k) (ε₁/k-DP, so ε₁-DP by sequential
+// composition), then one row of the shortlist by the exponential mechanism at scale ε/2 (ε-DP
+// for any shortlist): ε₁ + ε per word. Its release has no closed-form distribution, so it
+// exposes the stages for an audit to test each against its own distribution.
+type TwoStage interface {
+	// StageRatings are ρ(word, v) over the output rows for the one-word document [word], false
+	// when the stages do not apply to it.
+	StageRatings(word string) ([]float64, bool)
+	// StageBudgets are k, ε₁ and ε.
+	StageBudgets() (k int, candidateEpsilon, epsilon float64)
+	// DrawStages draws the one-word document [word] from rng exactly as Apply does (so a
+	// generator in the same state gives the same output) and returns the shortlist in the order
+	// drawn (its first row is one exponential-mechanism draw over all rows at scale ε₁/(2k)) and
+	// the released row.
+	DrawStages(rng *rand.Rand, word string) (shortlist []int, released int, ok bool)
 }
 
 // Guarantee kinds.

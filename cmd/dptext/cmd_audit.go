@@ -79,15 +79,8 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
-		o.Progress = func(done, total int) {
-			fmt.Fprintf(stderr, "\raudit %s: %d/%d tests", mech.name, done, total)
-			if done == total {
-				fmt.Fprintln(stderr)
-			}
-		}
-	}
 	start := time.Now()
+	o.Progress = auditProgress(stderr, mech.name, start)
 	rep, err := audit.Run(target, o)
 	if err != nil {
 		return err
@@ -97,4 +90,31 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%d test(s) exceed the claim ε = %.6g; the largest: %s", len(v), rep.Claim, v[0].Describe())
 	}
 	return nil
+}
+
+// auditProgress reports the audit's steps done with the time they took and an estimate of the
+// time left (at the rate so far): on one updated line on a terminal, else one line at most
+// every 10 seconds, so that a long audit never runs silent.
+func auditProgress(stderr io.Writer, name string, start time.Time) func(done, total int) {
+	f, ok := stderr.(*os.File)
+	terminal := ok && isTerminal(f)
+	var last time.Time
+	return func(done, total int) {
+		now := time.Now()
+		if !terminal && done < total && now.Sub(last) < 10*time.Second {
+			return
+		}
+		last = now
+		spent := now.Sub(start)
+		left := time.Duration(float64(spent) * float64(total-done) / float64(max(done, 1)))
+		line := fmt.Sprintf("audit %s: %d/%d steps, %s so far, about %s left", name, done, total, spent.Round(time.Second), left.Round(time.Second))
+		switch {
+		case terminal && done == total:
+			fmt.Fprintf(stderr, "\r%s\n", line)
+		case terminal:
+			fmt.Fprintf(stderr, "\r%s", line)
+		default:
+			fmt.Fprintln(stderr, line)
+		}
+	}
 }

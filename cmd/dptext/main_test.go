@@ -220,6 +220,15 @@ func TestAuditExitCodes(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d with %q\n%s%s", c.args, code, c.want, c.text, out, errOut)
 		}
 	}
+	// A claim of ∞ is stated first, and nothing is audited (exit 0); --claim tests a number.
+	tg := []string{"audit", "--mechanism", "truncated-gumbel", "--epsilon", "60", "--samples", "500", "--embeddings", vec, "--format", "text"}
+	code, out, errOut := run(t, tg...)
+	if first, _, _ := strings.Cut(out, "\n"); code != 0 || !strings.Contains(first, "no bound between different words") || strings.Contains(first, "60 per") {
+		t.Errorf("truncated-gumbel: exit %d, first line %q\n%s", code, first, errOut)
+	}
+	if code, out, errOut := run(t, append(tg, "--claim", "1")...); code != 1 || !strings.Contains(out, "claim 1 per differing word") {
+		t.Errorf("truncated-gumbel --claim 1: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestPrivacyNamesTheMechanismsWithATable: the mechanisms `dptext privacy` accepts come from

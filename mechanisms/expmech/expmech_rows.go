@@ -2,6 +2,7 @@ package expmech
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"dptext/linalg"
 	"dptext/mechanisms"
@@ -84,7 +85,7 @@ func embeddingRatings(rating []float64, cos []float32) {
 // form, and for a token kept by oov = "keep".
 func (m *ExpMech) LogProbabilities(word string) ([]float64, bool) {
 	n := m.store.Len()
-	id, ok := m.store.Lookup(word)
+	_, ok := m.store.Lookup(word)
 	switch {
 	case m.opts.Rating == ExpMechRatingRandom:
 		out := make([]float64, n)
@@ -95,6 +96,14 @@ func (m *ExpMech) LogProbabilities(word string) ([]float64, bool) {
 	case m.opts.Candidates > 0 || (!ok && m.opts.OOV == ExpMechOOVKeep):
 		return nil, false
 	}
+	return mechanisms.ExponentialLogProbabilities(m.wordRatings(word), m.epsilon/2), true
+}
+
+// wordRatings are the ratings ρ(word, v) over the vocabulary of the one-word document [word]
+// (word known, or replaced under oov = "uniform").
+func (m *ExpMech) wordRatings(word string) []float64 {
+	n := m.store.Len()
+	id, ok := m.store.Lookup(word)
 	var row []float64
 	if ok && !(m.opts.Rating == ExpMechRatingContext && m.opts.ContextWeight == 1) {
 		row = make([]float64, n)
@@ -104,8 +113,42 @@ func (m *ExpMech) LogProbabilities(word string) ([]float64, bool) {
 	if s.rating == nil { // the sampler caches cumulative rows; ratings need their own buffer
 		s.rating = make([]float64, n)
 	}
-	rating := s.ratings([]string{word}, 0, row, ok)
-	return mechanisms.ExponentialLogProbabilities(rating, m.epsilon/2), true
+	return s.ratings([]string{word}, 0, row, ok)
+}
+
+// StageRatings are, for the two-stage variant, the ratings ρ(word, v) ∈ [0, 1] over the
+// vocabulary rows that both stages of the one-word document [word] draw with
+// (mechanisms.TwoStage); false for one stage, the random rating, and a token kept by
+// oov = "keep".
+func (m *ExpMech) StageRatings(word string) ([]float64, bool) {
+	_, ok := m.store.Lookup(word)
+	if m.opts.Candidates == 0 || m.opts.Rating == ExpMechRatingRandom || (!ok && m.opts.OOV == ExpMechOOVKeep) {
+		return nil, false
+	}
+	return m.wordRatings(word), true
+}
+
+// StageBudgets are k, ε₁ and ε of the two-stage variant (k = 0 for one stage).
+func (m *ExpMech) StageBudgets() (k int, candidateEpsilon, epsilon float64) {
+	return m.opts.Candidates, m.opts.CandidateEpsilon, m.epsilon
+}
+
+// DrawStages draws the one-word document [word] from rng exactly as Apply does (the same
+// draws, so the same output for a generator in the same state) and returns the first stage's
+// shortlist besides the released row (mechanisms.TwoStage); false when StageRatings is.
+func (m *ExpMech) DrawStages(rng *rand.Rand, word string) (shortlist []int, released int, ok bool) {
+	if _, ok := m.StageRatings(word); !ok {
+		return nil, 0, false
+	}
+	doc := []string{word}
+	id, known := m.store.Lookup(word)
+	var row []float64
+	if known {
+		row = m.rows(doc)[id]
+	}
+	s := m.newSampler()
+	shortlist, released = s.stages.Draw(rng, s.ratings(doc, 0, row, known), m.opts.CandidateEpsilon, m.epsilon)
+	return shortlist, released, true
 }
 
 // IndependentPositions says every position's output distribution depends on its own token only

@@ -45,7 +45,8 @@ func (s *tokenSampler) sample(rng *rand.Rand, doc []string, i int, row []float64
 	if m.opts.Candidates == 0 {
 		return sampleExponential(rng, rating, m.epsilon/2, s.cum)
 	}
-	return s.stages.Sample(rng, rating, m.opts.CandidateEpsilon, m.epsilon)
+	_, chosen := s.stages.Draw(rng, rating, m.opts.CandidateEpsilon, m.epsilon)
+	return chosen
 }
 
 // TwoStageSampler is the two-stage candidate selection of the exponential-mechanism token
@@ -69,11 +70,21 @@ func NewTwoStageSampler(k int) *TwoStageSampler {
 // Sample draws one index of ratings: k candidates with candidateEpsilon (ε₁) in all, then one of
 // them with epsilon (ε). len(ratings) must be at least k.
 func (s *TwoStageSampler) Sample(rng *rand.Rand, ratings []float64, candidateEpsilon, epsilon float64) int {
+	_, chosen := s.Draw(rng, ratings, candidateEpsilon, epsilon)
+	return chosen
+}
+
+// Draw is Sample that also returns the first stage's shortlist: the k candidate rows in the
+// order drawn (decreasing Gumbel keys, so the first is one exponential-mechanism draw at scale
+// ε₁/(2k) over all rows), and the row chosen among them. Sample draws through it.
+func (s *TwoStageSampler) Draw(rng *rand.Rand, ratings []float64, candidateEpsilon, epsilon float64) (shortlist []int, chosen int) {
 	cands := gumbelTopK(rng, ratings, candidateEpsilon/(2*float64(s.k)), s.k, &s.cands)
+	shortlist = make([]int, len(cands))
 	for j, c := range cands {
 		s.rating[j] = ratings[c.row]
+		shortlist[j] = c.row
 	}
-	return cands[sampleExponential(rng, s.rating, epsilon/2, s.cum)].row
+	return shortlist, cands[sampleExponential(rng, s.rating, epsilon/2, s.cum)].row
 }
 
 // ratings fills s.rating with ρ_i(v) for every vocabulary row v.

@@ -3,6 +3,8 @@ package metricdp
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"dptext/embeddings"
 )
 
 // noiseSample draws the noisy vectors of k copies of an in-vocabulary word with perturb,
@@ -26,6 +28,25 @@ func (w *wordDecoding) WordVector(word string) ([]float32, bool) {
 		return nil, false
 	}
 	return w.store.Vector(row), true
+}
+
+// DecodeStore is the vocabulary the noisy vectors are decoded into (mechanisms.NearestDecoder).
+func (w *wordDecoding) DecodeStore() *embeddings.Store { return w.store }
+
+// NearestChoices is 1: EMD (and CMP) release the exact nearest word (mechanisms.NearestDecoder).
+func (m *EMD) NearestChoices() int { return 1 }
+
+// NearestChoices is 1: the Mahalanobis mechanism releases the exact nearest word
+// (mechanisms.NearestDecoder).
+func (m *Mahalanobis) NearestChoices() int { return 1 }
+
+// NearestChoices is 2 (the nearest or the second nearest, by a draw on the distances alone), or
+// 1 when t = 0 (mechanisms.NearestDecoder).
+func (m *Vickrey) NearestChoices() int {
+	if m.opts.T == 0 {
+		return 1
+	}
+	return 2
 }
 
 // identityWhiten copies v into dst: the whitening of Euclidean noise.
