@@ -494,6 +494,8 @@ type runner struct {
 	models map[string]*lazy[*fitted]
 	metric map[string]*lazy[registry.PairMetric]
 	envs   map[string]*registry.Env
+	// draws holds the draws that mechanisms sharing them release from (see releaseShared).
+	draws map[string]*lazy[*sharedDraws]
 	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
 	// look-ups found them.
 	// fingerprint is the hash written into every cell file (see fingerprint).
@@ -533,7 +535,8 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 func newRunner(cfg *runconfig.Config, sets []*protocol.SetData, in *inputs, dir string, jobs int) *runner {
 	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
-		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{}}
+		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{},
+		draws: map[string]*lazy[*sharedDraws]{}}
 }
 
 func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {

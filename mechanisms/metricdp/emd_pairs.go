@@ -1,8 +1,12 @@
 package metricdp
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"dptext/embeddings"
 	"dptext/linalg"
@@ -77,7 +81,10 @@ func matchedDistance(store *embeddings.Store, a, b []int) float64 {
 // diagnoseBag computes Diagnose's counts for order "bag" (see Diagnose): the number of
 // out-of-vocabulary and in-vocabulary input tokens, the largest number of in-vocabulary inputs
 // paired with an identical output, and the largest total cosine of a pairing of in-vocabulary
-// inputs with in-vocabulary outputs.
+// inputs with in-vocabulary outputs. The outputs are taken in ascending row order (the figures
+// are of the bag, not of the order it was released in, so releases holding the same words —
+// EMD's "keep" and "drop" from shared draws — get the same figures to the last bit), and the
+// cosines are computed once per pair of distinct words.
 func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
 	var in, out []int
 	for _, w := range original {
@@ -107,19 +114,106 @@ func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged i
 	if n == 0 {
 		return oov, inVocab, unchanged, 0
 	}
+	slices.Sort(out)
+	return oov, inVocab, unchanged, bagCosines.get(m.store, in, out, func() float64 { return m.maxCosineSum(in, out) })
+}
+
+// maxCosineSum is the largest total cosine of a pairing of the rows in with the rows out (each
+// used once; the larger list has rows left over).
+func (m *EMD) maxCosineSum(in, out []int) (cosSum float64) {
+	n := max(len(in), len(out))
+	inWords, inIndex := distinctRows(in)
+	outWords, outIndex := distinctRows(out)
+	cosines := make([]float64, len(inWords)*len(outWords))
+	for a, ra := range inWords {
+		va := m.store.Vector(ra)
+		for b, rb := range outWords {
+			cosines[a*len(outWords)+b] = linalg.Cosine(va, m.store.Vector(rb))
+		}
+	}
 	cost := make([]float64, n*n)
-	cosines := make([]float64, n*n)
-	for i, ri := range in {
-		for j, ro := range out {
-			c := linalg.Cosine(m.store.Vector(ri), m.store.Vector(ro))
-			cosines[i*n+j], cost[i*n+j] = c, 1-c
+	for i := range in {
+		row := cosines[inIndex[i]*len(outWords):]
+		for j := range out {
+			cost[i*n+j] = 1 - row[outIndex[j]]
 		}
 	}
 	_, assign := transport.Match(cost, n)
 	for i := range in {
-		cosSum += cosines[i*n+assign[i]]
+		if j := assign[i]; j < len(out) {
+			cosSum += cosines[inIndex[i]*len(outWords)+outIndex[j]]
+		}
 	}
-	return oov, inVocab, unchanged, cosSum
+	return cosSum
+}
+
+// bagCosines memoises maxCosineSum, a pure function of the vocabulary, the input rows in order
+// and the output rows in ascending order: EMD's "keep" and "drop" releases made from shared
+// draws (mechanisms.DrawSharer) hold the same in-vocabulary words, so the second asks for the
+// figure the first computed.
+var bagCosines cosineMemo
+
+// maxCosineMemo bounds the memo: past it, the memo starts afresh (a run asks for each figure
+// at most twice, at nearby times).
+const maxCosineMemo = 4096
+
+type cosineMemo struct {
+	mu   sync.Mutex
+	sums map[cosineKey]float64
+}
+
+// cosineKey holds the store itself (not its address alone), so that a store cannot be freed and
+// another allocated at its address while an entry of it is memoised.
+type cosineKey struct {
+	store *embeddings.Store
+	rows  [sha256.Size]byte
+}
+
+// get returns the memoised value of (store, in, out), computing it with compute when absent.
+func (c *cosineMemo) get(store *embeddings.Store, in, out []int, compute func() float64) float64 {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(len(in)))
+	h.Write(b[:])
+	for _, rows := range [][]int{in, out} {
+		for _, r := range rows {
+			binary.LittleEndian.PutUint64(b[:], uint64(r))
+			h.Write(b[:])
+		}
+	}
+	key := cosineKey{store: store}
+	h.Sum(key.rows[:0])
+	c.mu.Lock()
+	v, ok := c.sums[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if c.sums == nil || len(c.sums) >= maxCosineMemo {
+		c.sums = map[cosineKey]float64{}
+	}
+	c.sums[key] = v
+	c.mu.Unlock()
+	return v
+}
+
+// distinctRows lists the distinct rows of rows in order of first occurrence, and for every
+// position the index of its row in that list.
+func distinctRows(rows []int) (distinct, index []int) {
+	pos := make(map[int]int, len(rows))
+	index = make([]int, len(rows))
+	for i, r := range rows {
+		k, ok := pos[r]
+		if !ok {
+			k = len(distinct)
+			pos[r] = k
+			distinct = append(distinct, r)
+		}
+		index[i] = k
+	}
+	return distinct, index
 }
 
 // PassedThrough lists the out-of-vocabulary words of doc the "keep" policy releases unchanged,

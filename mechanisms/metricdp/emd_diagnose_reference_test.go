@@ -1,0 +1,145 @@
+package metricdp
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"dptext/internal/fixtures"
+	"dptext/linalg"
+	"dptext/mechanisms"
+	"dptext/rngs"
+	"dptext/transport"
+)
+
+// diagnoseBagReference is diagnoseBag as it was before issue 38 (outputs in released order, a
+// cosine per pair of tokens): the baseline TestDiagnoseBagEqualsReference holds diagnoseBag to
+// and BenchmarkDiagnoseBagAgainstReference measures it against in the same process.
+func diagnoseBagReference(m *EMD, original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
+	var in, out []int
+	for _, w := range original {
+		if row, ok := m.store.Lookup(w); ok {
+			in = append(in, row)
+		} else {
+			oov++
+		}
+	}
+	inVocab = len(in)
+	left := map[int]int{}
+	for _, w := range private {
+		if row, ok := m.store.Lookup(w); ok {
+			out = append(out, row)
+			left[row]++
+		}
+	}
+	for _, r := range in {
+		if left[r] > 0 {
+			left[r]--
+			unchanged++
+		}
+	}
+	// Maximum total cosine = minimum total (1 − cos); unequal sizes are padded with dummy rows
+	// or columns of cost 0 that contribute no cosine.
+	n := max(len(in), len(out))
+	if n == 0 {
+		return oov, inVocab, unchanged, 0
+	}
+	cost := make([]float64, n*n)
+	cosines := make([]float64, n*n)
+	for i, ri := range in {
+		for j, ro := range out {
+			c := linalg.Cosine(m.store.Vector(ri), m.store.Vector(ro))
+			cosines[i*n+j], cost[i*n+j] = c, 1-c
+		}
+	}
+	_, assign := transport.Match(cost, n)
+	for i := range in {
+		cosSum += cosines[i*n+assign[i]]
+	}
+	return oov, inVocab, unchanged, cosSum
+}
+
+// diagnoseFixture is an EMD over 30,000 random 100-d words and a 430-word snippet whose words
+// repeat as a text's do (frequent words often), with its release at ε (order "bag").
+func diagnoseFixture(tb testing.TB, eps float64) (*EMD, []string, []string) {
+	rng := rand.New(rand.NewPCG(38, 3))
+	store := fixtures.RandomStore(tb, rng, 30000, 100, 0.4)
+	m, err := NewEMD(store, eps, EMDOptions{OOV: OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	doc := make([]string, 430)
+	for i := range doc {
+		doc[i] = store.Word(int(math.Min(29999, rng.ExpFloat64()*300)))
+	}
+	doc[7], doc[200] = "unknown", "unknown"
+	return m, doc, m.Apply(rngs.New(38, "diagnose"), doc)
+}
+
+// byRow returns the words of private in ascending row order of the store (out-of-vocabulary
+// words last): the order diagnoseBag reads the outputs in.
+func byRow(m *EMD, private []string) []string {
+	out := slices.Clone(private)
+	rank := func(w string) int {
+		if r, ok := m.store.Lookup(w); ok {
+			return r
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
+
+// diagnoseBag gives, bit for bit, what the reference gives for the same release read in row
+// order, whatever order the release is in (the figures are of the bag). Mutants caught: a
+// cosine table indexed by the wrong distinct word (cosine sums differ), outputs not sorted
+// (the shuffled release then differs from the sorted one in the last bits or more).
+func TestDiagnoseBagEqualsReference(t *testing.T) {
+	for _, eps := range []float64{30, 10, 3} {
+		m, doc, private := diagnoseFixture(t, eps)
+		bagCosines.mu.Lock()
+		bagCosines.sums = nil // computed, not memoised by an earlier test
+		bagCosines.mu.Unlock()
+		a, b, c, d := m.diagnoseBag(doc, private)
+		wa, wb, wc, wd := diagnoseBagReference(m, doc, byRow(m, private))
+		if a != wa || b != wb || c != wc || math.Float64bits(d) != math.Float64bits(wd) {
+			t.Fatalf("ε = %g: diagnoseBag %d %d %d %v, reference in row order %d %d %d %v", eps, a, b, c, d, wa, wb, wc, wd)
+		}
+		shuffled := slices.Clone(private)
+		rand.New(rand.NewPCG(1, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if _, _, _, d2 := m.diagnoseBag(doc, shuffled); math.Float64bits(d2) != math.Float64bits(d) {
+			t.Fatalf("ε = %g: the cosine sum depends on the release order: %v vs %v", eps, d2, d)
+		}
+		if eps == 10 && (c == b || c == 0) {
+			t.Fatalf("ε = 10: %d of %d words unchanged: the fixture should change some words and keep others", c, b)
+		}
+	}
+}
+
+// BenchmarkDiagnoseBagAgainstReference times the bag diagnostics of one 430-word snippet at
+// ε = 10 (about half of the words changed) against the reference, in the same process: a
+// regression shows as the ratio reference/new falling towards 1.
+func BenchmarkDiagnoseBagAgainstReference(b *testing.B) {
+	m, doc, private := diagnoseFixture(b, 10)
+	b.Run("new", func(b *testing.B) {
+		for b.Loop() {
+			bagCosines.mu.Lock()
+			bagCosines.sums = nil // every iteration computes, as the first of a group does
+			bagCosines.mu.Unlock()
+			m.diagnoseBag(doc, private)
+		}
+	})
+	// The second release of a group sharing draws (emd-drop after emd) finds the figure.
+	b.Run("shared", func(b *testing.B) {
+		m.diagnoseBag(doc, private)
+		for b.Loop() {
+			m.diagnoseBag(doc, private)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		for b.Loop() {
+			diagnoseBagReference(m, doc, private)
+		}
+	})
+}
