@@ -173,9 +173,17 @@ func npmInput(role, name string) rundir.Input {
 // and their outputs should be too.
 func restrictVocabulary(s *embeddings.Store, e runconfig.EmbeddingsConfig) *embeddings.Store {
 	if e.Vocabulary == runconfig.VocabularyWords {
+		kept := 0 // Filter visits the rows in order: past top_k survivors, no word is normalised
 		s = s.Filter(func(w string) bool {
+			if e.TopK > 0 && kept == e.TopK {
+				return false
+			}
 			toks := text.Normalize(text.Words(w))
-			return len(toks) == 1 && toks[0] == w
+			ok := len(toks) == 1 && toks[0] == w
+			if ok {
+				kept++
+			}
+			return ok
 		})
 	}
 	return s.TopK(e.TopK)
