@@ -64,6 +64,17 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 		return nil, fmt.Errorf("corpus: unknown format %q", c.Format)
 	}
 	path := cfg.Resolve(c.Path)
+	var fetched chan error // on a fresh machine the default vectors download while the corpus does
+	if cfg.Embeddings.Path == "" && !datasets.Fetched(dataDir, registry.DefaultEmbeddings) {
+		fetchCtx, cancel := context.WithCancel(ctx)
+		fetched = make(chan error, 1)
+		go func() { _, err := datasets.Ensure(fetchCtx, dataDir, registry.DefaultEmbeddings, logw); fetched <- err }()
+		defer func() { // a failed corpus stops the download; LoadEmbeddings reports its own error
+			if cancel(); fetched != nil {
+				<-fetched
+			}
+		}()
+	}
 	if format.Dataset != "" {
 		paths, err := datasets.Ensure(ctx, dataDir, format.Dataset, logw)
 		if err != nil {
@@ -111,6 +122,10 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 	in.inputs = append(in.inputs, input)
 	logf("%s (%s)", in.corpus.Sentence(), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
+	if fetched != nil {
+		<-fetched
+		fetched = nil
+	}
 	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.Resolve(cfg.Embeddings.Path), dataDir, logw)
 	if err != nil {
 		return nil, err
