@@ -219,3 +219,44 @@ func matchReference(cost []float64, n int) (total float64, assign []int) {
 	}
 	return total, assign
 }
+
+// cosineTable equals linalg.Cosine bit for bit on every pair, zero vectors included. Mutant
+// caught: a squared norm summed in float32 (last bits differ on most pairs).
+func TestCosineTableEqualsCosine(t *testing.T) {
+	vecs := make([]float32, 0, 40*7)
+	rng := rand.New(rand.NewPCG(38, 4))
+	for i := range 40 * 7 {
+		v := float32(rng.NormFloat64())
+		if i < 7 {
+			v = 0 // row 0 is the zero vector
+		}
+		vecs = append(vecs, v)
+	}
+	store := fixtures.Store(t, vecs, 7)
+	a, b := []int{0, 3, 5, 39, 3}, []int{1, 0, 2, 38, 17, 5}
+	got := cosineTable(store, a, b)
+	for i, ra := range a {
+		for j, rb := range b {
+			want := linalg.Cosine(store.Vector(ra), store.Vector(rb))
+			if math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+				t.Fatalf("rows %d, %d: %v, linalg.Cosine %v", ra, rb, got[i*len(b)+j], want)
+			}
+		}
+	}
+}
+
+// euclideanCosts gives every pair of rows, repeated ones included, linalg.Euclidean's distance
+// bit for bit. Mutant caught: indexing the distinct table by position instead of by distinct
+// row (wrong distances wherever a row repeats).
+func TestEuclideanCostsEqualEuclidean(t *testing.T) {
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(38, 5)), 50, 6, 1)
+	a, b := []int{4, 4, 9, 1, 9, 30}, []int{9, 2, 2, 4, 49, 1}
+	got := euclideanCosts(store, a, b)
+	for i, ra := range a {
+		for j, rb := range b {
+			if want := linalg.Euclidean(store.Vector(ra), store.Vector(rb)); math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+				t.Fatalf("rows %d, %d: %v, linalg.Euclidean %v", ra, rb, got[i*len(b)+j], want)
+			}
+		}
+	}
+}

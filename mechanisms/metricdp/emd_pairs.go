@@ -67,15 +67,30 @@ func matchedDistance(store *embeddings.Store, a, b []int) float64 {
 	if n == 0 {
 		return 0
 	}
-	cost := make([]float64, n*n)
-	for i, ra := range a {
+	total, _ := transport.Match(euclideanCosts(store, a, b), n)
+	return total
+}
+
+// euclideanCosts returns the Euclidean distances of the vectors of rows a and rows b
+// (row-major, len(a) × len(b)), computed once per pair of distinct rows (linalg.Euclidean).
+func euclideanCosts(store *embeddings.Store, a, b []int) []float64 {
+	da, ia := distinctRows(a)
+	db, ib := distinctRows(b)
+	table := make([]float64, len(da)*len(db))
+	for i, ra := range da {
 		va := store.Vector(ra)
-		for j, rb := range b {
-			cost[i*n+j] = linalg.Euclidean(va, store.Vector(rb))
+		for j, rb := range db {
+			table[i*len(db)+j] = linalg.Euclidean(va, store.Vector(rb))
 		}
 	}
-	total, _ := transport.Match(cost, n)
-	return total
+	cost := make([]float64, len(a)*len(b))
+	for i := range a {
+		row := table[ia[i]*len(db):]
+		for j := range b {
+			cost[i*len(b)+j] = row[ib[j]]
+		}
+	}
+	return cost
 }
 
 // diagnoseBag computes Diagnose's counts for order "bag" (see Diagnose): the number of
@@ -124,13 +139,7 @@ func (m *EMD) maxCosineSum(in, out []int) (cosSum float64) {
 	n := max(len(in), len(out))
 	inWords, inIndex := distinctRows(in)
 	outWords, outIndex := distinctRows(out)
-	cosines := make([]float64, len(inWords)*len(outWords))
-	for a, ra := range inWords {
-		va := m.store.Vector(ra)
-		for b, rb := range outWords {
-			cosines[a*len(outWords)+b] = linalg.Cosine(va, m.store.Vector(rb))
-		}
-	}
+	cosines := cosineTable(m.store, inWords, outWords)
 	cost := make([]float64, n*n)
 	for i := range in {
 		row := cosines[inIndex[i]*len(outWords):]
@@ -197,6 +206,42 @@ func (c *cosineMemo) get(store *embeddings.Store, in, out []int, compute func() 
 	c.sums[key] = v
 	c.mu.Unlock()
 	return v
+}
+
+// cosineTable returns the cosines of the vectors of rows a and rows b (row-major, len(a) ×
+// len(b)), each equal to linalg.Cosine of the two vectors bit for bit: the same float64 sums in
+// the same order, with each vector's squared norm summed once instead of once per pair.
+func cosineTable(store *embeddings.Store, a, b []int) []float64 {
+	dim := store.Dim()
+	widen := func(rows []int) (vecs, sq []float64) {
+		vecs, sq = make([]float64, len(rows)*dim), make([]float64, len(rows))
+		for k, r := range rows {
+			v := vecs[k*dim : (k+1)*dim]
+			for i, x := range store.Vector(r) {
+				v[i] = float64(x)
+				sq[k] += v[i] * v[i]
+			}
+		}
+		return vecs, sq
+	}
+	va, sa := widen(a)
+	vb, sb := widen(b)
+	out := make([]float64, len(a)*len(b))
+	for i := range a {
+		x := va[i*dim : (i+1)*dim]
+		for j := range b {
+			if sa[i] == 0 || sb[j] == 0 {
+				continue // linalg.Cosine's 0 for a zero vector
+			}
+			y := vb[j*dim : (j+1)*dim]
+			dot := 0.0
+			for k, xk := range x {
+				dot += xk * y[k]
+			}
+			out[i*len(b)+j] = dot / math.Sqrt(sa[i]*sb[j])
+		}
+	}
+	return out
 }
 
 // distinctRows lists the distinct rows of rows in order of first occurrence, and for every
