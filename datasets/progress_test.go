@@ -26,13 +26,15 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// A long step says what it starts, says every progressEvery that it is still running, and falls
-// silent once it ends. Mutants caught: no ticker (no "still" line), a ticker not stopped by the
-// returned function (lines after the step ended).
+// A long step says what it is doing once it has run for progressAfter, then every progressEvery
+// that it is still running, and falls silent once it ends; a quick step says nothing. Mutants
+// caught: no timer (no line at all), a timer not stopped by the returned function (lines after
+// the step ended), the first line written at once (the quick step is not silent).
 func TestLongStepsSayTheyAreStillRunning(t *testing.T) {
-	defer func(d time.Duration) { progressEvery = d }(progressEvery)
-	progressEvery = 10 * time.Millisecond
+	defer func(e, a time.Duration) { progressEvery, progressAfter = e, a }(progressEvery, progressAfter)
+	progressEvery, progressAfter = 10*time.Millisecond, 50*time.Millisecond
 	var log lockedBuffer
+	startStep(&log, "sotu", "checking the sha256")()
 	done := startStep(&log, "glove", "parsing the vectors")
 	time.Sleep(300 * time.Millisecond)
 	took := done()
@@ -40,7 +42,7 @@ func TestLongStepsSayTheyAreStillRunning(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	lines := strings.Split(strings.TrimSpace(at), "\n")
 	if lines[0] != "glove: parsing the vectors" {
-		t.Fatalf("first line %q, want the step's start", lines[0])
+		t.Fatalf("first line %q, want the long step's start (and nothing from the quick one)", lines[0])
 	}
 	if len(lines) < 2 || !strings.HasPrefix(lines[1], "glove: still parsing the vectors (") {
 		t.Fatalf("no progress line during a 300 ms step with a 10 ms period:\n%s", at)
