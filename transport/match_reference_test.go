@@ -150,8 +150,8 @@ func pairCosts(vecs [][]float64, rows, cols []int, f func(a, b []float64) float6
 // Match's total equals the reference's (relative difference at most 1e-12: both are exact, and
 // their sums may differ in rounding) on random costs, integer costs full of ties, and the two
 // shapes of the EMD code, and its assignment is a permutation whose total it reports. Mutant
-// caught: finishing the ready columns without raising their potentials (checked: totals above
-// the reference from n = 4 on).
+// caught: finishing the ready columns without raising their potentials (checked: a total above
+// the reference at n = 7).
 func TestMatchEqualsReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(38, 1))
 	check := func(name string, cost []float64, n int) {
