@@ -227,18 +227,33 @@ func cosineTable(store *embeddings.Store, a, b []int) []float64 {
 	va, sa := widen(a)
 	vb, sb := widen(b)
 	out := make([]float64, len(a)*len(b))
+	dots := make([]float64, len(b))
 	for i := range a {
 		x := va[i*dim : (i+1)*dim]
-		for j := range b {
-			if sa[i] == 0 || sb[j] == 0 {
-				continue // linalg.Cosine's 0 for a zero vector
-			}
-			y := vb[j*dim : (j+1)*dim]
-			dot := 0.0
+		// Four columns at a time (independent sums, each over k in order: the same sums).
+		j := 0
+		for ; j+4 <= len(b); j += 4 {
+			y0, y1, y2, y3 := vb[j*dim:(j+1)*dim], vb[(j+1)*dim:(j+2)*dim], vb[(j+2)*dim:(j+3)*dim], vb[(j+3)*dim:(j+4)*dim]
+			d0, d1, d2, d3 := 0.0, 0.0, 0.0, 0.0
 			for k, xk := range x {
-				dot += xk * y[k]
+				d0 += xk * y0[k]
+				d1 += xk * y1[k]
+				d2 += xk * y2[k]
+				d3 += xk * y3[k]
 			}
-			out[i*len(b)+j] = dot / math.Sqrt(sa[i]*sb[j])
+			dots[j], dots[j+1], dots[j+2], dots[j+3] = d0, d1, d2, d3
+		}
+		for ; j < len(b); j++ {
+			y, d := vb[j*dim:(j+1)*dim], 0.0
+			for k, xk := range x {
+				d += xk * y[k]
+			}
+			dots[j] = d
+		}
+		for j, dot := range dots {
+			if sa[i] != 0 && sb[j] != 0 { // else linalg.Cosine's 0 for a zero vector
+				out[i*len(b)+j] = dot / math.Sqrt(sa[i]*sb[j])
+			}
 		}
 	}
 	return out
