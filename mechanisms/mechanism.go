@@ -1,6 +1,6 @@
 // Package mechanisms holds what every privacy mechanism of dptext shares: the Mechanism
 // contract and its optional contracts (Diagnoser, PairBounder, FallibleMechanism,
-// PassThrougher, Claimer, BatchMechanism, NoiseStep, NearestDecoder, TwoStage), the Guarantee a release states (its kinds,
+// PassThrougher, Claimer, BatchMechanism, DrawSharer, NoiseStep, NearestDecoder, TwoStage), the Guarantee a release states (its kinds,
 // metric names and Describe), the release orders, the ε range check (EpsilonRange), the release
 // of a text (PrivatizeText), the exponential mechanism's probabilities and sampler that the
 // sampling families share, and the identity baseline None.
@@ -124,6 +124,32 @@ func PrivatizeBatch(m Mechanism, rngs []*rand.Rand, docs [][]string) ([][]string
 	}
 	return out, nil
 }
+
+// A DrawSharer is a mechanism whose release is a function of random draws that other
+// configurations of the same mechanism share: mechanisms with equal DrawKey, handed generators
+// in equal states for the same document, draw the same (for EMD, the same noisy vectors and
+// decoded words) and differ only in what they release from those draws (EMD's
+// out-of-vocabulary policies "keep" and "drop"). A caller holding several of them draws once
+// and releases each one's output from the same draws (common random numbers), so their
+// results are a paired comparison and the drawing is done once.
+//
+// Apply(rng, doc) must equal Release(rng, doc, d) with d = Draw(rng, doc) on the same rng: the
+// release continues the generator where the draws left it (a caller sharing draws hands each
+// Release a generator in the state Draw left).
+type DrawSharer interface {
+	// DrawKey identifies what Draw draws from (mechanism, vocabulary, ε, which tokens get
+	// noise); it is meaningful only within one process.
+	DrawKey() string
+	// Draw makes the draws of doc from rng.
+	Draw(rng *rand.Rand, doc []string) (Draws, error)
+	// Release returns the output for doc from draws d made by a mechanism of the same
+	// DrawKey, drawing what else it needs (a release order) from rng.
+	Release(rng *rand.Rand, doc []string, d Draws) ([]string, error)
+}
+
+// Draws are the random draws of one document made by a DrawSharer, opaque to its callers and
+// read only (several releases may read them at once).
+type Draws any
 
 // A NoiseStep is a mechanism that releases, for every privatised word w, a function of the noisy
 // vector z = φ(w) + noise alone (decoding, and any further choice made with randomness that does

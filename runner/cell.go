@@ -40,16 +40,26 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	base := r.cellPath(c)
-	gens := make([]*rand.Rand, len(docs))
-	for i := range docs {
-		gens[i] = rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("%s/%s=%d", base, what, i))
-	}
-	// Every document with its own stream, all in one call: a BatchMechanism shares the work
-	// that depends on a word only across the documents, with the outputs of one call each.
-	out, err := mechanisms.PrivatizeBatch(m, gens, docs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", base, what, err)
+	var out [][]string
+	if ds, ok := m.(mechanisms.DrawSharer); ok {
+		// Draws shared with the config's other entries of the mechanism (draws.go).
+		var err error
+		if out, err = r.releaseShared(ds, c, what, docs); err != nil {
+			return nil, err
+		}
+	} else {
+		base := r.cellPath(c)
+		gens := make([]*rand.Rand, len(docs))
+		for i := range docs {
+			gens[i] = rngs.New(uint64(r.cfg.Seed), fmt.Sprintf("%s/%s=%d", base, what, i))
+		}
+		// Every document with its own stream, all in one call: a BatchMechanism shares the
+		// work that depends on a word only across the documents, with the outputs of one call
+		// each.
+		var err error
+		if out, err = mechanisms.PrivatizeBatch(m, gens, docs); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", base, what, err)
+		}
 	}
 	if r.cache != nil {
 		if err := r.cache.store(key, out); err != nil {
@@ -80,10 +90,12 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	}
 	var rows []report.Row
 	var preds []rundir.Prediction
+	start := time.Now()
 	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
 	if err != nil {
 		return err
 	}
+	r.spent.add("privacy and diagnostics", start)
 	rows = append(rows, prows...)
 	drows, err := r.distinguishRows(ctx, m, c, set, row)
 	if err != nil {

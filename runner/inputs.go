@@ -71,6 +71,17 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 		return nil, fmt.Errorf("corpus: unknown format %q", c.Format)
 	}
 	path := cfg.Resolve(c.Path)
+	var fetched chan error // on a fresh machine the default vectors download while the corpus does
+	if cfg.Embeddings.Path == "" && !datasets.Fetched(dataDir, registry.DefaultEmbeddings) {
+		fetchCtx, cancel := context.WithCancel(ctx)
+		fetched = make(chan error, 1)
+		go func() { _, err := datasets.Ensure(fetchCtx, dataDir, registry.DefaultEmbeddings, logw); fetched <- err }()
+		defer func() { // a failed corpus stops the download; LoadEmbeddings reports its own error
+			if cancel(); fetched != nil {
+				<-fetched
+			}
+		}()
+	}
 	if format.Dataset != "" {
 		paths, err := datasets.Ensure(ctx, dataDir, format.Dataset, logw)
 		if err != nil {
@@ -120,6 +131,10 @@ func loadCorpusAndVectors(ctx context.Context, cfg *runconfig.Config, dataDir st
 	in.inputs = append(in.inputs, input)
 	logf("%s (%s)", in.corpus.Sentence(), time.Since(start).Round(time.Millisecond))
 	start = time.Now()
+	if fetched != nil {
+		<-fetched
+		fetched = nil
+	}
 	store, input, err := LoadEmbeddings(ctx, cfg.Embeddings, cfg.Resolve(cfg.Embeddings.Path), dataDir, logw)
 	if err != nil {
 		return nil, err
@@ -187,9 +202,17 @@ func npmInput(role, name string) rundir.Input {
 // and their outputs should be too.
 func restrictVocabulary(s *embeddings.Store, e runconfig.EmbeddingsConfig) *embeddings.Store {
 	if e.Vocabulary == runconfig.VocabularyWords {
+		kept := 0 // Filter visits the rows in order: past top_k survivors, no word is normalised
 		s = s.Filter(func(w string) bool {
+			if e.TopK > 0 && kept == e.TopK {
+				return false
+			}
 			toks := text.Normalize(text.Words(w))
-			return len(toks) == 1 && toks[0] == w
+			ok := len(toks) == 1 && toks[0] == w
+			if ok {
+				kept++
+			}
+			return ok
 		})
 	}
 	return s.TopK(e.TopK)

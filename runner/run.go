@@ -275,7 +275,7 @@ func prepareRunDir(dir string, fp *rundir.Fingerprint, force bool, logf func(str
 // run draws the sets, runs the cells (a shard its own) and, unless a shard, writes the run's
 // outputs into dir.
 func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string, in *inputs, fp *rundir.Fingerprint, live *rundir.LiveManifest, logf func(string, ...any)) error {
-	sets, whole, err := drawSets(cfg, in, live, logf)
+	sets, whole, err := drawSets(cfg, in, live, opts.Jobs, logf)
 	if err != nil {
 		return err
 	}
@@ -311,8 +311,9 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 }
 
 // drawSets draws the sets of every repeat (protocol.Split), records in the manifest the sets
-// that take every eligible author (whole), and measures each draw's bag distances.
-func drawSets(cfg *runconfig.Config, in *inputs, live *rundir.LiveManifest, logf func(string, ...any)) (sets []*protocol.SetData, whole []string, err error) {
+// that take every eligible author (whole), and measures each draw's bag distances (on jobs
+// goroutines, one draw each at a time; the figures do not depend on jobs).
+func drawSets(cfg *runconfig.Config, in *inputs, live *rundir.LiveManifest, jobs int, logf func(string, ...any)) (sets []*protocol.SetData, whole []string, err error) {
 	sets, err = protocol.Split(cfg, in.docs, logf)
 	if err != nil {
 		return nil, nil, err
@@ -324,12 +325,27 @@ func drawSets(cfg *runconfig.Config, in *inputs, live *rundir.LiveManifest, logf
 			return nil, nil, err
 		}
 	}
+	var draws []*protocol.SetData
 	for _, s := range sets {
-		for _, d := range s.AllDraws() {
-			if err := d.MeasureBagDistances(in.store); err != nil {
-				return nil, nil, err
+		draws = append(draws, s.AllDraws()...)
+	}
+	start := time.Now()
+	errs := make([]error, len(draws))
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(max(jobs, 1), len(draws)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(draws); i = int(next.Add(1)) - 1 {
+				errs[i] = draws[i].MeasureBagDistances(in.store)
 			}
-		}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		logf("bag distances between the snippets of %d draws measured (%s)", len(draws), d.Round(time.Millisecond))
 	}
 	return sets, whole, nil
 }
@@ -521,6 +537,8 @@ type runner struct {
 	models map[string]*lazy[*fitted]
 	metric map[string]*lazy[registry.PairMetric]
 	envs   map[string]*registry.Env
+	// draws holds the draws that mechanisms sharing them release from (see releaseShared).
+	draws map[string]*lazy[*sharedDraws]
 	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
 	// look-ups found them.
 	// fingerprint is the hash written into every cell file (see fingerprint).
@@ -566,7 +584,8 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 func newRunner(cfg *runconfig.Config, sets []*protocol.SetData, in *inputs, dir string, jobs int) *runner {
 	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
-		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{}}
+		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{},
+		draws: map[string]*lazy[*sharedDraws]{}}
 }
 
 func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {

@@ -6,7 +6,6 @@ package transport
 
 import (
 	"fmt"
-	"math"
 )
 
 // Match returns a minimum-cost perfect matching of an n×n assignment problem: assign[i] is the
@@ -14,11 +13,19 @@ import (
 // finite values; Match panics if len(cost) ≠ n·n. Ties between optimal matchings are broken
 // deterministically (the same input always gives the same matching).
 //
-// The algorithm is the shortest-augmenting-path form of the Hungarian method (Kuhn 1955, in the
-// O(n³) formulation with dual potentials of Jonker and Volgenant 1987): rows are inserted one at
-// a time, and each insertion runs a dense Dijkstra search over reduced costs
-// cost[i][j] − u[i] − v[j] ≥ 0 for a cheapest augmenting path, after which the potentials are
-// updated so that every reduced cost stays non-negative and every matched one is zero.
+// The algorithm is the shortest-augmenting-path method of Jonker and Volgenant (1987) with
+// column potentials v (a row's potential is implicit: its least reduced cost):
+//   - column reduction: v[j] = min_i cost[i][j], and the row attaining it takes column j if
+//     it has no column yet (for the bags of the EMD diagnostics, every word released unchanged
+//     is matched here, without a search);
+//   - augmentation: every row left free runs a Dijkstra search over reduced costs
+//     cost[i][j] − v[j] − u[i] ≥ 0, taking all the columns at the current least distance at
+//     once, until it reaches a free column; the potentials of the columns it finished are
+//     raised by their distance, keeping every reduced cost non-negative and every matched one
+//     zero, and the path is augmented.
+//
+// It is exact in the same sense as the textbook Hungarian method: with real arithmetic the
+// total is the minimum.
 func Match(cost []float64, n int) (total float64, assign []int) {
 	if len(cost) != n*n {
 		panic(fmt.Sprintf("transport.Match: %d costs for a %d×%d problem", len(cost), n, n))
@@ -26,66 +33,99 @@ func Match(cost []float64, n int) (total float64, assign []int) {
 	if n == 0 {
 		return 0, []int{}
 	}
-	// Columns are 1..n; column 0 is a virtual column holding the row being inserted.
-	// rowOf[j] is the row matched to column j (0-based row + 1; 0 means free).
-	u := make([]float64, n+1)   // row potentials (1-based rows)
-	v := make([]float64, n+1)   // column potentials
-	rowOf := make([]int, n+1)   // 1-based row matched to column j, 0 = free
-	prevCol := make([]int, n+1) // predecessor column on the shortest path tree
-	minSlack := make([]float64, n+1)
-	used := make([]bool, n+1)
-	for row := 1; row <= n; row++ {
-		rowOf[0] = row
-		col := 0
-		for j := range minSlack {
-			minSlack[j] = math.Inf(1)
-			used[j] = false
+	rowCol := make([]int, n) // column of row i, −1 when free
+	colRow := make([]int, n) // row of column j, −1 when free
+	v := make([]float64, n)
+	for i := range rowCol {
+		rowCol[i], colRow[i] = -1, -1
+	}
+	for j := n - 1; j >= 0; j-- {
+		best, bi := cost[j], 0
+		for i := 1; i < n; i++ {
+			if c := cost[i*n+j]; c < best {
+				best, bi = c, i
+			}
+		}
+		v[j] = best
+		if rowCol[bi] < 0 {
+			rowCol[bi], colRow[j] = j, bi
+		}
+	}
+	dist := make([]float64, n)
+	pred := make([]int, n)
+	cols := make([]int, n) // cols[:low] finished, cols[low:up] at the least distance, cols[up:] to do
+	for free := range n {
+		if rowCol[free] >= 0 {
+			continue
+		}
+		row := cost[free*n : (free+1)*n]
+		for j := range n {
+			dist[j], pred[j], cols[j] = row[j]-v[j], free, j
+		}
+		low, up, ready, end := 0, 0, 0, -1
+		least := 0.0
+		for end < 0 {
+			if up == low {
+				// Gather the columns at the least distance among those to do.
+				ready = low
+				least = dist[cols[up]]
+				up++
+				for k := up; k < n; k++ {
+					j := cols[k]
+					if h := dist[j]; h <= least {
+						if h < least {
+							up, least = low, h
+						}
+						cols[k], cols[up] = cols[up], j
+						up++
+					}
+				}
+				for _, j := range cols[low:up] {
+					if colRow[j] < 0 {
+						end = j
+						break
+					}
+				}
+				if end >= 0 {
+					break
+				}
+			}
+			// Finish a column at the least distance: relax the columns to do through its row.
+			j1 := cols[low]
+			low++
+			i := colRow[j1]
+			ci := cost[i*n : (i+1)*n]
+			u := ci[j1] - v[j1] - least
+			for k := up; k < n; k++ {
+				j := cols[k]
+				if h := ci[j] - v[j] - u; h < dist[j] {
+					pred[j] = i
+					if h == least {
+						if colRow[j] < 0 {
+							end = j
+							break
+						}
+						cols[k], cols[up] = cols[up], j
+						up++
+					}
+					dist[j] = h
+				}
+			}
+		}
+		for _, j := range cols[:ready] {
+			v[j] += dist[j] - least
 		}
 		for {
-			used[col] = true
-			i := rowOf[col]
-			delta := math.Inf(1)
-			next := 0
-			ci := cost[(i-1)*n : i*n]
-			for j := 1; j <= n; j++ {
-				if used[j] {
-					continue
-				}
-				if slack := ci[j-1] - u[i] - v[j]; slack < minSlack[j] {
-					minSlack[j] = slack
-					prevCol[j] = col
-				}
-				if minSlack[j] < delta {
-					delta = minSlack[j]
-					next = j
-				}
-			}
-			for j := 0; j <= n; j++ {
-				if used[j] {
-					u[rowOf[j]] += delta
-					v[j] -= delta
-				} else {
-					minSlack[j] -= delta
-				}
-			}
-			col = next
-			if rowOf[col] == 0 {
+			i := pred[end]
+			colRow[end] = i
+			end, rowCol[i] = rowCol[i], end
+			if i == free {
 				break
 			}
 		}
-		// Augment along the path back to the virtual column.
-		for col != 0 {
-			p := prevCol[col]
-			rowOf[col] = rowOf[p]
-			col = p
-		}
 	}
-	assign = make([]int, n)
-	for j := 1; j <= n; j++ {
-		assign[rowOf[j]-1] = j - 1
-	}
-	for i, j := range assign {
+	for i, j := range rowCol {
 		total += cost[i*n+j]
 	}
-	return total, assign
+	return total, rowCol
 }

@@ -113,17 +113,62 @@ func (m *EMD) Apply(rng *rand.Rand, doc []string) []string {
 
 // TryApply privatises doc: every in-vocabulary word (and, under "nearest-known", every mapped
 // out-of-vocabulary word) gets one draw of noise from rng, in document order, and all of the
-// document's noisy vectors are decoded as one batch; under order "bag" the released words are
-// then shuffled uniformly with rng. It returns an error, and no output, when a noisy vector is
-// not finite or too large to decode meaningfully.
+// document's noisy vectors are decoded as one batch (Draw); the released words are then
+// assembled by the out-of-vocabulary policy and, under order "bag", shuffled uniformly with rng
+// (Release). It returns an error, and no output, when a noisy vector is not finite or too large
+// to decode meaningfully.
 func (m *EMD) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
+	d, err := m.Draw(rng, doc)
+	if err != nil {
+		return nil, err
+	}
+	return m.Release(rng, doc, d)
+}
+
+// emdDraws are EMD's draws of one document: the vocabulary row each token privatises (−1 for
+// an out-of-vocabulary word kept or dropped) and the decoded row of each privatised token.
+type emdDraws struct {
+	rows, decoded []int
+}
+
+// DrawKey identifies EMD's draws: the vocabulary, ε and which tokens get noise. "keep" and
+// "drop" noise the same tokens (the in-vocabulary ones) and share a key; "nearest-known" also
+// noises the mapped out-of-vocabulary words, so its draws are its own. The release order is
+// not part of the key: it is drawn in Release.
+func (m *EMD) DrawKey() string {
+	noised := "in-vocabulary"
+	if m.oovPolicy == OOVNearestKnown {
+		noised = "in-vocabulary+nearest-known"
+	}
+	return fmt.Sprintf("emd/vocabulary=%p/epsilon=%v/noised=%s", m.store, m.epsilon, noised)
+}
+
+// Draw draws the noise of every privatised token of doc from rng, in document order, and
+// decodes the noisy vectors (see TryApply).
+func (m *EMD) Draw(rng *rand.Rand, doc []string) (mechanisms.Draws, error) {
 	rows, queries, err := m.noisyQueries(rng, doc, m.perturb)
 	if err != nil {
 		return nil, fmt.Errorf("emd at epsilon = %g: %w", m.epsilon, err)
 	}
 	decoded := make([]int, len(queries)/m.store.Dim())
 	m.decoder.Decode(queries, decoded)
-	out := m.release(doc, rows, decoded)
+	return &emdDraws{rows: rows, decoded: decoded}, nil
+}
+
+// Release assembles the output of doc from draws d of a mechanism with the same DrawKey:
+// decoded words in place of the privatised tokens, out-of-vocabulary words kept or dropped by
+// the policy; under order "bag" the words are then shuffled uniformly with rng.
+func (m *EMD) Release(rng *rand.Rand, doc []string, d mechanisms.Draws) ([]string, error) {
+	dr, ok := d.(*emdDraws)
+	if !ok || len(dr.rows) != len(doc) {
+		return nil, fmt.Errorf("emd: draws %T are not EMD's draws of this %d-word document", d, len(doc))
+	}
+	for i, row := range dr.rows {
+		if row != m.privatisedRow(doc[i]) {
+			return nil, fmt.Errorf("emd: draws of another document or policy (word %d, %q)", i, doc[i])
+		}
+	}
+	out := m.release(doc, dr.rows, dr.decoded)
 	if m.opts.Order == mechanisms.OrderBag {
 		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}

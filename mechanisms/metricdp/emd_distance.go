@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"dptext/embeddings"
-	"dptext/linalg"
 	"dptext/transport"
 )
 
@@ -39,14 +38,7 @@ func BagDistance(store *embeddings.Store, a, b []string) (float64, error) {
 		return math.Inf(1), nil
 	}
 	m := len(rowsA) // equals len(rowsB): same size and same out-of-vocabulary multiset
-	cost := make([]float64, m*m)
-	for i, ra := range rowsA {
-		va := store.Vector(ra)
-		for j, rb := range rowsB {
-			cost[i*m+j] = linalg.Euclidean(va, store.Vector(rb))
-		}
-	}
-	total, _ := transport.Match(cost, m)
+	total, _ := transport.Match(euclideanCosts(store, rowsA, rowsB), m)
 	return total / float64(n), nil
 }
 

@@ -90,6 +90,20 @@ func newWordDecoding(name string, store *embeddings.Store, topK, workers int, oo
 	return w, nil
 }
 
+// privatisedRow is the vocabulary row whose vector word is privatised by (under
+// "nearest-known", its mapped word's for an out-of-vocabulary word), or −1 for an
+// out-of-vocabulary word kept or dropped.
+func (w *wordDecoding) privatisedRow(word string) int {
+	row, ok := w.store.Lookup(word)
+	if !ok && w.oov != nil {
+		row, ok = w.oov.lookup(word), true
+	}
+	if !ok {
+		return -1
+	}
+	return row
+}
+
 // noisyQueries resolves every token of doc to the vocabulary row it privatises (rows[i] = −1 for
 // an out-of-vocabulary word kept or dropped) and draws, in document order, one noisy vector per
 // privatised token with perturb (row-major in queries). The error names the token.
@@ -98,16 +112,10 @@ func (w *wordDecoding) noisyQueries(rng *rand.Rand, doc []string, perturb pertur
 	rows = make([]int, len(doc))
 	noisy := 0
 	for i, word := range doc {
-		row, ok := w.store.Lookup(word)
-		if !ok && w.oov != nil {
-			row, ok = w.oov.lookup(word), true
-		}
-		if !ok {
-			row = -1
-		} else {
+		rows[i] = w.privatisedRow(word)
+		if rows[i] >= 0 {
 			noisy++
 		}
-		rows[i] = row
 	}
 	queries = make([]float64, noisy*dim)
 	scratch := make([]float64, dim)

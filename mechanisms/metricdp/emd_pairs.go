@@ -1,8 +1,12 @@
 package metricdp
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"dptext/embeddings"
 	"dptext/linalg"
@@ -63,21 +67,39 @@ func matchedDistance(store *embeddings.Store, a, b []int) float64 {
 	if n == 0 {
 		return 0
 	}
-	cost := make([]float64, n*n)
-	for i, ra := range a {
+	total, _ := transport.Match(euclideanCosts(store, a, b), n)
+	return total
+}
+
+// euclideanCosts returns the Euclidean distances of the vectors of rows a and rows b
+// (row-major, len(a) × len(b)), computed once per pair of distinct rows (linalg.Euclidean).
+func euclideanCosts(store *embeddings.Store, a, b []int) []float64 {
+	da, ia := distinctRows(a)
+	db, ib := distinctRows(b)
+	table := make([]float64, len(da)*len(db))
+	for i, ra := range da {
 		va := store.Vector(ra)
-		for j, rb := range b {
-			cost[i*n+j] = linalg.Euclidean(va, store.Vector(rb))
+		for j, rb := range db {
+			table[i*len(db)+j] = linalg.Euclidean(va, store.Vector(rb))
 		}
 	}
-	total, _ := transport.Match(cost, n)
-	return total
+	cost := make([]float64, len(a)*len(b))
+	for i := range a {
+		row := table[ia[i]*len(db):]
+		for j := range b {
+			cost[i*len(b)+j] = row[ib[j]]
+		}
+	}
+	return cost
 }
 
 // diagnoseBag computes Diagnose's counts for order "bag" (see Diagnose): the number of
 // out-of-vocabulary and in-vocabulary input tokens, the largest number of in-vocabulary inputs
 // paired with an identical output, and the largest total cosine of a pairing of in-vocabulary
-// inputs with in-vocabulary outputs.
+// inputs with in-vocabulary outputs. The outputs are taken in ascending row order (the figures
+// are of the bag, not of the order it was released in, so releases holding the same words —
+// EMD's "keep" and "drop" from shared draws — get the same figures to the last bit), and the
+// cosines are computed once per pair of distinct words.
 func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
 	var in, out []int
 	for _, w := range original {
@@ -107,19 +129,151 @@ func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged i
 	if n == 0 {
 		return oov, inVocab, unchanged, 0
 	}
+	slices.Sort(out)
+	return oov, inVocab, unchanged, bagCosines.get(m.store, in, out, func() float64 { return m.maxCosineSum(in, out) })
+}
+
+// maxCosineSum is the largest total cosine of a pairing of the rows in with the rows out (each
+// used once; the larger list has rows left over).
+func (m *EMD) maxCosineSum(in, out []int) (cosSum float64) {
+	n := max(len(in), len(out))
+	inWords, inIndex := distinctRows(in)
+	outWords, outIndex := distinctRows(out)
+	cosines := cosineTable(m.store, inWords, outWords)
 	cost := make([]float64, n*n)
-	cosines := make([]float64, n*n)
-	for i, ri := range in {
-		for j, ro := range out {
-			c := linalg.Cosine(m.store.Vector(ri), m.store.Vector(ro))
-			cosines[i*n+j], cost[i*n+j] = c, 1-c
+	for i := range in {
+		row := cosines[inIndex[i]*len(outWords):]
+		for j := range out {
+			cost[i*n+j] = 1 - row[outIndex[j]]
 		}
 	}
 	_, assign := transport.Match(cost, n)
 	for i := range in {
-		cosSum += cosines[i*n+assign[i]]
+		if j := assign[i]; j < len(out) {
+			cosSum += cosines[inIndex[i]*len(outWords)+outIndex[j]]
+		}
 	}
-	return oov, inVocab, unchanged, cosSum
+	return cosSum
+}
+
+// bagCosines memoises maxCosineSum, a pure function of the vocabulary, the input rows in order
+// and the output rows in ascending order: EMD's "keep" and "drop" releases made from shared
+// draws (mechanisms.DrawSharer) hold the same in-vocabulary words, so the second asks for the
+// figure the first computed.
+var bagCosines cosineMemo
+
+// maxCosineMemo bounds the memo: past it, the memo starts afresh (a run asks for each figure
+// at most twice, at nearby times).
+const maxCosineMemo = 4096
+
+type cosineMemo struct {
+	mu   sync.Mutex
+	sums map[cosineKey]float64
+}
+
+// cosineKey holds the store itself (not its address alone), so that a store cannot be freed and
+// another allocated at its address while an entry of it is memoised.
+type cosineKey struct {
+	store *embeddings.Store
+	rows  [sha256.Size]byte
+}
+
+// get returns the memoised value of (store, in, out), computing it with compute when absent.
+func (c *cosineMemo) get(store *embeddings.Store, in, out []int, compute func() float64) float64 {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(len(in)))
+	h.Write(b[:])
+	for _, rows := range [][]int{in, out} {
+		for _, r := range rows {
+			binary.LittleEndian.PutUint64(b[:], uint64(r))
+			h.Write(b[:])
+		}
+	}
+	key := cosineKey{store: store}
+	h.Sum(key.rows[:0])
+	c.mu.Lock()
+	v, ok := c.sums[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if c.sums == nil || len(c.sums) >= maxCosineMemo {
+		c.sums = map[cosineKey]float64{}
+	}
+	c.sums[key] = v
+	c.mu.Unlock()
+	return v
+}
+
+// cosineTable returns the cosines of the vectors of rows a and rows b (row-major, len(a) ×
+// len(b)), each equal to linalg.Cosine of the two vectors bit for bit: the same float64 sums in
+// the same order, with each vector's squared norm summed once instead of once per pair.
+func cosineTable(store *embeddings.Store, a, b []int) []float64 {
+	dim := store.Dim()
+	widen := func(rows []int) (vecs, sq []float64) {
+		vecs, sq = make([]float64, len(rows)*dim), make([]float64, len(rows))
+		for k, r := range rows {
+			v := vecs[k*dim : (k+1)*dim]
+			for i, x := range store.Vector(r) {
+				v[i] = float64(x)
+				sq[k] += v[i] * v[i]
+			}
+		}
+		return vecs, sq
+	}
+	va, sa := widen(a)
+	vb, sb := widen(b)
+	out := make([]float64, len(a)*len(b))
+	dots := make([]float64, len(b))
+	for i := range a {
+		x := va[i*dim : (i+1)*dim]
+		// Four columns at a time (independent sums, each over k in order: the same sums).
+		j := 0
+		for ; j+4 <= len(b); j += 4 {
+			y0, y1, y2, y3 := vb[j*dim:(j+1)*dim], vb[(j+1)*dim:(j+2)*dim], vb[(j+2)*dim:(j+3)*dim], vb[(j+3)*dim:(j+4)*dim]
+			d0, d1, d2, d3 := 0.0, 0.0, 0.0, 0.0
+			for k, xk := range x {
+				d0 += xk * y0[k]
+				d1 += xk * y1[k]
+				d2 += xk * y2[k]
+				d3 += xk * y3[k]
+			}
+			dots[j], dots[j+1], dots[j+2], dots[j+3] = d0, d1, d2, d3
+		}
+		for ; j < len(b); j++ {
+			y, d := vb[j*dim:(j+1)*dim], 0.0
+			for k, xk := range x {
+				d += xk * y[k]
+			}
+			dots[j] = d
+		}
+		for j, dot := range dots {
+			if sa[i] != 0 && sb[j] != 0 { // else linalg.Cosine's 0 for a zero vector
+				out[i*len(b)+j] = dot / math.Sqrt(sa[i]*sb[j])
+			}
+		}
+	}
+	return out
+}
+
+// distinctRows lists the distinct rows of rows in order of first occurrence, and for every
+// position the index of its row in that list.
+func distinctRows(rows []int) (distinct, index []int) {
+	pos := make(map[int]int, len(rows))
+	index = make([]int, len(rows))
+	for i, r := range rows {
+		k, ok := pos[r]
+		if !ok {
+			k = len(distinct)
+			pos[r] = k
+			distinct = append(distinct, r)
+		}
+		index[i] = k
+	}
+	return distinct, index
 }
 
 // PassedThrough lists the out-of-vocabulary words of doc the "keep" policy releases unchanged,

@@ -1,0 +1,262 @@
+package metricdp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"dptext/internal/fixtures"
+	"dptext/linalg"
+	"dptext/mechanisms"
+	"dptext/rngs"
+)
+
+// diagnoseBagReference is diagnoseBag as it was before issue 38 (outputs in released order, a
+// cosine per pair of tokens, the Hungarian method of matchReference): the baseline
+// TestDiagnoseBagEqualsReference holds diagnoseBag to and BenchmarkDiagnoseBagAgainstReference
+// measures it against in the same process.
+func diagnoseBagReference(m *EMD, original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
+	var in, out []int
+	for _, w := range original {
+		if row, ok := m.store.Lookup(w); ok {
+			in = append(in, row)
+		} else {
+			oov++
+		}
+	}
+	inVocab = len(in)
+	left := map[int]int{}
+	for _, w := range private {
+		if row, ok := m.store.Lookup(w); ok {
+			out = append(out, row)
+			left[row]++
+		}
+	}
+	for _, r := range in {
+		if left[r] > 0 {
+			left[r]--
+			unchanged++
+		}
+	}
+	// Maximum total cosine = minimum total (1 − cos); unequal sizes are padded with dummy rows
+	// or columns of cost 0 that contribute no cosine.
+	n := max(len(in), len(out))
+	if n == 0 {
+		return oov, inVocab, unchanged, 0
+	}
+	cost := make([]float64, n*n)
+	cosines := make([]float64, n*n)
+	for i, ri := range in {
+		for j, ro := range out {
+			c := linalg.Cosine(m.store.Vector(ri), m.store.Vector(ro))
+			cosines[i*n+j], cost[i*n+j] = c, 1-c
+		}
+	}
+	_, assign := matchReference(cost, n)
+	for i := range in {
+		cosSum += cosines[i*n+assign[i]]
+	}
+	return oov, inVocab, unchanged, cosSum
+}
+
+// diagnoseFixture is an EMD over 30,000 random 100-d words and a 430-word snippet whose words
+// repeat as a text's do (frequent words often), with its release at ε (order "bag").
+func diagnoseFixture(tb testing.TB, eps float64) (*EMD, []string, []string) {
+	rng := rand.New(rand.NewPCG(38, 3))
+	store := fixtures.RandomStore(tb, rng, 30000, 100, 0.4)
+	m, err := NewEMD(store, eps, EMDOptions{OOV: OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	doc := make([]string, 430)
+	for i := range doc {
+		doc[i] = store.Word(int(math.Min(29999, rng.ExpFloat64()*300)))
+	}
+	doc[7], doc[200] = "unknown", "unknown"
+	return m, doc, m.Apply(rngs.New(38, "diagnose"), doc)
+}
+
+// byRow returns the words of private in ascending row order of the store (out-of-vocabulary
+// words last): the order diagnoseBag reads the outputs in.
+func byRow(m *EMD, private []string) []string {
+	out := slices.Clone(private)
+	rank := func(w string) int {
+		if r, ok := m.store.Lookup(w); ok {
+			return r
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
+
+// diagnoseBag gives what the reference gives for the same release read in row order (the counts
+// exactly, the cosine sum to 1e-12 per word: both matchings are optimal, their sums may round
+// differently), and, bit for bit, the same whatever order the release is in (the figures are
+// of the bag). Mutants caught: a cosine table indexed by the wrong distinct word (cosine sums
+// differ), outputs not sorted (the shuffled release then differs from the sorted one in the
+// last bits or more).
+func TestDiagnoseBagEqualsReference(t *testing.T) {
+	for _, eps := range []float64{30, 10, 3} {
+		m, doc, private := diagnoseFixture(t, eps)
+		bagCosines.mu.Lock()
+		bagCosines.sums = nil // computed, not memoised by an earlier test
+		bagCosines.mu.Unlock()
+		a, b, c, d := m.diagnoseBag(doc, private)
+		wa, wb, wc, wd := diagnoseBagReference(m, doc, byRow(m, private))
+		if a != wa || b != wb || c != wc || math.Abs(d-wd) > 1e-12*float64(wb) {
+			t.Fatalf("ε = %g: diagnoseBag %d %d %d %v, reference in row order %d %d %d %v", eps, a, b, c, d, wa, wb, wc, wd)
+		}
+		shuffled := slices.Clone(private)
+		rand.New(rand.NewPCG(1, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if _, _, _, d2 := m.diagnoseBag(doc, shuffled); math.Float64bits(d2) != math.Float64bits(d) {
+			t.Fatalf("ε = %g: the cosine sum depends on the release order: %v vs %v", eps, d2, d)
+		}
+		if eps == 10 && (c == b || c == 0) {
+			t.Fatalf("ε = 10: %d of %d words unchanged: the fixture should change some words and keep others", c, b)
+		}
+	}
+}
+
+// BenchmarkDiagnoseBagAgainstReference times the bag diagnostics of one 430-word snippet at
+// ε = 10 (about half of the words changed) against the reference, in the same process: a
+// regression shows as the ratio reference/new falling towards 1.
+func BenchmarkDiagnoseBagAgainstReference(b *testing.B) {
+	m, doc, private := diagnoseFixture(b, 10)
+	b.Run("new", func(b *testing.B) {
+		for b.Loop() {
+			bagCosines.mu.Lock()
+			bagCosines.sums = nil // every iteration computes, as the first of a group does
+			bagCosines.mu.Unlock()
+			m.diagnoseBag(doc, private)
+		}
+	})
+	// The second release of a group sharing draws (emd-drop after emd) finds the figure.
+	b.Run("shared", func(b *testing.B) {
+		m.diagnoseBag(doc, private)
+		for b.Loop() {
+			m.diagnoseBag(doc, private)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		for b.Loop() {
+			diagnoseBagReference(m, doc, private)
+		}
+	})
+}
+
+// matchReference is transport.Match before issue 38 (the Hungarian method inserting one row at a
+// time from zero potentials; transport's own tests hold the new Match to it).
+func matchReference(cost []float64, n int) (total float64, assign []int) {
+	if len(cost) != n*n {
+		panic(fmt.Sprintf("transport.matchReference: %d costs for a %d×%d problem", len(cost), n, n))
+	}
+	if n == 0 {
+		return 0, []int{}
+	}
+	// Columns are 1..n; column 0 is a virtual column holding the row being inserted.
+	// rowOf[j] is the row matched to column j (0-based row + 1; 0 means free).
+	u := make([]float64, n+1)   // row potentials (1-based rows)
+	v := make([]float64, n+1)   // column potentials
+	rowOf := make([]int, n+1)   // 1-based row matched to column j, 0 = free
+	prevCol := make([]int, n+1) // predecessor column on the shortest path tree
+	minSlack := make([]float64, n+1)
+	used := make([]bool, n+1)
+	for row := 1; row <= n; row++ {
+		rowOf[0] = row
+		col := 0
+		for j := range minSlack {
+			minSlack[j] = math.Inf(1)
+			used[j] = false
+		}
+		for {
+			used[col] = true
+			i := rowOf[col]
+			delta := math.Inf(1)
+			next := 0
+			ci := cost[(i-1)*n : i*n]
+			for j := 1; j <= n; j++ {
+				if used[j] {
+					continue
+				}
+				if slack := ci[j-1] - u[i] - v[j]; slack < minSlack[j] {
+					minSlack[j] = slack
+					prevCol[j] = col
+				}
+				if minSlack[j] < delta {
+					delta = minSlack[j]
+					next = j
+				}
+			}
+			for j := 0; j <= n; j++ {
+				if used[j] {
+					u[rowOf[j]] += delta
+					v[j] -= delta
+				} else {
+					minSlack[j] -= delta
+				}
+			}
+			col = next
+			if rowOf[col] == 0 {
+				break
+			}
+		}
+		// Augment along the path back to the virtual column.
+		for col != 0 {
+			p := prevCol[col]
+			rowOf[col] = rowOf[p]
+			col = p
+		}
+	}
+	assign = make([]int, n)
+	for j := 1; j <= n; j++ {
+		assign[rowOf[j]-1] = j - 1
+	}
+	for i, j := range assign {
+		total += cost[i*n+j]
+	}
+	return total, assign
+}
+
+// cosineTable equals linalg.Cosine bit for bit on every pair, zero vectors included. Mutant
+// caught: a squared norm summed in float32 (last bits differ on most pairs).
+func TestCosineTableEqualsCosine(t *testing.T) {
+	vecs := make([]float32, 0, 40*7)
+	rng := rand.New(rand.NewPCG(38, 4))
+	for i := range 40 * 7 {
+		v := float32(rng.NormFloat64())
+		if i < 7 {
+			v = 0 // row 0 is the zero vector
+		}
+		vecs = append(vecs, v)
+	}
+	store := fixtures.Store(t, vecs, 7)
+	a, b := []int{0, 3, 5, 39, 3}, []int{1, 0, 2, 38, 17, 5}
+	got := cosineTable(store, a, b)
+	for i, ra := range a {
+		for j, rb := range b {
+			want := linalg.Cosine(store.Vector(ra), store.Vector(rb))
+			if math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+				t.Fatalf("rows %d, %d: %v, linalg.Cosine %v", ra, rb, got[i*len(b)+j], want)
+			}
+		}
+	}
+}
+
+// euclideanCosts gives every pair of rows, repeated ones included, linalg.Euclidean's distance
+// bit for bit. Mutant caught: indexing the distinct table by position instead of by distinct
+// row (wrong distances wherever a row repeats).
+func TestEuclideanCostsEqualEuclidean(t *testing.T) {
+	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(38, 5)), 50, 6, 1)
+	a, b := []int{4, 4, 9, 1, 9, 30}, []int{9, 2, 2, 4, 49, 1}
+	got := euclideanCosts(store, a, b)
+	for i, ra := range a {
+		for j, rb := range b {
+			if want := linalg.Euclidean(store.Vector(ra), store.Vector(rb)); math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+				t.Fatalf("rows %d, %d: %v, linalg.Euclidean %v", ra, rb, got[i*len(b)+j], want)
+			}
+		}
+	}
+}
