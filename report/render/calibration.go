@@ -38,7 +38,7 @@ func calibrationFigures(s *report.Summary, set string) (map[string]*figure, erro
 	for _, k := range distances {
 		metric := func(suffix string) string { return distinguishPrefix + k + suffix }
 		f := newFigure(fmt.Sprintf("set %s: empirical document ε (%s) against nominal ε", set, distanceLabel(k)),
-			"log10 nominal ε (each mechanism's own unit)", "empirical document-level ε, lower bound (bar: to the upper bound)")
+			"log10 nominal ε (each mechanism's own unit)", "empirical document ε (lower bound, bar to upper)")
 		rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" && c.Metric == metric("_lcb") })
 		cell := func(r rowKey, m string) (report.Cell, bool) {
 			return s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: report.PrivacyScorer, Metric: m})
@@ -85,11 +85,14 @@ func calibrationFigures(s *report.Summary, set string) (map[string]*figure, erro
 	return out, nil
 }
 
-// distanceLabel names a distance of the distinguish rows: "k5" → "5 words changed", "doc" →
-// "whole documents".
+// distanceLabel names a distance of the distinguish rows: "k5" → "5 words changed", "k1" →
+// "1 word changed", "doc" → "whole documents".
 func distanceLabel(k string) string {
-	if k == "doc" {
+	switch k {
+	case "doc":
 		return "whole documents"
+	case "k1":
+		return "1 word changed"
 	}
 	return strings.TrimPrefix(k, "k") + " words changed"
 }
