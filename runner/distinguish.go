@@ -22,9 +22,10 @@ import (
 // cell's mechanism at its ε (package distinguish) and returns its privacy rows, per distance k
 // ("k1", "k5", …, "doc" for whole documents):
 //   - "distinguish_eps_<k>": ε(A) = ln(A/(1 − A)) of the chosen distinguisher's balanced
-//     accuracy A on the scored releases (+Inf when every one was told apart);
+//     accuracy A on the scored releases (no row when every one was told apart: ε(1) = ∞);
 //   - "distinguish_eps_<k>_lcb" and "_ucb": the one-sided (1 − α) bounds (cluster bootstrap over
-//     the authors of x, widened to the pooled Clopper–Pearson bounds where those are wider);
+//     the authors of x, widened to the pooled Clopper–Pearson bounds where those are wider; no
+//     "_ucb" row when the upper bound is ∞);
 //   - "distinguish_eps_<k>_ceiling": the lower bound the design shows when every scored release
 //     is told apart;
 //   - "distinguish_accuracy_<k>": A;
@@ -59,10 +60,16 @@ func (r *runner) distinguishRows(ctx context.Context, m mechanisms.Mechanism, c 
 		k := distinguish.DistanceName(lv.Distance)
 		chosen = append(chosen, fmt.Sprintf("%s %s (%.3g on the selection releases)", k, lv.Chosen, lv.Selection[lv.Chosen]))
 		rows = append(rows, row("privacy", "distinguish_accuracy_"+k, lv.Accuracy),
-			row("privacy", "distinguish_eps_"+k, lv.Epsilon),
 			row("privacy", "distinguish_eps_"+k+"_lcb", lv.EpsilonLow),
-			row("privacy", "distinguish_eps_"+k+"_ucb", lv.EpsilonHigh),
 			row("privacy", "distinguish_eps_"+k+"_ceiling", lv.Ceiling))
+		// An infinite estimate or upper bound (every scored release told apart) is no row: results.csv
+		// holds finite numbers only (the accuracy row then says 1).
+		if !math.IsInf(lv.Epsilon, 0) {
+			rows = append(rows, row("privacy", "distinguish_eps_"+k, lv.Epsilon))
+		}
+		if !math.IsInf(lv.EpsilonHigh, 0) {
+			rows = append(rows, row("privacy", "distinguish_eps_"+k+"_ucb", lv.EpsilonHigh))
+		}
 		preds = append(preds, distinguishItems(set, pairs, lv, "distinguish_"+k)...)
 	}
 	if r.logf != nil {
