@@ -105,9 +105,9 @@ func distinguishDescription(metric string) (string, bool) {
 	}
 	k, suffix, _ := strings.Cut(rest, "_")
 	what := map[string]string{
-		"":        "empirical document-level ε ln(A/(1 − A)) of the best untrained distinguisher's balanced accuracy A between a snippet and its neighbour with " + distanceLabel(k),
+		"":        "empirical document-level ε ln(A/(1 − A)) of the best untrained distinguisher's balanced accuracy A between a snippet and its neighbour with " + distanceLabel(k) + " (– where ∞: every scored release told apart)",
 		"lcb":     "its one-sided lower confidence bound (cluster bootstrap over the authors of the pairs; a lower bound for the distinguishers tried, not a proof of privacy)",
-		"ucb":     "its one-sided upper confidence bound",
+		"ucb":     "its one-sided upper confidence bound (– where ∞)",
 		"ceiling": "the largest lower bound the design (pairs × scored releases) can show",
 	}[suffix]
 	if what == "" {
