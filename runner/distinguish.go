@@ -107,8 +107,10 @@ func distinguishItems(set *protocol.SetData, pairs []distinguish.Pair, lv distin
 // the baseline, nothing is extrapolated, and the bootstrap over authors draws an author's pairs
 // with his items, so the empirical ε's own uncertainty is in every interval. The authors' weights
 // equal their pairs' when every author is x of equally many pairs (pairs a multiple of the
-// authors: Pairs spreads them evenly). It returns nil without verdict_levels.
-func (r *runner) distinguishVerdict(si int, items []itemScore, points []verdict.CurvePoint, cluster []int, nAuthors int) (*verdict.Result, error) {
+// authors: Pairs spreads them evenly). With [verdict] halves, every significant verdict is
+// replicated on the two halves of the authors of the attack axis (checkHalves). It returns nil
+// without verdict_levels.
+func (r *runner) distinguishVerdict(si int, items []itemScore, points []verdict.CurvePoint, cluster []int, authors []string) (*verdict.Result, error) {
 	d, v := r.cfg.Distinguish, r.cfg.Verdict
 	if d == nil || len(d.VerdictLevels) == 0 {
 		return nil, nil
@@ -164,7 +166,11 @@ func (r *runner) distinguishVerdict(si int, items []itemScore, points []verdict.
 		}
 		ps[j] = q
 	}
-	return verdict.Matched(spec, cluster, nAuthors, ps, rngs.New(uint64(r.cfg.Seed), "verdict/set="+set.Name+"/distinguish="+k))
+	res, err := verdict.Matched(spec, cluster, len(authors), ps, rngs.New(uint64(r.cfg.Seed), "verdict/set="+set.Name+"/distinguish="+k))
+	if err != nil || !v.Halves {
+		return res, err
+	}
+	return res, r.checkHalves(set.Name, res, spec, cluster, authors, ps)
 }
 
 // distinguishDistanceText names a distance in words.

@@ -118,8 +118,8 @@ distances = [1, 5, 0]
 // TestDistinguishVerdict: with [distinguish] verdict_levels, verdict.md holds a comparison of
 // the mechanisms with an ε grid (emd and expmech on one scale) at matched empirical ε, its axis
 // the distinguisher's accuracy per item (predictions of scorer distinguish_k5, one value per
-// author); without the key it holds none. Too few pairs for every author to have one is an error
-// that says so.
+// author), with its replication on the halves of the authors; without the key it holds none.
+// Too few pairs for every author to have one is an error that says so.
 func TestDistinguishVerdict(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
 	base := `name = "distinguish-verdict"
@@ -146,6 +146,7 @@ attack = "sr-nn"
 above_chance = [0.1]
 utilities = ["cosine"]
 replicates = 200
+halves = true
 [distinguish]
 pairs = 32
 words = 50
@@ -170,8 +171,10 @@ distances = [1, 5]
 			t.Errorf("%q: verdict.md has the empirical axis %v, want %v:\n%s", c.extra, has, c.want, md)
 		}
 		if c.want {
-			for _, want := range []string{"### distinguish_k5 ≤ 0.622 (empirical ε 0.5)", "### distinguish_k5 ≤ 0.731 (empirical ε 1)", "| emd |", "| expmech |"} {
-				if !strings.Contains(md, want) {
+			_, axis, _ := strings.Cut(md, "The privacy axis is the empirical document ε")
+			for _, want := range []string{"### distinguish_k5 ≤ 0.622 (empirical ε 0.5)", "### distinguish_k5 ≤ 0.731 (empirical ε 1)", "| emd |", "| expmech |",
+				"### Replication on two disjoint halves of the authors"} {
+				if !strings.Contains(axis, want) {
 					t.Errorf("verdict.md lacks %q:\n%s", want, md)
 				}
 			}

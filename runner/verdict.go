@@ -94,7 +94,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) ([]
 		}
 		out = append(out, rs...)
 	}
-	dv, err := r.distinguishVerdict(si, items, points, cluster, len(authors))
+	dv, err := r.distinguishVerdict(si, items, points, cluster, authors)
 	if err != nil {
 		return nil, err
 	}
