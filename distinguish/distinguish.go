@@ -133,6 +133,8 @@ type Level struct {
 	// Accuracy is the chosen distinguisher's balanced accuracy on the scored releases (mean over
 	// pairs), with its one-sided (1 − α) lower and upper confidence bounds.
 	Accuracy, AccuracyLow, AccuracyHigh float64
+	// PerPair is each pair's accuracy on its scored releases (Accuracy is their mean).
+	PerPair []float64
 	// Correct and Trials are the pooled scored trials (a tie counts half).
 	Correct float64
 	Trials  int
@@ -253,7 +255,7 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 			clusters[p] = pairs[p].Cluster
 			lv.Correct += acc[chosen][p][1]
 		}
-		lv.Trials = scored * len(pairs)
+		lv.Trials, lv.PerPair = scored*len(pairs), perPair
 		lv.Accuracy, lv.AccuracyLow, lv.AccuracyHigh = bounds(perPair, clusters, lv.Correct, lv.Trials, o,
 			rngs.New(seed, path+"/bootstrap/"+DistanceName(k)))
 		lv.Epsilon, lv.EpsilonLow, lv.EpsilonHigh = EpsilonOf(lv.Accuracy), EpsilonOf(lv.AccuracyLow), EpsilonOf(lv.AccuracyHigh)

@@ -13,6 +13,8 @@ type Pair struct {
 	X, Other []string
 	// Cluster identifies the unit the bootstrap resamples (X's author).
 	Cluster int
+	// Index is X's position among the documents Pairs drew it from.
+	Index int
 	// Order lists, in a random order, the positions where X and Other differ: x′ at distance k
 	// takes Other's words at the first k of them.
 	Order []int
@@ -93,6 +95,7 @@ func Pairs(docs [][]string, authors []string, n, words int, rng *rand.Rand) ([]P
 		if err != nil {
 			return nil, err
 		}
+		p.Index = i
 		pairs[j] = p
 	}
 	return pairs, nil

@@ -97,11 +97,11 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	}
 	r.spent.add("privacy and diagnostics", start)
 	rows = append(rows, prows...)
-	drows, err := r.distinguishRows(ctx, m, c, set, row)
+	drows, dpreds, err := r.distinguishRows(ctx, m, c, set, row)
 	if err != nil {
 		return err
 	}
-	rows = append(rows, drows...)
+	rows, preds = append(rows, drows...), append(preds, dpreds...)
 	var privateKnown [][]string
 	for si, sc := range r.cfg.Scorers {
 		entry := registry.Scorers[sc.Name]

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,6 +81,9 @@ distances = [1, 5, 0]
 	}
 	at := func(mech, eps, k, suffix string) float64 {
 		v, ok := got[key{mech, eps, "distinguish_eps_" + k + suffix}]
+		if !ok && suffix == "_ucb" && got[key{mech, eps, "distinguish_accuracy_" + k}] > 0 {
+			return math.Inf(1) // an infinite upper bound is no row
+		}
 		if !ok {
 			t.Fatalf("no row distinguish_eps_%s%s for %s ε %q", k, suffix, mech, eps)
 		}
@@ -111,9 +115,11 @@ distances = [1, 5, 0]
 	}
 }
 
-// TestDistinguishVerdict: with [distinguish] verdict_levels, verdict.md holds a comparison at
-// matched empirical ε of the mechanisms with an ε grid (emd and expmech on one scale), naming
-// the points left out at the design's ceiling; without the key it holds none.
+// TestDistinguishVerdict: with [distinguish] verdict_levels, verdict.md holds a comparison of
+// the mechanisms with an ε grid (emd and expmech on one scale) at matched empirical ε, its axis
+// the distinguisher's accuracy per item (predictions of scorer distinguish_k5, one value per
+// author), with its replication on the halves of the authors; without the key it holds none.
+// Too few pairs for every author to have one is an error that says so.
 func TestDistinguishVerdict(t *testing.T) {
 	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
 	base := `name = "distinguish-verdict"
@@ -140,6 +146,7 @@ attack = "sr-nn"
 above_chance = [0.1]
 utilities = ["cosine"]
 replicates = 200
+halves = true
 [distinguish]
 pairs = 32
 words = 50
@@ -159,16 +166,28 @@ distances = [1, 5]
 			t.Fatal(err)
 		}
 		md := readFile(t, filepath.Join(dir, "verdict.md"))
-		has := strings.Contains(md, "empirical document ε, 5 words of another author (distinguish_eps_k5)")
+		has := strings.Contains(md, "The privacy axis is the empirical document ε, 5 words of another author")
 		if has != c.want {
 			t.Errorf("%q: verdict.md has the empirical axis %v, want %v:\n%s", c.extra, has, c.want, md)
 		}
 		if c.want {
-			for _, want := range []string{"empirical ε 0.5", "empirical ε 1", "Every mechanism with an ε grid on one scale (emd, expmech)", "Left out (at the design's ceiling", "emd at ε 200"} {
-				if !strings.Contains(md, want) {
+			_, axis, _ := strings.Cut(md, "The privacy axis is the empirical document ε")
+			for _, want := range []string{"### distinguish_k5 ≤ 0.622 (empirical ε 0.5)", "### distinguish_k5 ≤ 0.731 (empirical ε 1)", "| emd |", "| expmech |",
+				"### Replication on two disjoint halves of the authors"} {
+				if !strings.Contains(axis, want) {
 					t.Errorf("verdict.md lacks %q:\n%s", want, md)
 				}
 			}
+			if n := strings.Count(readFile(t, filepath.Join(dir, "predictions.csv")), ",distinguish_k5,"); n != 6*32 {
+				t.Errorf("predictions.csv has %d rows of distinguish_k5: want one per item of each of the 6 cells, 192", n)
+			}
 		}
+	}
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), strings.Replace(base, "pairs = 32", "pairs = 4", 1)+"verdict_levels = [1]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runFixture(t, cfg, t.TempDir(), 2, context.Background(), nil); err == nil || !strings.Contains(err.Error(), "every author of set 8 needs a pair (pairs = 4)") {
+		t.Errorf("4 pairs for 8 authors: error %v, want one saying every author needs a pair", err)
 	}
 }

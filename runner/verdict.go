@@ -119,7 +119,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 		}
 		studies = append(studies, us...)
 	}
-	ds, err := r.distinguishStudy(si, points, results)
+	ds, err := r.distinguishStudy(si, items, points, cluster)
 	if err != nil {
 		return nil, halves, err
 	}

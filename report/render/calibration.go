@@ -38,7 +38,7 @@ func calibrationFigures(s *report.Summary, set string) (map[string]*figure, erro
 	for _, k := range distances {
 		metric := func(suffix string) string { return distinguishPrefix + k + suffix }
 		f := newFigure(fmt.Sprintf("set %s: empirical document ε (%s) against nominal ε", set, distanceLabel(k)),
-			"log10 nominal ε (each mechanism's own unit)", "empirical document-level ε, lower bound (bar: to the upper bound)")
+			"log10 nominal ε (each mechanism's own unit)", "empirical document ε (lower bound, bar to upper)")
 		rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" && c.Metric == metric("_lcb") })
 		cell := func(r rowKey, m string) (report.Cell, bool) {
 			return s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: report.PrivacyScorer, Metric: m})
@@ -85,11 +85,14 @@ func calibrationFigures(s *report.Summary, set string) (map[string]*figure, erro
 	return out, nil
 }
 
-// distanceLabel names a distance of the distinguish rows: "k5" → "5 words changed", "doc" →
-// "whole documents".
+// distanceLabel names a distance of the distinguish rows: "k5" → "5 words changed", "k1" →
+// "1 word changed", "doc" → "whole documents".
 func distanceLabel(k string) string {
-	if k == "doc" {
+	switch k {
+	case "doc":
 		return "whole documents"
+	case "k1":
+		return "1 word changed"
 	}
 	return strings.TrimPrefix(k, "k") + " words changed"
 }
@@ -102,9 +105,9 @@ func distinguishDescription(metric string) (string, bool) {
 	}
 	k, suffix, _ := strings.Cut(rest, "_")
 	what := map[string]string{
-		"":        "empirical document-level ε ln(A/(1 − A)) of the best untrained distinguisher's balanced accuracy A between a snippet and its neighbour with " + distanceLabel(k),
+		"":        "empirical document-level ε ln(A/(1 − A)) of the best untrained distinguisher's balanced accuracy A between a snippet and its neighbour with " + distanceLabel(k) + " (– where ∞: every scored release told apart)",
 		"lcb":     "its one-sided lower confidence bound (cluster bootstrap over the authors of the pairs; a lower bound for the distinguishers tried, not a proof of privacy)",
-		"ucb":     "its one-sided upper confidence bound",
+		"ucb":     "its one-sided upper confidence bound (– where ∞)",
 		"ceiling": "the largest lower bound the design (pairs × scored releases) can show",
 	}[suffix]
 	if what == "" {
