@@ -52,8 +52,8 @@ type VerdictConfig struct {
 	// attack level is bracketed by points of the mechanism's own grid closely enough (see
 	// runner's epsearch.go and the README); the added cells are ordinary cells of the run.
 	Search *bool `toml:"search"`
-	// SearchRounds bounds the rounds of the search (default 4; each round adds at most one ε
-	// per mechanism and level).
+	// SearchRounds bounds the rounds of the search (default 4; each round adds at most two ε
+	// per mechanism and level: one outside the bracket, one inside it).
 	SearchRounds int `toml:"search_rounds"`
 }
 

@@ -302,7 +302,7 @@ func TestProposeRules(t *testing.T) {
 		pt("atmin", 8, c(0.5)), pt("atmin", 1, c(0.4)), // its range ends at 1
 		pt("up", 8, c(0.1)), pt("up", 2, c(0.05)), // below 0.2 already: ×4 → 32
 		pt("flat", 8, c(0.05)), pt("flat", 2, c(0.05)), // flat: nothing upwards
-		pt("margin", 16, []float64{1, 1, 0, 0}), pt("margin", 1, []float64{0, 0, 0, 0}), // 0.5 (SE 0.29) → 0: width 0.5 ≤ 2·0.29, but 0.5 − 3·0.29 < 0.2: ×2 → 32
+		pt("margin", 16, []float64{1, 1, 0, 0}), pt("margin", 1, []float64{0, 0, 0, 0}), // 0.5 (SE 0.29) → 0: width 0.5 ≤ 2·0.29, but 0.5 − 2·0.29 < 0.2: ×2 → 32
 		pt("bisect", 16, c(0.6)), pt("bisect", 1, c(0)), // constant: SE 0, bracket wide: √16 = 4
 	}
 	ranges := map[string]EpsilonRange{"atmin": {Min: 1, Max: 100}}

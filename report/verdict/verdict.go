@@ -496,7 +496,7 @@ func (v *Result) Markdown(set string) string {
 	s := v.Spec
 	method := fmt.Sprintf("%d items of %d authors; %.0f %% intervals from a cluster bootstrap over authors (%d replicates, Hesterberg's expanded percentile interval). "+
 		"Pairs: the difference (more − less) with its %.0f %% interval, in which the replicates where a curve does not reach the level count against the difference; "+
-		"p-values by inverting that interval on the same replicates (the smallest α at which the interval at 1 − α excludes 0, never below 1/(B+1) = %.2g), so p < %g exactly when the interval excludes 0; "+
+		"p-values by inverting that interval on the same replicates (the smallest α at which the interval at 1 − α excludes 0, never below 1/(B+1) = %.2g), so p < %.2g exactly when the interval excludes 0; "+
 		"Holm's correction over %s, α = %g.",
 		v.Items, v.Clusters, 100*s.Confidence, s.Replicates, 100*s.Confidence, 1/float64(s.Replicates+1), 1-s.Confidence, v.familyText(), s.Alpha)
 	if s.Axis != "" {
