@@ -147,6 +147,8 @@ above_chance = [0.1]
 utilities = ["cosine"]
 replicates = 200
 halves = true
+# no ε search on the attack axis: the count of distinguish rows below is per grid cell
+search = false
 [distinguish]
 pairs = 32
 words = 50
