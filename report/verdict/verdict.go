@@ -23,7 +23,8 @@ type Spec struct {
 	// Measure names the attack's per-item measure in the text when it is not the attacker's
 	// accuracy (e.g. "reciprocal rank"; "" reads accuracy).
 	Measure string
-	// Levels are the attack accuracies to match, and LevelNames how the table names them
+	// Levels are the attack's values (its mean per-item score: accuracy, or Measure) to
+	// match, and LevelNames how the table names them
 	// (e.g. "chance + 0.05").
 	Levels     []float64
 	LevelNames []string
