@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"dptext/learn"
@@ -124,6 +125,22 @@ func (c *CharNgram) PredictTopTwo(_ *rand.Rand, docs [][]string) (authors []stri
 		classes[i] = best
 	}
 	return c.labels.Decode(classes), top, second
+}
+
+// PredictRanked returns Predict's answers with the SVM's decision value of every candidate
+// (candidates); rng is not used.
+func (c *CharNgram) PredictRanked(_ *rand.Rand, docs [][]string) (authors, candidates []string, scores [][]float64) {
+	if c.labels == nil {
+		panic("char-ngram-svm: PredictRanked before a successful Fit")
+	}
+	classes := make([]int, len(docs))
+	scores = make([][]float64, len(docs))
+	for i, d := range docs {
+		x := c.tfidf.Transform(c.ngrams(d))
+		scores[i] = c.svm.Decision(x)
+		classes[i] = c.svm.Predict(x)
+	}
+	return c.labels.Decode(classes), slices.Clone(c.labels.Names()), scores
 }
 
 // ReadsRawText reports that the attacker's features are character n-grams of the text itself:

@@ -231,6 +231,20 @@ func (k *Koppel) PredictScores(rng *rand.Rand, docs [][]string) (authors []strin
 // share of wins of a candidate other than the best one (equal to scores[i] on a tie). The
 // answers and scores are those of PredictScores with the same rng.
 func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []string, scores, second []float64) {
+	authors, scores, second, _ = k.predict(rng, docs)
+	return authors, scores, second
+}
+
+// PredictRanked returns Predict's answers (with the same rng) with every candidate's share of
+// wins (candidates: the candidates kept by Fit; a dropped one has no score).
+func (k *Koppel) PredictRanked(rng *rand.Rand, docs [][]string) (authors, candidates []string, shares [][]float64) {
+	authors, _, _, shares = k.predict(rng, docs)
+	return authors, slices.Clone(k.candidates), shares
+}
+
+// predict attributes every document: answer, best and runner-up share of wins, and every
+// candidate's share.
+func (k *Koppel) predict(rng *rand.Rand, docs [][]string) (authors []string, scores, second []float64, shares [][]float64) {
 	if k.vocab == nil {
 		panic("koppel11: PredictScores before a successful Fit")
 	}
@@ -242,6 +256,7 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 	authors = make([]string, len(docs))
 	scores = make([]float64, len(docs))
 	second = make([]float64, len(docs))
+	shares = make([][]float64, len(docs))
 	workers := k.opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -255,7 +270,11 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 			defer wg.Done()
 			sc := newKoppelScratch(len(k.vocab))
 			for i := range next {
-				best, wins, runnerUp := k.attribute(streams[i], docs[i], sc)
+				best, wins, runnerUp, all := k.attribute(streams[i], docs[i], sc)
+				shares[i] = make([]float64, len(all))
+				for c, w := range all {
+					shares[i][c] = float64(w) / float64(k.opts.Repetitions)
+				}
 				scores[i] = float64(wins) / float64(k.opts.Repetitions)
 				second[i] = float64(runnerUp) / float64(k.opts.Repetitions)
 				authors[i] = k.candidates[best]
@@ -270,7 +289,7 @@ func (k *Koppel) PredictTopTwo(rng *rand.Rand, docs [][]string) (authors []strin
 	}
 	close(next)
 	wg.Wait()
-	return authors, scores, second
+	return authors, scores, second, shares
 }
 
 // koppelScratch is one worker's reusable state. The per-feature state sits in one slot so a
@@ -337,7 +356,7 @@ func (sc *koppelScratch) nextWindow() {
 // window's feature occurrences are counted one by one against the subset's marks. The random
 // draws are made in the same order either way: the subset, then one window start per
 // candidate, even when only one start exists.
-func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int) {
+func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int, wins []int) {
 	words := splitWords(doc)
 	L := min(len(words), k.minWords)
 	u := k.stream(words[:L])
@@ -382,7 +401,7 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 		sc.perm[i] = int32(i)
 	}
 	m := max(1, int(k.share*float64(F)))
-	wins := make([]int, len(k.candidates))
+	wins = make([]int, len(k.candidates))
 	perm, slots, chosen, terms := sc.perm, sc.slots, sc.chosen, sc.terms
 	for rep := range k.opts.Repetitions {
 		if rep%16 == 0 && k.opts.Context != nil && k.opts.Context.Err() != nil {
@@ -433,7 +452,7 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 			secondWins = w
 		}
 	}
-	return best, bestWins, secondWins
+	return best, bestWins, secondWins, wins
 }
 
 // sumTerms sums a candidate's whole-text terms over the chosen features (bit f of chosen):

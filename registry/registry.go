@@ -196,6 +196,9 @@ type ScorerEntry struct {
 	// the original (a higher score keeps less): tables print it as is, but a `[verdict]`, which
 	// reads every utility as "higher keeps more", refuses it.
 	Distance bool
+	// Ranks marks an attacker that scores every candidate (it builds an attackers.Ranker): a
+	// `[verdict]` may match on the true author's reciprocal rank (attack_measure).
+	Ranks bool
 	// Needs is what the scorer reads from Env whatever its options (its spec may add to it).
 	Needs Needs
 	// Classifier builds an attacker or topic classifier (tasks author and topic; a ScorerSpec).
@@ -677,7 +680,7 @@ var Scorers = map[string]ScorerEntry{
 		},
 	},
 	"koppel11": {
-		Version: "1", Task: TaskAuthor,
+		Version: "1", Task: TaskAuthor, Ranks: true,
 		Description: "DRauth: Koppel, Schler, Argamon 2011 impostors-style character 4-gram method as reproduced for PAN (modes default | compat | paper)",
 		Classifier: ScorerSpec[attackers.KoppelOptions, learn.Classifier]{
 			Defaults: func() attackers.KoppelOptions {
@@ -697,7 +700,7 @@ var Scorers = map[string]ScorerEntry{
 		},
 	},
 	"char-ngram-svm": {
-		Version: "1", Task: TaskAuthor,
+		Version: "1", Task: TaskAuthor, Ranks: true,
 		Description: "tf-idf character n-grams (2-5) with a one-vs-rest linear SVM (not PAN's baseline: that is pan19-baseline; --reject pan19 calibrates it as the baseline does)",
 		Classifier: ScorerSpec[attackers.CharNgramOptions, learn.Classifier]{
 			Defaults: attackers.DefaultCharNgramOptions,

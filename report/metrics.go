@@ -18,6 +18,10 @@ const (
 	// of every candidate that wrote some evaluation text, averaged; open-set texts ("<UNK>")
 	// are no class but count against the precision of the candidate they are attributed to.
 	MetricOpenSetMacroF1 = "open_set_macro_f1"
+	// MetricReciprocalRank is an attacker's mean over the evaluation documents of the true
+	// author's reciprocal rank among the candidates (attackers.ReciprocalRank), recorded
+	// when a [verdict] matches on it (attack_measure = "reciprocal_rank").
+	MetricReciprocalRank = "reciprocal_rank"
 	// MetricMean is a utility measure's mean over the scored document pairs.
 	MetricMean = "mean"
 	// MetricUnscored counts the pairs a utility measure could not score (NaN).

@@ -19,7 +19,14 @@ import (
 type VerdictConfig struct {
 	// Attack is the id of the authorship attacker that sets the privacy level.
 	Attack string `toml:"attack"`
-	// AboveChance are the attack levels as accuracy above chance (1/authors), e.g. [0.05, 0.1].
+	// AttackMeasure is the per-item attack score the levels and the matching use: "accuracy"
+	// (default: 1 when the attacker names the true author, else 0) or "reciprocal_rank" (the
+	// true author's reciprocal rank among the candidates, ties broken at random in
+	// expectation: attackers.ReciprocalRank; needs an attacker that ranks, registry Ranks),
+	// whose chance level is H_n/n for n authors. Its items vary less than 0/1 correctness.
+	AttackMeasure string `toml:"attack_measure"`
+	// AboveChance are the attack levels above chance (the attack measure of a uniform guess:
+	// 1/authors for accuracy, H_n/n for reciprocal rank), e.g. [0.05, 0.1].
 	AboveChance []float64 `toml:"above_chance"`
 	// Utilities are the ids of topic classifiers (per-item correctness) and utility measures
 	// (per-item values) to compare.
@@ -56,6 +63,14 @@ type VerdictConfig struct {
 	// per mechanism and level: one outside the bracket, one inside it).
 	SearchRounds int `toml:"search_rounds"`
 }
+
+// The values of [verdict] attack_measure.
+const (
+	// AttackAccuracy matches on each item's 0/1 correctness of the attacker.
+	AttackAccuracy = "accuracy"
+	// AttackReciprocalRank matches on each item's reciprocal rank of the true author.
+	AttackReciprocalRank = "reciprocal_rank"
+)
 
 // validateVerdict fills the defaults of [verdict] and checks that it names configured scorers
 // of the right tasks.
@@ -98,6 +113,24 @@ func (c *Config) validateVerdict() error {
 	}
 	if s, ok := scorer(v.Attack); !ok || registry.Scorers[s.Name].Task != registry.TaskAuthor {
 		return c.ErrAt("verdict", "attack", "%q: want the id of a configured authorship attacker (scorers: %s)", v.Attack, strings.Join(ids, ", "))
+	}
+	switch v.AttackMeasure {
+	case "":
+		v.AttackMeasure = AttackAccuracy
+	case AttackAccuracy:
+	case AttackReciprocalRank:
+		if s, _ := scorer(v.Attack); !registry.Scorers[s.Name].Ranks {
+			var rankers []string
+			for _, n := range registry.ScorerNames() {
+				if registry.Scorers[n].Ranks {
+					rankers = append(rankers, n)
+				}
+			}
+			return c.ErrAt("verdict", "attack_measure", "%q: attacker %s (%s) scores no candidate but the one it names, so it has no rank of the true author: want %q, or an attacker that ranks (%s)",
+				v.AttackMeasure, v.Attack, s.Name, AttackAccuracy, strings.Join(rankers, ", "))
+		}
+	default:
+		return c.ErrAt("verdict", "attack_measure", "%q: want %q or %q", v.AttackMeasure, AttackAccuracy, AttackReciprocalRank)
 	}
 	if len(v.AboveChance) == 0 {
 		return c.ErrAt("verdict", "above_chance", "missing: want attack levels above chance, e.g. [0.05, 0.1]")

@@ -153,7 +153,15 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			return err
 		}
 		start := time.Now()
-		pred := f.predict(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		var pred []string
+		var rrs []float64
+		if r.ranksAttack(sc) {
+			if pred, rrs, err = f.reciprocalRanks(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private, set); err != nil {
+				return fmt.Errorf("%s: scorer %s: %w", r.cellPath(c), sc.ID(), err)
+			}
+		} else {
+			pred = f.predict(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
+		}
 		r.spent.add("predict", start)
 		truth := set.EvalAuthors
 		if entry.Task == registry.TaskTopic {
@@ -173,6 +181,15 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		if r.cfg.Protocol.Kind == runconfig.ProtocolPAN && entry.Task == registry.TaskAuthor {
 			rows = append(rows, row(sc.ID(), report.MetricOpenSetMacroF1, corpus.PANRound(learn.OpenSetMacroF1(truth, pred, corpus.UnknownAuthor))))
 		}
+		if rrs != nil {
+			sum := 0.0
+			for i, x := range rrs {
+				sum += x
+				preds = append(preds, rundir.Prediction{Scorer: rankScorer(sc.ID()), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
+					Value: strconv.FormatFloat(x, 'g', -1, 64)})
+			}
+			rows = append(rows, row(sc.ID(), report.MetricReciprocalRank, sum/float64(len(rrs))))
+		}
 	}
 	written, err := r.asWrittenRows(c, set)
 	if err != nil {
@@ -184,6 +201,17 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	}
 	return r.writeRows(filepath.Join(r.dir, "cells", rundir.CellFile(r.cellPath(c))), r.cellPath(c), rows, preds, termVectors(m, private, privateKnown))
 }
+
+// ranksAttack reports whether scorer sc is the attacker of a [verdict] that matches on the
+// true author's reciprocal rank: its cells then also record every item's reciprocal rank.
+func (r *runner) ranksAttack(sc runconfig.ComponentConfig) bool {
+	v := r.cfg.Verdict
+	return v != nil && v.AttackMeasure == runconfig.AttackReciprocalRank && sc.ID() == v.Attack
+}
+
+// rankScorer is the scorer column of an attacker's per-item reciprocal ranks in
+// predictions.csv (their value column holds the reciprocal rank).
+func rankScorer(id string) string { return id + "/" + report.MetricReciprocalRank }
 
 // documentID names evaluation document i of a set in predictions.csv: its story id, or its
 // position when the corpus gave none.

@@ -52,8 +52,8 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 			if err != nil {
 				return nil, err
 			}
-			chance := 1 / float64(len(set.Authors))
-			spec := verdict.Spec{Attack: v.Attack, Baseline: *v.Baseline}
+			measure, chance := r.attackMeasure(len(set.Authors))
+			spec := verdict.Spec{Attack: v.Attack, Measure: measure, Baseline: *v.Baseline}
 			for _, x := range v.AboveChance {
 				spec.Levels = append(spec.Levels, chance+x)
 			}

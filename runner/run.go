@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"dptext/attackers"
 	"dptext/learn"
 	"dptext/mechanisms"
 	"dptext/protocol"
@@ -579,6 +580,28 @@ func (f *fitted) predict(seed uint64, path string, docs [][]string) []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.c.Predict(rngs.New(seed, path), docs)
+}
+
+// reciprocalRanks returns the answers of predict (the same, from the same stream) with the
+// true author's reciprocal rank for each of docs, the evaluation documents of set, among the
+// set's authors (attackers.ReciprocalRank; a candidate the attacker dropped ranks last).
+func (f *fitted) reciprocalRanks(seed uint64, path string, docs [][]string, set *protocol.SetData) ([]string, []float64, error) {
+	rk, ok := f.c.(attackers.Ranker)
+	if !ok {
+		return nil, nil, fmt.Errorf("the attacker scores no candidate but the one it names: no reciprocal rank")
+	}
+	f.mu.Lock()
+	pred, cands, scores := rk.PredictRanked(rngs.New(seed, path), docs)
+	f.mu.Unlock()
+	rrs := make([]float64, len(docs))
+	for i := range docs {
+		rr, err := attackers.ReciprocalRank(cands, scores[i], set.EvalAuthors[i], max(len(set.Authors), len(cands)))
+		if err != nil {
+			return nil, nil, fmt.Errorf("evaluation document %s: %w (every evaluation author must be a candidate: an open-set text has no rank)", documentID(set, i), err)
+		}
+		rrs[i] = rr
+	}
+	return pred, rrs, nil
 }
 
 func newRunner(cfg *runconfig.Config, sets []*protocol.SetData, in *inputs, dir string, jobs int) *runner {

@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 
+	"dptext/attackers"
 	"dptext/mechanisms"
 	"dptext/report"
 	"dptext/report/verdict"
 	"dptext/rngs"
+	"dptext/runconfig"
 	"dptext/rundir"
 )
 
@@ -93,8 +95,8 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 	if err != nil {
 		return nil, halves, err
 	}
-	chance := 1 / float64(len(r.sets[si].Authors))
-	spec := verdict.Spec{Attack: v.Attack, Utilities: v.Utilities, Baseline: *v.Baseline,
+	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
+	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
 		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds[si], Notes: r.searchNotes[si]}
 	for _, x := range v.AboveChance {
 		spec.Levels = append(spec.Levels, chance+x)
@@ -200,12 +202,18 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 	authorOf := map[itemKey]string{}
 	scores := map[pointKey]map[string]map[itemKey]float64{}
 	var order []pointKey
-	wanted := map[string]bool{v.Attack: true}
+	// wanted maps the scorer column of the item scores read to the curve points' key: the
+	// attack's per-item reciprocal ranks, when it matches on them, stand for the attack.
+	wanted := map[string]string{v.Attack: v.Attack}
+	if v.AttackMeasure == runconfig.AttackReciprocalRank {
+		wanted = map[string]string{rankScorer(v.Attack): v.Attack}
+	}
 	for _, u := range v.Utilities {
-		wanted[u] = true
+		wanted[u] = u
 	}
 	for _, it := range items {
-		if it.cell.set != si || !wanted[it.pred.Scorer] {
+		name, ok := wanted[it.pred.Scorer]
+		if it.cell.set != si || !ok {
 			continue
 		}
 		k := itemKey{it.cell.rep, it.pred.Item}
@@ -219,8 +227,8 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 			scores[pk] = map[string]map[itemKey]float64{}
 			order = append(order, pk)
 		}
-		if scores[pk][it.pred.Scorer] == nil {
-			scores[pk][it.pred.Scorer] = map[itemKey]float64{}
+		if scores[pk][name] == nil {
+			scores[pk][name] = map[itemKey]float64{}
 		}
 		x := 0.0
 		switch {
@@ -233,7 +241,7 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 		case it.pred.Truth == it.pred.Prediction:
 			x = 1
 		}
-		scores[pk][it.pred.Scorer][k] = x
+		scores[pk][name][k] = x
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].rep != keys[j].rep {
@@ -259,7 +267,7 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 	}
 	for _, pk := range order {
 		p := verdict.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
-		for name := range wanted {
+		for _, name := range wanted {
 			xs := make([]float64, len(keys))
 			for i, k := range keys {
 				x, ok := scores[pk][name][k]
@@ -276,6 +284,16 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 		return nil, nil, nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
 	}
 	return points, cluster, authors, nil
+}
+
+// attackMeasure names the [verdict]'s attack measure for the verdict's text ("" for accuracy)
+// and gives its chance level among n authors: 1/n for accuracy, H_n/n (the mean reciprocal
+// rank of a uniform guess) for reciprocal rank.
+func (r *runner) attackMeasure(n int) (name string, chance float64) {
+	if r.cfg.Verdict.AttackMeasure == runconfig.AttackReciprocalRank {
+		return "reciprocal rank", attackers.ChanceReciprocalRank(n)
+	}
+	return "", 1 / float64(n)
 }
 
 // guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",

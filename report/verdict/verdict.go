@@ -17,9 +17,14 @@ import (
 // Spec says which comparisons a verdict table makes: the utility each mechanism keeps
 // when its ε is lowered until the attacker's accuracy falls to each level.
 type Spec struct {
-	// Attack is the scorer whose accuracy sets the privacy level.
+	// Attack is the scorer whose per-item scores (in CurvePoint.Scores) set the privacy level:
+	// its 0/1 correctness, or another per-item measure of the attack named by Measure.
 	Attack string
-	// Levels are the attack accuracies to match, and LevelNames how the table names them
+	// Measure names the attack's per-item measure in the text when it is not the attacker's
+	// accuracy (e.g. "reciprocal rank"; "" reads accuracy).
+	Measure string
+	// Levels are the attack's values (its mean per-item score: accuracy, or Measure) to
+	// match, and LevelNames how the table names them
 	// (e.g. "chance + 0.05").
 	Levels     []float64
 	LevelNames []string
@@ -457,7 +462,18 @@ func (s Spec) axisName() string {
 	if s.Axis != "" {
 		return s.Axis
 	}
+	if s.Measure != "" {
+		return s.Attack + " " + s.Measure
+	}
 	return s.Attack
+}
+
+// measureName names the attack's per-item measure.
+func (s Spec) measureName() string {
+	if s.Measure != "" {
+		return s.Measure
+	}
+	return "accuracy"
 }
 
 // levelText states level l as a verdict reads it: "koppel11 ≤ 0.1", or "claimed ε … = 5".
@@ -465,7 +481,7 @@ func (s Spec) levelText(l int) string {
 	if s.Axis != "" {
 		return fmt.Sprintf("%s = %.4g", s.Axis, s.Levels[l])
 	}
-	return fmt.Sprintf("%s ≤ %.3g", s.Attack, s.Levels[l])
+	return fmt.Sprintf("%s ≤ %.3g", s.axisName(), s.Levels[l])
 }
 
 func shareFinite(xs []float64) float64 {
@@ -505,8 +521,8 @@ func (v *Result) Markdown(set string) string {
 			s.Axis, method)
 	} else {
 		fmt.Fprintf(&b, "## Verdicts at matched privacy, set %s\n\n", set)
-		fmt.Fprintf(&b, "Utility kept where %s's accuracy falls to each level: linear interpolation between the two ε of the mechanism's own grid that bracket the level (no segment towards %s, no extrapolation; a replicate in which the grid does not bracket the level has no value). %s\n\n",
-			s.Attack, orDash(s.Baseline), method)
+		fmt.Fprintf(&b, "Utility kept where %s's %s falls to each level: linear interpolation between the two ε of the mechanism's own grid that bracket the level (no segment towards %s, no extrapolation; a replicate in which the grid does not bracket the level has no value). %s\n\n",
+			s.Attack, s.measureName(), orDash(s.Baseline), method)
 	}
 	if floor := 1 / float64(s.Replicates+1); v.Family > 0 && floor >= s.Alpha/float64(v.Family) {
 		fmt.Fprintf(&b, "With %d replicates no p-value is below %.2g, and Holm's first step over %d comparisons needs one below %.2g: raise `replicates` above %d for a verdict to be possible.\n\n",
@@ -519,7 +535,7 @@ func (v *Result) Markdown(set string) string {
 		fmt.Fprintf(&b, "### %s (%s)\n\n", s.levelText(l), s.LevelNames[l])
 		if l < len(v.Baseline) {
 			bl := v.Baseline[l]
-			fmt.Fprintf(&b, "%s's own %s accuracy is %.3f; it meets this level in %.1f %% of replicates.\n\n", s.Baseline, s.Attack, bl.Attack, 100*bl.Meets)
+			fmt.Fprintf(&b, "%s's own %s %s is %.3f; it meets this level in %.1f %% of replicates.\n\n", s.Baseline, s.Attack, s.measureName(), bl.Attack, 100*bl.Meets)
 		}
 		v.levelTable(&b, l)
 		b.WriteString("\nSignificant:\n\n")
