@@ -50,7 +50,7 @@ var RelativeMetrics = []string{MetricAccuracy, MetricMacroF1, MetricMacroPrecisi
 // names a [report] table's metric, columns' metric and frontier metrics may use.
 func ScorerMetrics() []string {
 	out := []string{MetricCorrect, MetricTotal, MetricAccuracy, MetricMacroPrecision, MetricMacroRecall, MetricMacroF1,
-		MetricOpenSetMacroF1, MetricMean, MetricUnscored, MetricValidationAccuracy, MetricDeltaF1, MetricDeltaRelativeF1}
+		MetricOpenSetMacroF1, MetricMean, MetricUnscored, MetricValidationAccuracy, MetricDeltaF1, MetricDeltaRelativeF1, MetricReciprocalRank}
 	for _, m := range RelativeMetrics {
 		out = append(out, "relative_"+m)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"dptext/configfile"
 	"dptext/corpus"
+	"dptext/distinguish"
 	"dptext/embeddings"
 	"dptext/filehash"
 	"dptext/registry"
@@ -869,12 +870,34 @@ func (c *Config) validateReport() error {
 	return nil
 }
 
+// privacyMetricNames lists the privacy and diagnostic metrics this config's runs may write:
+// report.PrivacyMetrics, and with a [distinguish] table the rows of its distances (see
+// runner/distinguish.go).
+func (c *Config) privacyMetricNames() []string {
+	names := slices.Clone(report.PrivacyMetrics)
+	d := c.Distinguish
+	if d == nil {
+		return names
+	}
+	distances := d.Distances
+	if distances == nil {
+		distances = distinguish.DefaultOptions().Distances
+	}
+	names = append(names, "distinguish_pairs", "distinguish_releases")
+	for _, k := range distances {
+		n := distinguish.DistanceName(k)
+		names = append(names, "distinguish_accuracy_"+n, "distinguish_eps_"+n, "distinguish_eps_"+n+"_lcb",
+			"distinguish_eps_"+n+"_ucb", "distinguish_eps_"+n+"_ceiling")
+	}
+	return names
+}
+
 // checkReportMetrics refuses a [report] metric name no run writes, at its key's line with the
 // valid names: metric, columns[i].metric and the frontier's metrics must be scorer metrics
 // (report.ScorerMetrics), privacy_metrics privacy or diagnostic metrics (report.PrivacyMetrics),
 // plot_metrics either. A typo there showed "–" in every column or silently dropped a table.
 func (c *Config) checkReportMetrics() error {
-	scorer, privacy := report.ScorerMetrics(), report.PrivacyMetrics
+	scorer, privacy := report.ScorerMetrics(), c.privacyMetricNames()
 	either := slices.Concat(scorer, privacy)
 	check := func(path, key, name string, valid []string, kind string) error {
 		if name == "" || slices.Contains(valid, name) {

@@ -69,3 +69,35 @@ func TestReportMetricTyposAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedConfigsValidate: every config of configs/ loads and validates as `dptext check`
+// reads it — a [report] metric list that names rows another table of the config adds (the
+// distinguish_eps_<k> rows of [distinguish]) must be accepted. The mutant: checking
+// privacy_metrics against report.PrivacyMetrics alone refuses configs/mechanisms.toml.
+func TestShippedConfigsValidate(t *testing.T) {
+	shipped, _ := filepath.Glob("../configs/*.toml")
+	for _, f := range shipped {
+		if _, err := LoadConfig(f); err != nil {
+			t.Errorf("shipped config refused: %v", err)
+		}
+	}
+}
+
+// TestDistinguishRowsAreValidPrivacyMetrics: with [distinguish], privacy_metrics may name the
+// rows of its distances, and only those (k = 7 is not a distance of the table).
+func TestDistinguishRowsAreValidPrivacyMetrics(t *testing.T) {
+	base := "name = \"x\"\n[[sets]]\nname = \"a\"\nauthors = 2\n[[mechanisms]]\nname = \"emd\"\nepsilons = [10]\n[[scorers]]\nname = \"sr-nn\"\n"
+	for _, c := range []struct {
+		extra string
+		ok    bool
+	}{
+		{"[distinguish]\ndistances = [1, 5]\n[report]\nprivacy_metrics = [\"distinguish_eps_k5_lcb\", \"distinguish_accuracy_k1\"]\n", true},
+		{"[distinguish]\ndistances = [1, 5]\n[report]\nprivacy_metrics = [\"distinguish_eps_k7_lcb\"]\n", false},
+		{"[report]\nprivacy_metrics = [\"distinguish_eps_k5_lcb\"]\n", false},
+	} {
+		_, err := ParseConfig("x.toml", base+c.extra)
+		if (err == nil) != c.ok {
+			t.Errorf("%q: error %v, want ok = %v", c.extra, err, c.ok)
+		}
+	}
+}
