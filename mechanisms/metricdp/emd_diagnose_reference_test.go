@@ -1,7 +1,6 @@
 package metricdp
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,10 +10,12 @@ import (
 	"dptext/linalg"
 	"dptext/mechanisms"
 	"dptext/rngs"
+	"dptext/transport"
 )
 
 // diagnoseBagReference is diagnoseBag as it was before issue 38 (outputs in released order, a
-// cosine per pair of tokens, the Hungarian method of matchReference): the baseline
+// cosine per pair of tokens), with today's transport.Match as its matching (the matching's own
+// gain is transport's BenchmarkMatchAgainstReference): the baseline
 // TestDiagnoseBagEqualsReference holds diagnoseBag to and BenchmarkDiagnoseBagAgainstReference
 // measures it against in the same process.
 func diagnoseBagReference(m *EMD, original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
@@ -54,7 +55,7 @@ func diagnoseBagReference(m *EMD, original, private []string) (oov, inVocab, unc
 			cosines[i*n+j], cost[i*n+j] = c, 1-c
 		}
 	}
-	_, assign := matchReference(cost, n)
+	_, assign := transport.Match(cost, n)
 	for i := range in {
 		cosSum += cosines[i*n+assign[i]]
 	}
@@ -145,79 +146,6 @@ func BenchmarkDiagnoseBagAgainstReference(b *testing.B) {
 			diagnoseBagReference(m, doc, private)
 		}
 	})
-}
-
-// matchReference is transport.Match before issue 38 (the Hungarian method inserting one row at a
-// time from zero potentials; transport's own tests hold the new Match to it).
-func matchReference(cost []float64, n int) (total float64, assign []int) {
-	if len(cost) != n*n {
-		panic(fmt.Sprintf("transport.matchReference: %d costs for a %d×%d problem", len(cost), n, n))
-	}
-	if n == 0 {
-		return 0, []int{}
-	}
-	// Columns are 1..n; column 0 is a virtual column holding the row being inserted.
-	// rowOf[j] is the row matched to column j (0-based row + 1; 0 means free).
-	u := make([]float64, n+1)   // row potentials (1-based rows)
-	v := make([]float64, n+1)   // column potentials
-	rowOf := make([]int, n+1)   // 1-based row matched to column j, 0 = free
-	prevCol := make([]int, n+1) // predecessor column on the shortest path tree
-	minSlack := make([]float64, n+1)
-	used := make([]bool, n+1)
-	for row := 1; row <= n; row++ {
-		rowOf[0] = row
-		col := 0
-		for j := range minSlack {
-			minSlack[j] = math.Inf(1)
-			used[j] = false
-		}
-		for {
-			used[col] = true
-			i := rowOf[col]
-			delta := math.Inf(1)
-			next := 0
-			ci := cost[(i-1)*n : i*n]
-			for j := 1; j <= n; j++ {
-				if used[j] {
-					continue
-				}
-				if slack := ci[j-1] - u[i] - v[j]; slack < minSlack[j] {
-					minSlack[j] = slack
-					prevCol[j] = col
-				}
-				if minSlack[j] < delta {
-					delta = minSlack[j]
-					next = j
-				}
-			}
-			for j := 0; j <= n; j++ {
-				if used[j] {
-					u[rowOf[j]] += delta
-					v[j] -= delta
-				} else {
-					minSlack[j] -= delta
-				}
-			}
-			col = next
-			if rowOf[col] == 0 {
-				break
-			}
-		}
-		// Augment along the path back to the virtual column.
-		for col != 0 {
-			p := prevCol[col]
-			rowOf[col] = rowOf[p]
-			col = p
-		}
-	}
-	assign = make([]int, n)
-	for j := 1; j <= n; j++ {
-		assign[rowOf[j]-1] = j - 1
-	}
-	for i, j := range assign {
-		total += cost[i*n+j]
-	}
-	return total, assign
 }
 
 // cosineTable equals linalg.Cosine bit for bit on every pair, zero vectors included. Mutant
