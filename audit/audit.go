@@ -439,6 +439,7 @@ func planAudit(t *Target, o Options, claim float64, rep *Report) *auditPlan {
 				noiseCount += noiseTests(len(pl.partners[x]), len(v))
 			}
 		}
+		noiseCount += choiceTestCount(t, len(pl.noise)+decodeHubs)
 	}
 	rep.Tests = 2*tests + noiseCount + len(pl.sampler)*(1+ownWordTests) + len(pl.stages)*stageTests
 	return pl
@@ -529,12 +530,13 @@ func auditDecoding(t *Target, o Options, pl *auditPlan, rep *Report, pr *progres
 	total := map[string]int{}
 	tested := map[string]bool{}
 	for i, x := range pl.noise {
-		f, counts, err := decodeFinding(t, o.Seed, i, x, pl.partners[x], o.Samples)
+		f, choice, counts, err := decodeFinding(t, o.Seed, i, x, pl.partners[x], o.Samples, rep.Level)
 		if err != nil {
 			return err
 		}
 		f.Claim = rep.Claim
 		rep.Findings = append(rep.Findings, f)
+		rep.Findings = append(rep.Findings, choice...)
 		pr.step()
 		tested[x] = true
 		for w, c := range counts {
@@ -556,12 +558,16 @@ func auditDecoding(t *Target, o Options, pl *auditPlan, rep *Report, pr *progres
 	hubs = hubs[:min(len(hubs), decodeHubs)]
 	pr.total -= decodeHubs - len(hubs)
 	for i, x := range hubs {
-		f, _, err := decodeFinding(t, o.Seed, len(pl.noise)+i, x, nil, o.Samples)
+		f, choice, _, err := decodeFinding(t, o.Seed, len(pl.noise)+i, x, nil, o.Samples, rep.Level)
 		if err != nil {
 			return err
 		}
 		f.Claim, f.Kind = rep.Claim, "release against an exact re-decoding, at a word released most often"
 		rep.Findings = append(rep.Findings, f)
+		for _, c := range choice {
+			c.Kind += ", at a word released most often"
+			rep.Findings = append(rep.Findings, c)
+		}
 		pr.step()
 	}
 	return nil

@@ -104,6 +104,10 @@ func NewVickrey(store *embeddings.Store, epsilon float64, opts VickreyOptions) (
 // Epsilon is the per-word ε.
 func (m *Vickrey) Epsilon() float64 { return m.epsilon }
 
+// Threshold is t, the weight of the nearest word's distance in the choice p₂ (for an audit to
+// recompute p₂ from the published rule).
+func (m *Vickrey) Threshold() float64 { return m.opts.T }
+
 // Store is the (top_k-restricted) vocabulary the mechanism draws from.
 func (m *Vickrey) Store() *embeddings.Store { return m.store }
 
