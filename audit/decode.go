@@ -11,7 +11,8 @@ import (
 	"dptext/rngs"
 )
 
-// The decoding check (exact, no randomness in its verdict). The noise tests (noise.go) prove a
+// The decoding check (exact, no randomness in its verdict; for Vickrey also a test of its
+// choice between the two nearest words, see choiceFindings). The noise tests (noise.go) prove a
 // noise-then-decode mechanism's claim only if the released word is a function of the noisy
 // vector z alone (post-processing). For each tested input x the audit draws K noisy vectors
 // with the mechanism's noise step and, from generators in the same states, K releases of the
@@ -154,11 +155,12 @@ func choiceTestCount(t *Target, inputs int) int {
 // second nearest whenever the nearest is the input, say) shows. False-failure rate: each tail
 // at most level (α/Tests, the test is discrete so conservative), 2·level per test. Power:
 // against that mutant the second-nearest count over the n draws whose nearest is the input
-// exceeds its mean by Σ(1−p₂) ≥ n(1−t) (p₂ ≤ t as d₁ ≤ d₂; n/2 at t = ½), against a
-// standard deviation √Σp₂(1−p₂) ≤ √n/2, so at t = ½ it fails with probability near 1 once √n exceeds the level's normal
-// quantile plus 2 (n ≥ 36 at level 10⁻⁴); TestVickreyChoice measures it at default
-// settings. The check reads the candidate set for draws past the first decodeExhaustive: a
-// nearest word outside it (never released often, not the input nor a partner) would bias p₂.
+// exceeds its mean by Σ(1−p₂) ≥ n(1−t) (p₂ ≤ t as d₁ ≤ d₂), against a standard deviation
+// √Σp₂(1−p₂) ≤ √n/2: at t = ½ it fails with probability ≥ 0.97 (normal approximation) once
+// √n exceeds the level's upper normal quantile plus 2 (n ≥ 33 at level 10⁻⁴); larger t needs
+// n about (2(1−t))⁻² times as many (25 at t = 0.9). TestVickreyChoice measures it at default settings. Draws past the
+// first decodeExhaustive are decoded over the candidate set: a nearest word outside it (not
+// the input, a partner or among the words released most often) would bias their p₂.
 func choiceFindings(store *embeddings.Store, x string, xr int, z []float64, released, cands []int, thr, level float64) []Finding {
 	n := store.Dim()
 	var all, own []float64
