@@ -158,9 +158,10 @@ func choiceTestCount(t *Target, inputs int) int {
 // exceeds its mean by Σ(1−p₂) ≥ n(1−t) (p₂ ≤ t as d₁ ≤ d₂), against a standard deviation
 // √Σp₂(1−p₂) ≤ √n/2: at t = ½ it fails with probability ≥ 0.97 (normal approximation) once
 // √n exceeds the level's upper normal quantile plus 2 (n ≥ 33 at level 10⁻⁴); larger t needs
-// n about (2(1−t))⁻² times as many (25 at t = 0.9). TestVickreyChoice measures it at default settings. Draws past the
-// first decodeExhaustive are decoded over the candidate set: a nearest word outside it (not
-// the input, a partner or among the words released most often) would bias their p₂.
+// about (2(1−t))⁻² times as many draws (25 at t = 0.9). TestVickreyChoice measures it at
+// default settings. Draws past the first decodeExhaustive are decoded over the candidate set: a
+// nearest word outside it (not the input, a partner or among the words released most often)
+// would bias their p₂.
 func choiceFindings(store *embeddings.Store, x string, xr int, z []float64, released, cands []int, thr, level float64) []Finding {
 	n := store.Dim()
 	var all, own []float64
