@@ -483,6 +483,12 @@ func (c *Config) validateData() error {
 	case !ok:
 		return c.ErrAt("corpus", "format", "%q: want %s", c.Corpus.Format, registry.QuoteList(registry.CorpusFormatNames()))
 	case format.Dataset != "":
+		if c.Corpus.Path != "" {
+			// The reader reads the fetched dataset and nothing else: a path here was silently
+			// ignored, running the default corpus under a config naming another.
+			return c.ErrAt("corpus", "path", "%q: format %q reads the %s dataset fetched by `dptext data`, never a path; remove path, or give the format of the file or folder (%s)",
+				c.Corpus.Path, c.Corpus.Format, format.Dataset, registry.QuoteList(pathFormats()))
+		}
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.ErrAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
 		}
@@ -515,6 +521,17 @@ func (c *Config) validateData() error {
 		return c.ErrAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)
 	}
 	return nil
+}
+
+// pathFormats are the corpus formats that read the file or folder at [corpus] path.
+func pathFormats() []string {
+	var names []string
+	for _, name := range registry.CorpusFormatNames() {
+		if f, _ := registry.LookupCorpusFormat(name); f.Dataset == "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // validateProtocol checks the [protocol] table.
