@@ -158,7 +158,7 @@ func verifyFetched(paths Paths, d Dataset) error {
 }
 
 func complete(dir string, d Dataset) bool {
-	marker, err := os.ReadFile(filepath.Join(dir, completeMarker))
+	marker, err := filehash.ReadRegular(filepath.Join(dir, completeMarker), 1<<10, "a dataset's COMPLETE marker")
 	return err == nil && strings.TrimSpace(string(marker)) == d.SHA256
 }
 

@@ -2,6 +2,7 @@ package filehash
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -121,4 +122,34 @@ func CheckInput(path string, limit int64, what string) error {
 		return &LimitError{Path: path, What: what, Limit: limit}
 	}
 	return nil
+}
+
+// MaxStateBytes bounds a file dptext wrote itself and reads back whole — a run folder's
+// manifest, lock, fingerprint, cell files, results.csv and tables, a shard's manifest, a
+// derived cache entry, a dataset's marker — far above any it writes (a cell of the largest
+// shipped config is a few MB) and far below what would exhaust memory.
+const MaxStateBytes = 1 << 30
+
+// ReadRegular reads the whole of the regular file at path (see OpenRegular: a device, named
+// pipe, socket or pseudo-file, also behind a symbolic link, is refused at once with a
+// *NotRegularError), refusing with a *LimitError (what names the kind of file) one above
+// limit bytes, also one that grows past it while read. A missing file gives an error
+// matching fs.ErrNotExist, as os.ReadFile's does.
+func ReadRegular(path string, limit int64, what string) ([]byte, error) {
+	f, info, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info.Size() > limit {
+		return nil, &LimitError{Path: path, What: what, Limit: limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &LimitError{Path: path, What: what, Limit: limit}
+	}
+	return data, nil
 }
