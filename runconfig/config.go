@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -499,6 +500,15 @@ func (c *Config) validateData() error {
 		if err := filehash.CheckInput(c.Resolve(c.Corpus.Path), corpus.MaxCorpusBytes, "a corpus file or folder (corpus.MaxCorpusBytes)"); err != nil {
 			return c.ErrAt("corpus", "path", "%v", err)
 		}
+		// A folder where the format reads a file, or the reverse, is what the reader refuses
+		// first; check said ok to both.
+		if info, err := os.Stat(c.Resolve(c.Corpus.Path)); err == nil {
+			wantFolder := c.Corpus.Format != "jsonl"
+			if info.IsDir() != wantFolder {
+				what := map[bool]string{true: "a folder", false: "a file"}
+				return c.ErrAt("corpus", "path", "%s is %s: format %q reads %s", c.Corpus.Path, what[info.IsDir()], c.Corpus.Format, what[wantFolder])
+			}
+		}
 	}
 	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
 		return c.ErrAt("corpus", "language", "applies to format \"pan\" only (it selects PAN problems by collection-info.json)")
@@ -512,6 +522,9 @@ func (c *Config) validateData() error {
 	if c.Embeddings.Path != "" && !c.skipFileChecks {
 		if err := filehash.CheckInput(c.Resolve(c.Embeddings.Path), embeddings.MaxFileBytes, "a vector file (embeddings.MaxFileBytes)"); err != nil {
 			return c.ErrAt("embeddings", "path", "%v", err)
+		}
+		if info, err := os.Stat(c.Resolve(c.Embeddings.Path)); err == nil && info.IsDir() {
+			return c.ErrAt("embeddings", "path", "%s is a folder: want a vector file", c.Embeddings.Path)
 		}
 	}
 	if c.Embeddings.Vocabulary != VocabularyWords && c.Embeddings.Vocabulary != VocabularyAll {
