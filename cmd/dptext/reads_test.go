@@ -120,3 +120,15 @@ func TestProcFilesAreRefused(t *testing.T) {
 		t.Errorf("calibrate --embeddings %s: exit %d, %q", proc, code, stderr)
 	}
 }
+
+// privacy's --epsilons are held to the mechanism's ε range, as calibrate's, obfuscate's and a
+// config's are: `privacy --epsilons 1e308` printed εn = +Inf and exit 0. Mutant: no
+// Epsilons.Check in cmdPrivacy — the command goes on to load vectors and exits 0.
+func TestPrivacyEpsilonsAreBounded(t *testing.T) {
+	vec := vectorsFile(t, []string{"sea", "land", "sky"})
+	for _, eps := range []string{"1e308", "1e13"} {
+		if code, stderr := runWithin(t, "privacy", "--embeddings", vec, "--format", "text", "--epsilons", eps); code != 2 || !strings.Contains(stderr, "want a number in [1e-12, 1e+12]") {
+			t.Errorf("privacy --epsilons %s: exit %d, %q", eps, code, stderr)
+		}
+	}
+}
