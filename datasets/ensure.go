@@ -170,7 +170,7 @@ func Fetched(cacheDir, name string) bool {
 }
 
 func complete(dir string, d Dataset) bool {
-	marker, err := os.ReadFile(filepath.Join(dir, completeMarker))
+	marker, err := filehash.ReadRegular(filepath.Join(dir, completeMarker), 1<<10, "a dataset's COMPLETE marker")
 	return err == nil && strings.TrimSpace(string(marker)) == d.SHA256
 }
 

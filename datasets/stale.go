@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"dptext/filehash"
 )
 
 // fetchPrefix starts the name of the temporary folder of a fetch in progress.
@@ -67,7 +69,7 @@ func cleanStale(cacheDir string, log io.Writer, now time.Time) {
 
 // staleReason says why the fetch folder dir is abandoned, or returns "" if it may be in use.
 func staleReason(dir, host string, now time.Time) string {
-	rec, err := os.ReadFile(filepath.Join(dir, ownerFile))
+	rec, err := filehash.ReadRegular(filepath.Join(dir, ownerFile), 1<<20, "a fetch folder's owner record")
 	if err != nil {
 		info, serr := os.Stat(dir)
 		if serr != nil || now.Sub(info.ModTime()) < staleUnowned {

@@ -154,7 +154,7 @@ func readModelBytes(path string) ([]byte, error) {
 	f, info, err := filehash.OpenRegular(path)
 	var nr *filehash.NotRegularError
 	if errors.As(err, &nr) {
-		return nil, fmt.Errorf("model %s: not a regular file (%s): want a model file made by `dptext train erae`", path, filehash.Kind(nr.Mode))
+		return nil, fmt.Errorf("model %s: not a regular file (%s): want a model file made by `dptext train erae`", path, nr.What())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)

@@ -105,10 +105,12 @@ func walk(dir string, stack []string, files *[]string, check func(dir string, en
 	return nil
 }
 
-// Kind names what a file that is neither regular nor a folder is, for messages: "a device",
+// Kind names what a file that is not regular is, for messages: "a folder", "a device",
 // "a pipe", "a socket", else its mode.
 func Kind(mode os.FileMode) string {
 	switch {
+	case mode.IsDir():
+		return "a folder"
 	case mode&(os.ModeDevice|os.ModeCharDevice) != 0:
 		return "a device"
 	case mode&os.ModeNamedPipe != 0:

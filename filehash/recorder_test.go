@@ -3,6 +3,7 @@ package filehash
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,5 +235,31 @@ func TestOpenRegularRefusesDevicesAndPipesAtOnce(t *testing.T) {
 	}
 	if err := CheckInput(fifo, 10, "x"); err == nil || !strings.Contains(err.Error(), "a pipe") {
 		t.Errorf("CheckInput(fifo): %v", err)
+	}
+}
+
+// ReadRegular refuses a device behind a link at once and a file above its limit, naming the
+// limit, and reads a file within it whole (mutant: no size check — the 11-byte file is read
+// under a 10-byte limit).
+func TestReadRegularBounds(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "fingerprint.json")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	var nr *NotRegularError
+	if _, err := ReadRegular(link, 1<<20, "x"); !errors.As(err, &nr) {
+		t.Errorf("ReadRegular(link to /dev/zero): %v", err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, []byte("01234567890"), 0o644)
+	if _, err := ReadRegular(big, 10, "a test file"); !isLimit(err, "larger than 10 bytes, the limit for a test file") {
+		t.Errorf("ReadRegular over the limit: %v", err)
+	}
+	if data, err := ReadRegular(big, 11, "x"); err != nil || string(data) != "01234567890" {
+		t.Errorf("ReadRegular within the limit: %q, %v", data, err)
+	}
+	if _, err := ReadRegular(filepath.Join(dir, "none"), 10, "x"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadRegular of a missing file: %v, want fs.ErrNotExist", err)
 	}
 }

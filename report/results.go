@@ -6,11 +6,13 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
+
+	"dptext/filehash"
 )
 
 // Header is the first line of every results.csv.
@@ -85,10 +87,9 @@ func ReadRows(r io.Reader, name string) ([]Row, error) {
 
 // ReadRowsFile reads a results.csv from disk.
 func ReadRowsFile(path string) ([]Row, error) {
-	f, err := os.Open(path)
+	data, err := filehash.ReadRegular(path, filehash.MaxStateBytes, "a results.csv")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadRows(f, path)
+	return ReadRows(bytes.NewReader(data), path)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -490,6 +491,12 @@ func (c *Config) validateData() error {
 	case !ok:
 		return c.ErrAt("corpus", "format", "%q: want %s", c.Corpus.Format, registry.QuoteList(registry.CorpusFormatNames()))
 	case format.Dataset != "":
+		if c.Corpus.Path != "" {
+			// The reader reads the fetched dataset and nothing else: a path here was silently
+			// ignored, running the default corpus under a config naming another.
+			return c.ErrAt("corpus", "path", "%q: format %q reads the %s dataset fetched by `dptext data`, never a path; remove path, or give the format of the file or folder (%s)",
+				c.Corpus.Path, c.Corpus.Format, format.Dataset, registry.QuoteList(pathFormats()))
+		}
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.ErrAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
 		}
@@ -499,6 +506,15 @@ func (c *Config) validateData() error {
 		// What the reader would refuse at once: a device, a pipe, a file above the limit.
 		if err := filehash.CheckInput(c.Resolve(c.Corpus.Path), corpus.MaxCorpusBytes, "a corpus file or folder (corpus.MaxCorpusBytes)"); err != nil {
 			return c.ErrAt("corpus", "path", "%v", err)
+		}
+		// A folder where the format reads a file, or the reverse, is what the reader refuses
+		// first; check said ok to both.
+		if info, err := os.Stat(c.Resolve(c.Corpus.Path)); err == nil {
+			wantFolder := c.Corpus.Format != "jsonl"
+			if info.IsDir() != wantFolder {
+				what := map[bool]string{true: "a folder", false: "a file"}
+				return c.ErrAt("corpus", "path", "%s is %s: format %q reads %s", c.Corpus.Path, what[info.IsDir()], c.Corpus.Format, what[wantFolder])
+			}
 		}
 	}
 	if c.Corpus.Language != "" && c.Corpus.Format != "pan" {
@@ -514,6 +530,9 @@ func (c *Config) validateData() error {
 		if err := filehash.CheckInput(c.Resolve(c.Embeddings.Path), embeddings.MaxFileBytes, "a vector file (embeddings.MaxFileBytes)"); err != nil {
 			return c.ErrAt("embeddings", "path", "%v", err)
 		}
+		if info, err := os.Stat(c.Resolve(c.Embeddings.Path)); err == nil && info.IsDir() {
+			return c.ErrAt("embeddings", "path", "%s is a folder: want a vector file", c.Embeddings.Path)
+		}
 	}
 	if c.Embeddings.Vocabulary != VocabularyWords && c.Embeddings.Vocabulary != VocabularyAll {
 		return c.ErrAt("embeddings", "vocabulary", "%q: want \"words\" or \"all\"", c.Embeddings.Vocabulary)
@@ -522,6 +541,17 @@ func (c *Config) validateData() error {
 		return c.ErrAt("embeddings", "top_k", "%d: want 0 (all words) or a positive count", c.Embeddings.TopK)
 	}
 	return nil
+}
+
+// pathFormats are the corpus formats that read the file or folder at [corpus] path.
+func pathFormats() []string {
+	var names []string
+	for _, name := range registry.CorpusFormatNames() {
+		if f, _ := registry.LookupCorpusFormat(name); f.Dataset == "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // validateProtocol checks the [protocol] table.

@@ -26,7 +26,7 @@ func readConfigFile(path string) (string, error) {
 	f, info, err := filehash.OpenRegular(path)
 	var nr *filehash.NotRegularError
 	if errors.As(err, &nr) {
-		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", filehash.Kind(nr.Mode))}
+		return "", &configfile.Error{File: path, Msg: fmt.Sprintf("not a regular file (%s): want a TOML file", nr.What())}
 	}
 	if err != nil {
 		return "", fmt.Errorf("config: %w", err)

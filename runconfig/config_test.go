@@ -70,6 +70,14 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 		{"bad parameter value", `rating = "embedding"`, `rating = "embeddings"`, []string{"mechanisms[1].params", "embeddings", "context"}},
 		{"bad parameter type", `rating = "embedding"`, `rating = 3`, []string{"bad.toml:18:", "mechanisms[1].params.rating"}},
 		{"missing corpus path", `format = "sotu"`, `format = "jsonl"`, []string{"corpus.path", "missing"}},
+		// Mutant: no path check for a dataset format — check said ok and run read the default
+		// SOTU corpus under a config naming /dev/zero (or any other file) as its corpus.
+		{"path with the sotu dataset", `format = "sotu"`, "format = \"sotu\"\npath = \"my-sotu.jsonl\"", []string{"bad.toml:6:", "corpus.path", `format "sotu" reads the sotu dataset`, `"dir"`}},
+		// Mutant: no kind check after filehash.CheckInput — check said ok to each, run refused.
+		{"jsonl corpus at a folder", `format = "sotu"`, "format = \"jsonl\"\npath = \".\"", []string{"bad.toml:6:", "corpus.path", `is a folder: format "jsonl" reads a file`}},
+		{"dir corpus at a file", `format = "sotu"`, "format = \"dir\"\npath = \"config.go\"", []string{"bad.toml:6:", "corpus.path", `is a file: format "dir" reads a folder`}},
+		{"pan corpus at a file", `format = "sotu"`, "format = \"pan\"\npath = \"config.go\"", []string{"bad.toml:6:", "corpus.path", `is a file: format "pan" reads a folder`}},
+		{"vectors at a folder", `format = "sotu"`, "format = \"sotu\"\n[embeddings]\nformat = \"text\"\npath = \".\"", []string{"bad.toml:8:", "embeddings.path", "is a folder: want a vector file"}},
 		{"corpus path not there", `format = "sotu"`, "format = \"jsonl\"\npath = \"nowhere.jsonl\"", []string{"bad.toml:6:", "corpus.path", "nowhere.jsonl"}},
 		{"malformed toml", `name = "4"`, `name = "4`, []string{"bad.toml:8:"}},
 		{"too few authors", "authors = 4", "authors = 1", []string{"bad.toml:9:", "sets[0].authors", "at least 2"}},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"dptext/filehash"
 	"dptext/report"
 )
 
@@ -92,7 +93,7 @@ var ErrNoCell = errors.New("no cell file")
 // path. It returns errNoCell when there is no file, and another error when the file is not a
 // complete cell file.
 func ReadCell(file, cellPath string) (*CellRecord, error) {
-	data, err := os.ReadFile(file)
+	data, err := filehash.ReadRegular(file, filehash.MaxStateBytes, "a cell file")
 	if os.IsNotExist(err) {
 		return nil, ErrNoCell
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"dptext/filehash"
 	"dptext/registry"
 	"dptext/runconfig"
 )
@@ -83,7 +84,7 @@ func fingerprintPath(dir string) string { return filepath.Join(dir, "cells", "fi
 
 // readFingerprint reads cells/fingerprint.json; nil when there is none.
 func readFingerprint(dir string) (*Fingerprint, error) {
-	data, err := os.ReadFile(fingerprintPath(dir))
+	data, err := filehash.ReadRegular(fingerprintPath(dir), filehash.MaxStateBytes, "a run's fingerprint")
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"dptext/filehash"
 )
 
 // LockName is the file in a run directory that a run holds exclusively while it runs.
@@ -96,7 +98,7 @@ func takeLock(dir, name string, gone func(LockInfo) (bool, string), logf func(st
 
 func readLock(path string) (LockInfo, error) {
 	var li LockInfo
-	data, err := os.ReadFile(path)
+	data, err := filehash.ReadRegular(path, filehash.MaxStateBytes, "a run lock")
 	if err != nil {
 		return li, err
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"dptext/filehash"
 	"dptext/registry"
 	"dptext/runconfig"
 )
@@ -223,7 +224,7 @@ func (l *LiveManifest) Beat(stop <-chan struct{}) {
 
 // ReadManifest reads a run directory's manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := filehash.ReadRegular(filepath.Join(dir, "manifest.json"), filehash.MaxStateBytes, "a run manifest")
 	if err != nil {
 		return nil, err
 	}

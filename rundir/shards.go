@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"dptext/filehash"
 )
 
 func ShardLockName(s Shard) string     { return filepath.Join("shards", s.name()+".lock") }
@@ -29,7 +31,7 @@ func ReadManifestFile(dir string, s Shard) (*Manifest, error) {
 }
 
 func ReadManifestAt(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := filehash.ReadRegular(path, filehash.MaxStateBytes, "a shard manifest")
 	if err != nil {
 		return nil, err
 	}

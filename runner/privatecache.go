@@ -8,9 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
+	"dptext/filehash"
 	"dptext/registry"
 	"dptext/rundir"
 )
@@ -69,7 +69,7 @@ func entrySum(key string, content []byte) string {
 // load returns the cached documents of key, if a verified entry exists. An entry that exists
 // but fails verification is logged (and overwritten by the caller's store).
 func (pc *privateCache) load(key string, n int) ([][]string, bool) {
-	data, err := os.ReadFile(pc.path(key))
+	data, err := filehash.ReadRegular(pc.path(key), filehash.MaxStateBytes, "a private cache entry")
 	if err != nil {
 		return nil, false
 	}
@@ -92,9 +92,12 @@ func decodeEntry(key string, data []byte, n int) ([][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	content, err := io.ReadAll(zr)
+	content, err := io.ReadAll(io.LimitReader(zr, filehash.MaxStateBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(content) > filehash.MaxStateBytes {
+		return nil, fmt.Errorf("decompresses to more than %s", filehash.Bytes(filehash.MaxStateBytes))
 	}
 	if string(line[len(privateMagic):]) != entrySum(key, content) {
 		return nil, fmt.Errorf("checksum mismatch")

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"dptext/filehash"
 	"dptext/registry"
 	"dptext/report"
 	"dptext/report/compare"
@@ -229,7 +230,7 @@ func CopyBaseline(runDir, dst string) error {
 		return err
 	}
 	for _, f := range []string{"results.csv", "table.md", "table.csv", "manifest.json"} {
-		data, err := os.ReadFile(filepath.Join(runDir, f))
+		data, err := filehash.ReadRegular(filepath.Join(runDir, f), filehash.MaxStateBytes, "a run's output")
 		if err != nil {
 			return err
 		}

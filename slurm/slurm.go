@@ -22,6 +22,21 @@ var sbatchValue = regexp.MustCompile(`^[A-Za-z0-9:_.,-]*$`)
 // memory value: letters, digits and : - _ . , only.
 func ValidValue(s string) bool { return sbatchValue.MatchString(s) }
 
+// sbatchTime is sbatch's --time: minutes, minutes:seconds, hours:minutes:seconds,
+// days-hours, days-hours:minutes, days-hours:minutes:seconds, or no limit.
+var sbatchTime = regexp.MustCompile(`^([0-9]+(:[0-9]+){0,2}|[0-9]+-[0-9]+(:[0-9]+){0,2}|UNLIMITED|INFINITE|unlimited|infinite)$`)
+
+// sbatchMem is sbatch's --mem: a whole number with an optional unit K, M, G or T.
+var sbatchMem = regexp.MustCompile(`^[0-9]+[KMGTkmgt]?$`)
+
+// ValidTime says whether s ("" included: the partition's limit) is a time limit in one of
+// sbatch's forms (2:00:00, 90, 1-12); "-1" or "NaN" was written into the script as it was.
+func ValidTime(s string) bool { return s == "" || sbatchTime.MatchString(s) }
+
+// ValidMem says whether s ("" included: the partition's default) is a memory size in sbatch's
+// form (8G, 16000, 512M).
+func ValidMem(s string) bool { return s == "" || sbatchMem.MatchString(s) }
+
 // sbatchPath is what a path written into an #SBATCH line may hold: sbatch splits directives at
 // white space, does not undo shell quoting there, and expands % in --output to job fields.
 var sbatchPath = regexp.MustCompile(`^[A-Za-z0-9/_.,+=:@~-]+$`)

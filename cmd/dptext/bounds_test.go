@@ -146,6 +146,10 @@ func TestCountFlagsAreBounded(t *testing.T) {
 		{[]string{"bench", "decode", "--ghz", "NaN"}, "--ghz NaN: want a finite number"},
 		{[]string{"bench", "decode", "--ghz", "1e6"}, "--ghz 1e+06: want 0 (measure) or a clock in GHz up to 100"},
 		{[]string{"train", "erae", "--config", cfg, "--out", out, "--steps", "10000000000"}, "--steps 10000000000: at most 1000000000"},
+		// --checkpoint-every 0 or −1 silently wrote no checkpoint (mutant: no check in cmdTrain —
+		// train then loads the data and trains, and the test runs past its deadline).
+		{[]string{"train", "erae", "--config", cfg, "--out", out + ".model", "--checkpoint-every", "-1"}, "--checkpoint-every -1: want 1 to 1000000000 steps"},
+		{[]string{"train", "erae", "--config", cfg, "--out", out + ".model", "--checkpoint-every", "0"}, "--checkpoint-every 0: want 1 to 1000000000 steps"},
 		{[]string{"calibrate", "--draws", "-10000000000"}, "--draws -10000000000: at most 1000000000"},
 		{[]string{"calibrate", "--words", "2000000"}, "--words 2000000: want 1 to 1000000"},
 		{[]string{"calibrate", "--draws", "-1"}, "--draws -1: want 0 (off) or more"},

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
 	"dptext/bench"
 	"dptext/embeddings"
+	"dptext/filehash"
+	"dptext/registry"
 	"dptext/resources"
 	"dptext/rngs"
 	"dptext/runconfig"
@@ -56,6 +59,21 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *topK < 0 {
 		return usagef("--top-k %d: want 0 (all) or more", *topK)
 	}
+	// The EMD noise of an ε outside the mechanism's range is not what a run would add
+	// (--epsilon 1e308 was benchmarked).
+	if err := registry.Mechanisms["emd"].Epsilons.Check(*epsilon); err != nil {
+		return usagef("--epsilon: emd: %v", err)
+	}
+	if *reference != "" {
+		// The interpreter would wait for ever on a named pipe (--reference FIFO hung after the
+		// rounds) and read a device without end.
+		if err := filehash.CheckInput(*reference, maxReferenceBytes, "a reference script"); err != nil {
+			return usagef("--reference: %v", err)
+		}
+		if info, err := os.Stat(*reference); err == nil && info.IsDir() {
+			return usagef("--reference %s is a folder: want a Python script", *reference)
+		}
+	}
 	rng := rngs.New(1, "bench/decode")
 	var store *embeddings.Store
 	if *real {
@@ -86,6 +104,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return bench.Decode(ctx, stdout, store, rng, bench.DecodeOptions{Queries: *queries, Rounds: *rounds, Epsilon: *epsilon, Workers: *workers,
 		GHz: *ghz, Reference: *reference, Python: *python, Vocabulary: vocabularyName(*real)})
 }
+
+// maxReferenceBytes bounds bench decode's --reference script (the shipped one is 5 KB).
+const maxReferenceBytes = 1 << 20
 
 // Limits of bench decode's flags: far above a useful benchmark, they turn a typo into an error.
 const (

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -32,5 +34,22 @@ func TestBenchDecodeSyntheticSizeIsNotCutByTheDefaultTopK(t *testing.T) {
 	code, out, _ = run(t, "bench", "decode", "--synthetic", "500x3", "--top-k", "200", "--queries", "5", "--rounds", "1", "--ghz", "3")
 	if code != 0 || !strings.Contains(out, "vocabulary=200x3") {
 		t.Errorf("explicit --top-k 200: exit %d; want vocabulary=200x3 in:\n%s", code, out)
+	}
+}
+
+// --reference that is a named pipe is refused before any round (the interpreter blocked on it
+// for ever after the rounds: `bench decode --reference FIFO`), and so is an --epsilon outside
+// EMD's range (1e308 was benchmarked). Mutant: no check of --reference — the command runs its
+// rounds and then blocks on the pipe until the test's deadline.
+func TestBenchDecodeRefusesAPipeAsReference(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ref.py")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := runWithin(t, "bench", "decode", "--synthetic", "100x10", "--rounds", "1", "--queries", "10", "--reference", fifo); code != 2 || !strings.Contains(stderr, "not a regular file (a pipe)") {
+		t.Errorf("--reference FIFO: exit %d, %q", code, stderr)
+	}
+	if code, stderr := runWithin(t, "bench", "decode", "--synthetic", "100x10", "--rounds", "1", "--queries", "10", "--epsilon", "1e308"); code != 2 || !strings.Contains(stderr, "want a number in [0.001, 1e+12]") {
+		t.Errorf("--epsilon 1e308: exit %d, %q", code, stderr)
 	}
 }

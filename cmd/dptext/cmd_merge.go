@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"dptext/filehash"
 	"dptext/rundir"
 	"dptext/runner"
 )
@@ -52,7 +53,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := runner.Merge(ctx, dir, runner.RunOptions{Jobs: 1, Log: stderr}); err != nil {
 		return err
 	}
-	if table, err := os.ReadFile(filepath.Join(dir, "table.md")); err == nil {
+	if table, err := filehash.ReadRegular(filepath.Join(dir, "table.md"), filehash.MaxStateBytes, "a table"); err == nil {
 		fmt.Fprintf(stdout, "%s\n", table)
 	}
 	fmt.Fprintf(stdout, "merged: %s\n", filepath.Join(dir, "results.csv"))

@@ -39,6 +39,12 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return usagef("--epsilons: %v", err)
 	}
+	for _, e := range eps {
+		// εn and (ε+ln η)n of an ε the mechanism cannot take printed +Inf (--epsilons 1e308).
+		if err := entry.Epsilons.Check(e); err != nil {
+			return usagef("--epsilons: %v", err)
+		}
+	}
 	store, err := emb.load(ctx, stderr)
 	if err != nil {
 		return err

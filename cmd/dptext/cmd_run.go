@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"dptext/filehash"
 	"dptext/runconfig"
 	"dptext/rundir"
 	"dptext/runner"
@@ -65,7 +66,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	table, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	table, err := filehash.ReadRegular(filepath.Join(dir, "table.md"), filehash.MaxStateBytes, "a table")
 	if err == nil {
 		fmt.Fprintf(stdout, "%s\n", table)
 	}

@@ -45,6 +45,12 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--%s %q: want letters, digits and : - _ . , only", flag, v)
 		}
 	}
+	if !slurm.ValidTime(*timeLimit) {
+		return usagef("--time %q: want sbatch's form: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds or UNLIMITED", *timeLimit)
+	}
+	if !slurm.ValidMem(*mem) {
+		return usagef("--mem %q: want sbatch's form: a whole number with an optional unit K, M, G or T (8G, 16000)", *mem)
+	}
 	cfg, err := runconfig.LoadConfig(pos[0])
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"dptext/atomicfile"
+	"dptext/configfile"
 	"dptext/embeddings"
 	"dptext/erae"
 	"dptext/runconfig"
@@ -40,6 +41,11 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := tf.options()
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", err)
+	}
+	if *tf.every < 1 || *tf.every > configfile.MaxCount {
+		// 0 and −1 were accepted and silently wrote no checkpoint, so that an interrupted
+		// training started again from step 0.
+		return usagef("--checkpoint-every %d: want 1 to %d steps", *tf.every, configfile.MaxCount)
 	}
 	snapshots, err := parseSnapshotSteps(*tf.snapAt, opts.Steps, *tf.out)
 	if err != nil {

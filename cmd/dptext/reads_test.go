@@ -91,3 +91,44 @@ func TestCheckRefusesPipesAtOnce(t *testing.T) {
 		t.Errorf("check of a config whose corpus is a pipe: exit %d, %q", code, stderr)
 	}
 }
+
+// A file of the kernel's proc file system stats as regular and empty, yet /proc/kmsg blocks
+// for ever when read: `check /proc/kmsg`, `run` of a config whose corpus or vectors are
+// /proc/kmsg and `calibrate --embeddings /proc/kmsg --format text` hung until killed. They
+// are refused at once, naming the file system (the test uses /proc/self/status, which never
+// blocks). Mutant: filehash.pseudoFS returning "" — check and calibrate then read the file
+// and fail on its content instead (and hang on /proc/kmsg).
+func TestProcFilesAreRefused(t *testing.T) {
+	const proc = "/proc/self/status"
+	const refusal = "not a regular file (a file of the kernel's proc file system"
+	if code, stderr := runWithin(t, "check", proc); code != 1 || !strings.Contains(stderr, proc+": "+refusal) {
+		t.Errorf("check %s: exit %d, %q", proc, code, stderr)
+	}
+	dir := t.TempDir()
+	corpusPath, vec := fixtures.Corpus(t, 3, 2, 400)
+	for name, text := range map[string]string{
+		"corpus.toml":  fixtures.Experiment(proc, vec),
+		"vectors.toml": fixtures.Experiment(corpusPath, proc),
+	} {
+		cfg := filepath.Join(dir, name)
+		os.WriteFile(cfg, []byte(text), 0o644)
+		if code, stderr := runWithin(t, "check", cfg); code != 1 || !strings.Contains(stderr, proc+": "+refusal) {
+			t.Errorf("check %s: exit %d, %q", name, code, stderr)
+		}
+	}
+	if code, stderr := runWithin(t, "calibrate", "--embeddings", proc, "--format", "text"); code != 1 || !strings.Contains(stderr, proc+": "+refusal) {
+		t.Errorf("calibrate --embeddings %s: exit %d, %q", proc, code, stderr)
+	}
+}
+
+// privacy's --epsilons are held to the mechanism's ε range, as calibrate's, obfuscate's and a
+// config's are: `privacy --epsilons 1e308` printed εn = +Inf and exit 0. Mutant: no
+// Epsilons.Check in cmdPrivacy — the command goes on to load vectors and exits 0.
+func TestPrivacyEpsilonsAreBounded(t *testing.T) {
+	vec := vectorsFile(t, []string{"sea", "land", "sky"})
+	for _, eps := range []string{"1e308", "1e13"} {
+		if code, stderr := runWithin(t, "privacy", "--embeddings", vec, "--format", "text", "--epsilons", eps); code != 2 || !strings.Contains(stderr, "want a number in [1e-12, 1e+12]") {
+			t.Errorf("privacy --epsilons %s: exit %d, %q", eps, code, stderr)
+		}
+	}
+}

@@ -80,6 +80,26 @@ func TestSlurmRerunOfOneTaskRunsItsShard(t *testing.T) {
 
 // Values Slurm cannot take in an #SBATCH line, or a script cannot carry, are refused with exit 2
 // and a message naming the character; nothing is written.
+// --time and --mem that are no sbatch value are refused before a script is written: "-1",
+// "NaN", "Inf" and "1e308" were written into #SBATCH lines, exit 0. Mutant: ValidTime and
+// ValidMem returning true — the command writes the scripts and exits 0.
+func TestSlurmRefusesTimesAndMemoryThatAreNoSbatchValues(t *testing.T) {
+	base := t.TempDir()
+	for _, c := range [][2]string{{"--time", "-1"}, {"--time", "NaN"}, {"--time", "1e308"}, {"--mem", "-1"}, {"--mem", "Inf"}, {"--mem", "8GB."}} {
+		out := filepath.Join(base, "r")
+		code, _, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "2", "--out", out, "--dptext", "/x", c[0], c[1])
+		if code != 2 || !strings.Contains(stderr, c[0]+" \""+c[1]+"\": want sbatch's form") {
+			t.Errorf("%s %s: exit %d, %q", c[0], c[1], code, stderr)
+		}
+	}
+	for _, c := range [][2]string{{"--time", "2:00:00"}, {"--time", "1-12"}, {"--time", "90"}, {"--mem", "8G"}, {"--mem", "16000"}} {
+		out := filepath.Join(base, "ok"+c[1])
+		if code, _, stderr := run(t, "slurm", "../../configs/ci.toml", "--shards", "2", "--out", out, "--dptext", "/x", c[0], c[1]); code != 0 {
+			t.Errorf("%s %s: exit %d, %q", c[0], c[1], code, stderr)
+		}
+	}
+}
+
 func TestSlurmRefusesHostilePaths(t *testing.T) {
 	base := t.TempDir()
 	for _, c := range []struct{ out, msg string }{

@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"text/tabwriter"
 
-	"dptext/embeddings"
-
 	"dptext/atomicfile"
+	"dptext/embeddings"
+	"dptext/filehash"
 )
 
 // SynTF's privacy accounting (Weggenmann and Kerschbaum 2018, Sect. 3.4). Every pair of
@@ -357,7 +357,7 @@ const synTFEllMissing = "no entry"
 // readSynTFEllCache reads the entry at path, checked against key (its checksum and its key)
 // and store (its words); problem says why it cannot be used ("" when it can).
 func readSynTFEllCache(path, key string, store *embeddings.Store) (res EllResult, problem string) {
-	data, err := os.ReadFile(path)
+	data, err := filehash.ReadRegular(path, filehash.MaxStateBytes, "a SynTF ℓ cache entry")
 	if errors.Is(err, fs.ErrNotExist) {
 		return EllResult{}, synTFEllMissing
 	}
