@@ -91,13 +91,17 @@ func TestPANProtocolConfigErrors(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "c"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	base := "name = \"x\"\n[corpus]\nformat = %s\npath = \"c\"\n[protocol]\nkind = \"pan\"\n%s\n[[sets]]\nname = \"problem00001\"\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = %s\n"
+	// A jsonl corpus is a file: its path is one, so that the error is the protocol's.
+	if err := os.WriteFile(filepath.Join(dir, "c.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := "name = \"x\"\n[corpus]\nformat = %s\npath = %q\n[protocol]\nkind = \"pan\"\n%s\n[[sets]]\nname = \"problem00001\"\n[[mechanisms]]\nname = \"none\"\n[[scorers]]\nname = %s\n"
 	for _, c := range []struct{ format, proto, scorer, want string }{
 		{`"jsonl"`, "", `"koppel11"`, `want [corpus] format = "pan"`},
 		{`"pan"`, `resample = "authors"`, `"koppel11"`, `the pan protocol's texts are fixed by each problem`},
 		{`"pan"`, "", `"fasttext"`, `there is no topic to classify`},
 	} {
-		_, err := runconfig.ParseConfig(filepath.Join(dir, "c.toml"), fmt.Sprintf(base, c.format, c.proto, c.scorer))
+		_, err := runconfig.ParseConfig(filepath.Join(dir, "c.toml"), fmt.Sprintf(base, c.format, map[bool]string{true: "c.jsonl", false: "c"}[c.format == `"jsonl"`], c.proto, c.scorer))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s/%s/%s: %v, want %q", c.format, c.proto, c.scorer, err, c.want)
 		}

@@ -10,6 +10,12 @@ import (
 	"dptext/filehash"
 )
 
+// The kinds of corpus.path a CorpusFormat reads (CorpusFormat.PathKind).
+const (
+	PathFile   = "a file"
+	PathFolder = "a folder"
+)
+
 // A CorpusFormat is one value of a config's corpus.format: the one table that validation,
 // loading, `dptext list`, `dptext check` and captions read.
 type CorpusFormat struct {
@@ -20,6 +26,9 @@ type CorpusFormat struct {
 	// Dataset, when not empty, is the default data (a datasets name) the format reads; the
 	// format then takes no path. Otherwise corpus.path names the file or folder.
 	Dataset string
+	// PathKind says what corpus.path must be, so that `dptext check` refuses the other kind as
+	// the reader would: PathFile or PathFolder; empty for a format that does not say (no check).
+	PathKind string
 	// Read reads the documents at path (the dataset's corpus folder, or corpus.path resolved);
 	// requireTopic: every document needs a topic (the protocol uses topics). Every file and
 	// folder is read and listed through files, which records them for the corpus's
@@ -69,17 +78,17 @@ var CorpusFormats = []CorpusFormat{
 			}
 			return fmt.Sprintf("State of the Union addresses (topic = %s)", c.Topic)
 		}},
-	{Name: "jsonl", Description: "one JSON object per line: id, author, topic, text",
+	{Name: "jsonl", PathKind: PathFile, Description: "one JSON object per line: id, author, topic, text",
 		Read: func(_ CorpusConfig, path string, requireTopic bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
 			return corpus.ReadJSONL(path, corpus.JSONLOptions{RequireTopic: requireTopic, Files: files})
 		},
 		Caption: PathCaption},
-	{Name: "dir", Description: "ROOT/<topic>/<author>/<doc>.txt",
+	{Name: "dir", PathKind: PathFolder, Description: "ROOT/<topic>/<author>/<doc>.txt",
 		Read: func(_ CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
 			return corpus.ReadDir(path, corpus.DirOptions{Files: files})
 		},
 		Caption: PathCaption},
-	{Name: "pan", Description: "PAN 2018/2019 attribution collection or problem, or the older meta-file.json layout",
+	{Name: "pan", PathKind: PathFolder, Description: "PAN 2018/2019 attribution collection or problem, or the older meta-file.json layout",
 		Read: func(c CorpusConfig, path string, _ bool, files *filehash.Recorder) ([]corpus.Document, corpus.Skipped, error) {
 			return corpus.ReadPAN(path, corpus.PANOptions{Language: c.Language, Files: files})
 		},

@@ -509,11 +509,13 @@ func (c *Config) validateData() error {
 		}
 		// A folder where the format reads a file, or the reverse, is what the reader refuses
 		// first; check said ok to both.
-		if info, err := os.Stat(c.Resolve(c.Corpus.Path)); err == nil {
-			wantFolder := c.Corpus.Format != "jsonl"
-			if info.IsDir() != wantFolder {
-				what := map[bool]string{true: "a folder", false: "a file"}
-				return c.ErrAt("corpus", "path", "%s is %s: format %q reads %s", c.Corpus.Path, what[info.IsDir()], c.Corpus.Format, what[wantFolder])
+		if info, err := os.Stat(c.Resolve(c.Corpus.Path)); err == nil && format.PathKind != "" {
+			is := registry.PathFile
+			if info.IsDir() {
+				is = registry.PathFolder
+			}
+			if is != format.PathKind {
+				return c.ErrAt("corpus", "path", "%s is %s: format %q reads %s", c.Corpus.Path, is, c.Corpus.Format, format.PathKind)
 			}
 		}
 	}
