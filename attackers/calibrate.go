@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // CalibrationFolds is the number of folds of CalibrateFit, the default of scikit-learn's

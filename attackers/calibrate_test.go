@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/rngs"
+	"dptext/internal/rngs"
 )
 
 // Platt's fit has a closed form on two points of decision value −1 (negatives) and +1

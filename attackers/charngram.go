@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // CharNgramOptions configure the char-ngram-svm attacker.

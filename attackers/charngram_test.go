@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 )
 
 func rngsFor(path string) *rand.Rand { return rngs.New(1, path) }

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"sync"
 
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 )
 
 // KoppelOptions configure the koppel11 attacker.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 )
 
 // realisticKoppelCorpus is a Table-1-sized koppel11 problem: candidates authors with one known

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"dptext/rngs"
+	"dptext/internal/rngs"
 )
 
 // A cancelled context cuts the repetitions short: with repetitions = 10⁹ the attribution

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 )
 
 func TestNewKoppelRejectsBadOptions(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // PAN19Options configure the pan19-baseline attacker. The defaults are the published

@@ -7,7 +7,7 @@ import (
 
 	"math/rand/v2"
 
-	"dptext/rngs"
+	"dptext/internal/rngs"
 )
 
 // TestReciprocalRankHandExample checks ReciprocalRank on hand-computed cases with ties. The

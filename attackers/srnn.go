@@ -3,7 +3,7 @@ package attackers
 import (
 	"dptext/classifiers"
 	"dptext/embeddings"
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // NewSRNN is the SRauth attacker of Fernandes, Dras and McIver (2019, Sect. 5): the nearest

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/text"
+	"dptext/internal/text"
 )
 
 func TestStyleVectorHandExample(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // WritePrintsOptions configure the writeprints-limited attacker.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 func TestNewWritePrintsRejectsBadOptions(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 )
 
 func TestClassifiersLearnTopics(t *testing.T) {

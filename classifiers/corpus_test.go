@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"dptext/embeddings"
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

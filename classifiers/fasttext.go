@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // FastTextOptions configure a FastText classifier. The keys and defaults follow the fastText

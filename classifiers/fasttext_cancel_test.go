@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"dptext/rngs"
+	"dptext/internal/rngs"
 )
 
 // A cancelled context stops training at once, whatever the epochs: with epoch = 10⁹ the fit

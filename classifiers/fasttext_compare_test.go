@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/datasets"
-	"dptext/learn"
-	"dptext/rngs"
-	"dptext/text"
+	"dptext/internal/datasets"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
+	"dptext/internal/text"
 )
 
 // sotuDir is where `dptext data` puts the State of the Union addresses (the unpacked npm

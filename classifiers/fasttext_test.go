@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"dptext/embeddings"
-	"dptext/learn"
-	"dptext/rngs"
+	"dptext/internal/learn"
+	"dptext/internal/rngs"
 
 	"github.com/BurntSushi/toml"
 )

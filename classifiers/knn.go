@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
-	"dptext/linalg"
+	"dptext/internal/linalg"
 )
 
 // KNNOptions configure a MeanEmbeddingKNN.

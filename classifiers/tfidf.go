@@ -3,7 +3,7 @@ package classifiers
 import (
 	"math/rand/v2"
 
-	"dptext/learn"
+	"dptext/internal/learn"
 )
 
 // TfidfNBOptions configure the tf-idf naive Bayes topic classifier: the tf-idf keys

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"dptext/atomicfile"
+	"dptext/internal/atomicfile"
 )
 
 // Answer is an attacker's attribution of one unknown text of a PAN problem.

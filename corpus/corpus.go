@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // Limits on what the readers read: an input beyond one is refused with an error naming it.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // DirOptions configure ReadDir.

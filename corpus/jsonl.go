@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // JSONLOptions configure ReadJSONL.

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // PAN layouts recognised by ReadPANProblems.

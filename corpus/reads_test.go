@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // Every reader reads and lists through the Recorder it is given: the corpus's hash is then

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // Topic labelings of the State of the Union corpus (SOTUOptions.Topic).

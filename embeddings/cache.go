@@ -11,8 +11,8 @@ import (
 	"math"
 	"os"
 
-	"dptext/atomicfile"
-	"dptext/filehash"
+	"dptext/internal/atomicfile"
+	"dptext/internal/filehash"
 )
 
 // CacheExt is the file extension of dptext's embedding cache; Load's "auto" format maps it to "cache".

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // Adding an embeddings format (ARCHITECTURE.md) is one entry of Formats: here a CSV layout

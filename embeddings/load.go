@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // Format names accepted by Load.

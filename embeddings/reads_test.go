@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"dptext/filehash"
+	"dptext/internal/filehash"
 )
 
 // A vector file replaced (`mv new old`) between the open and the end of reading: LoadHashed's

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"dptext/linalg"
+	"dptext/internal/linalg"
 )
 
 // The exponential mechanism (McSherry and Talwar 2007) picks item i with probability

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/rngs"
+	"dptext/internal/rngs"
 )
 
 // TestNoneBag: order "bag" shuffles the original, "keep" returns it.

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"dptext/text"
+	"dptext/internal/text"
 )
 
 // PrivatizeText privatises the words of a text with m, keeping stopwords, punctuation and

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"dptext/rundir"
+	"dptext/experiments/rundir"
 )
 
 // Training sizes whose memory exceeds the machine are refused before any data is read, with

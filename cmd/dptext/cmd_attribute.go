@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"dptext/attribution"
-	"dptext/learn"
-	"dptext/registry"
+	"dptext/experiments/attribution"
+	"dptext/experiments/registry"
+	"dptext/internal/learn"
 )
 
 func cmdAttribute(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"dptext/audit"
-	"dptext/registry"
+	"dptext/experiments/registry"
+	"dptext/mechanisms/audit"
 )
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {

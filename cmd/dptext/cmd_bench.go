@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 
-	"dptext/bench"
 	"dptext/embeddings"
-	"dptext/filehash"
-	"dptext/registry"
-	"dptext/resources"
-	"dptext/rngs"
-	"dptext/runconfig"
+	"dptext/experiments/registry"
+	"dptext/experiments/runconfig"
+	"dptext/internal/bench"
+	"dptext/internal/filehash"
+	"dptext/internal/resources"
+	"dptext/internal/rngs"
 )
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {

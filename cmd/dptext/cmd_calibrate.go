@@ -8,11 +8,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"dptext/calibrate"
 	"dptext/embeddings"
+	"dptext/experiments/registry"
+	"dptext/internal/rngs"
+	"dptext/mechanisms/calibrate"
 	"dptext/mechanisms/metricdp"
-	"dptext/registry"
-	"dptext/rngs"
 )
 
 func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

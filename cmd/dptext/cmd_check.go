@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"dptext/runconfig"
+	"dptext/experiments/runconfig"
 )
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {

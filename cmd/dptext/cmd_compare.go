@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"dptext/runreport"
+	"dptext/experiments/runreport"
 )
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {

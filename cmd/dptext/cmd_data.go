@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"dptext/datasets"
+	"dptext/internal/datasets"
 )
 
 func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"dptext/embeddings"
-	"dptext/registry"
+	"dptext/experiments/registry"
 )
 
 func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error {

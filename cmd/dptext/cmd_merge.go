@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"dptext/filehash"
-	"dptext/rundir"
-	"dptext/runner"
+	"dptext/experiments/rundir"
+	"dptext/experiments/runner"
+	"dptext/internal/filehash"
 )
 
 // parseShardFlags turns --shard (K/N, auto or empty) and --shards into a Shard.

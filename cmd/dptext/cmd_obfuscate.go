@@ -15,11 +15,11 @@ import (
 	"unicode/utf8"
 
 	"dptext/corpus"
-	"dptext/filehash"
+	"dptext/experiments/registry"
+	"dptext/internal/filehash"
+	"dptext/internal/rngs"
+	"dptext/internal/text"
 	"dptext/mechanisms"
-	"dptext/registry"
-	"dptext/rngs"
-	"dptext/text"
 )
 
 func cmdObfuscate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

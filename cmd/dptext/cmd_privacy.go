@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"dptext/configfile"
-	"dptext/registry"
+	"dptext/experiments/registry"
+	"dptext/internal/configfile"
 )
 
 func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) error {

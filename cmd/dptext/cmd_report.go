@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"dptext/report"
-	"dptext/runreport"
+	"dptext/experiments/report"
+	"dptext/experiments/runreport"
 )
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"dptext/filehash"
-	"dptext/runconfig"
-	"dptext/rundir"
-	"dptext/runner"
-	"dptext/runreport"
+	"dptext/experiments/runconfig"
+	"dptext/experiments/rundir"
+	"dptext/experiments/runner"
+	"dptext/experiments/runreport"
+	"dptext/internal/filehash"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {

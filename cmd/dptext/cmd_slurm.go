@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"dptext/datasets"
-	"dptext/runconfig"
-	"dptext/rundir"
-	"dptext/slurm"
+	"dptext/experiments/runconfig"
+	"dptext/experiments/rundir"
+	"dptext/experiments/slurm"
+	"dptext/internal/datasets"
 )
 
 // cmdSlurm writes a Slurm job array that runs the shards of a config and a merge job that

@@ -15,13 +15,13 @@ import (
 	"strings"
 	"time"
 
-	"dptext/atomicfile"
-	"dptext/configfile"
 	"dptext/embeddings"
-	"dptext/erae"
-	"dptext/runconfig"
-	"dptext/runner"
-	"dptext/text"
+	"dptext/experiments/runconfig"
+	"dptext/experiments/runner"
+	"dptext/internal/atomicfile"
+	"dptext/internal/configfile"
+	"dptext/internal/text"
+	"dptext/mechanisms/erae"
 )
 
 // cmdTrain trains a model a mechanism loads from a file: today ER-AE (`train erae`).

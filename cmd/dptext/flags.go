@@ -12,13 +12,13 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"dptext/corpus"
-	"dptext/datasets"
 	"dptext/embeddings"
-	"dptext/registry"
-	"dptext/report"
-	"dptext/runconfig"
-	"dptext/runner"
-	"dptext/text"
+	"dptext/experiments/registry"
+	"dptext/experiments/report"
+	"dptext/experiments/runconfig"
+	"dptext/experiments/runner"
+	"dptext/internal/datasets"
+	"dptext/internal/text"
 )
 
 // embeddingFlags are the flags of commands that load word vectors outside a config.

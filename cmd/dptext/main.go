@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"dptext/configfile"
+	"dptext/internal/configfile"
 )
 
 // command is one subcommand of dptext.

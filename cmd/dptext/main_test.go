@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/registry"
-	"dptext/runconfig"
+	"dptext/experiments/registry"
+	"dptext/experiments/runconfig"
 )
 
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"dptext/erae"
-	"dptext/resources"
+	"dptext/internal/resources"
+	"dptext/mechanisms/erae"
 )
 
 // eraeTrainingBytes estimates the memory `train erae` needs with opts and embed-dimensional

@@ -7,9 +7,9 @@ import (
 	"sort"
 
 	"dptext/embeddings"
-	"dptext/linalg"
+	"dptext/internal/linalg"
+	"dptext/internal/text"
 	"dptext/mechanisms"
-	"dptext/text"
 )
 
 // CusTextOptions configure NewCusText.

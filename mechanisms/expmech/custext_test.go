@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
-	"dptext/linalg"
+	"dptext/internal/linalg"
 )
 
 func TestCusTextSetsPartitionByNearestUnassigned(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // batchMechanisms are the samplers with ApplyBatch, on a 2,000-word vocabulary, each at a

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"dptext/ngram"
-	"dptext/rngs"
+	"dptext/internal/ngram"
+	"dptext/internal/rngs"
 )
 
 // Tokens per second of ExpMech over a 20,000-word, 100-dimensional vocabulary on Zipf-

@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dptext/linalg"
+	"dptext/internal/linalg"
 	"dptext/mechanisms"
 )
 

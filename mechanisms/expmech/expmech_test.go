@@ -11,9 +11,9 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/fixtures"
+	"dptext/internal/ngram"
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/ngram"
-	"dptext/rngs"
 )
 
 // expMechFanStore has words w0…w(n−1) on the unit circle at angles of 180°/(n−1) apart, so that

@@ -8,10 +8,10 @@ import (
 	"sync"
 
 	"dptext/embeddings"
-	"dptext/linalg"
+	"dptext/internal/linalg"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
-	"dptext/nearest"
+	"dptext/mechanisms/nearest"
 )
 
 // TruncatedGumbelOptions configure NewTruncatedGumbel.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"dptext/linalg"
+	"dptext/internal/linalg"
 )
 
 func TestLambertW0(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // Uniform replacement: 50,000 draws over 5 words against 1/5 each (4 d.o.f., false-failure

@@ -5,9 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
-	"dptext/rngs"
 )
 
 // Tokens per second of the sampling mechanisms over a 20,000-word, 100-dimensional vocabulary

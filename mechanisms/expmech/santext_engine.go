@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
-	"dptext/linalg"
+	"dptext/internal/linalg"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
 )

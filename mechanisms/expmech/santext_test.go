@@ -11,7 +11,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/fixtures"
-	"dptext/linalg"
+	"dptext/internal/linalg"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
 )

@@ -12,9 +12,9 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/fixtures"
-	"dptext/linalg"
+	"dptext/internal/linalg"
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // lineStore is a one-dimensional vocabulary a, b, c at 0, 1 and 3.

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
-	"dptext/linalg"
+	"dptext/internal/linalg"
+	"dptext/internal/rngs"
+	"dptext/internal/transport"
 	"dptext/mechanisms"
-	"dptext/rngs"
-	"dptext/transport"
 )
 
 // diagnoseBagReference is diagnoseBag as it was before issue 38 (outputs in released order, a

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"dptext/embeddings"
-	"dptext/transport"
+	"dptext/internal/transport"
 )
 
 // BagDistance returns the Earth Mover's distance E_d between two equal-size bags of words, the

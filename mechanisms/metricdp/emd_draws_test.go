@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // streamAfter returns a function giving generators in the state of a fresh rngs.New(seed, path) stream after the

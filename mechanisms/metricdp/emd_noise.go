@@ -9,7 +9,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/mechanisms"
-	"dptext/nearest"
+	"dptext/mechanisms/nearest"
 )
 
 // LaplaceRadius draws the length of n-dimensional Laplace noise of parameter ε: Gamma with

@@ -9,8 +9,8 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/fixtures"
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // TestEMDBagOrderDependsOnlyOnTheMultiset applies EMD at an ε so large that no word moves to

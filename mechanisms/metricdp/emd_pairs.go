@@ -9,9 +9,9 @@ import (
 	"sync"
 
 	"dptext/embeddings"
-	"dptext/linalg"
+	"dptext/internal/linalg"
+	"dptext/internal/transport"
 	"dptext/mechanisms"
-	"dptext/transport"
 )
 
 // PairDistance is the distance of the EMD guarantee between documents x and y (see

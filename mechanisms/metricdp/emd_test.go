@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"dptext/internal/fixtures"
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // ksStatistic returns the Kolmogorov–Smirnov distance between the sample and a CDF.

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/internal/rngs"
 	"dptext/mechanisms"
-	"dptext/rngs"
 )
 
 // TestNoisyVectorsAreWhatApplyDecodes: the noise step a NoiseStep exposes is the one its

@@ -9,8 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"dptext/internal/text"
 	"dptext/mechanisms"
-	"dptext/text"
 )
 
 // Scrub actions (ScrubOptions.Action).

@@ -11,10 +11,10 @@ import (
 	"unicode"
 
 	"dptext/embeddings"
-	"dptext/lemma"
+	"dptext/internal/lemma"
+	"dptext/internal/text"
 	"dptext/mechanisms"
 	"dptext/mechanisms/internal/rowcache"
-	"dptext/text"
 )
 
 // SynTFOptions configures SynTF. Keys are the names of the config's params table.

@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"text/tabwriter"
 
-	"dptext/atomicfile"
 	"dptext/embeddings"
-	"dptext/filehash"
+	"dptext/internal/atomicfile"
+	"dptext/internal/filehash"
 )
 
 // SynTF's privacy accounting (Weggenmann and Kerschbaum 2018, Sect. 3.4). Every pair of

@@ -2,7 +2,7 @@ package syntf
 
 import (
 	"dptext/embeddings"
-	"dptext/linalg"
+	"dptext/internal/linalg"
 )
 
 // Rating clip settings (SynTFOptions.Clip), which fix the interval of width Δ the rating

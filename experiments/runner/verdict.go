@@ -1,0 +1,464 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"dptext/attackers"
+	"dptext/experiments/report"
+	"dptext/experiments/report/verdict"
+	"dptext/experiments/runconfig"
+	"dptext/experiments/rundir"
+	"dptext/internal/rngs"
+	"dptext/mechanisms"
+)
+
+// itemScore is one scorer's score of one item in one cell.
+type itemScore struct {
+	cell cell
+	pred rundir.Prediction
+}
+
+// verdictStudy is one verdict table to compute: its spec, its curve points and the name of
+// its bootstrap stream.
+type verdictStudy struct {
+	spec   verdict.Spec
+	points []verdict.CurvePoint
+	stream string
+}
+
+// writeVerdicts writes verdict.md and verdict.csv for every set from the item scores of the
+// cells. The items of a set are its (repeat, item) pairs; the clusters are their authors.
+// Holm's correction runs once over every comparison of the file (and, for the replication on
+// halves, once over every comparison of each half).
+func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.Row) error {
+	var all []*verdict.Result
+	perSet := make([][]*verdict.Result, len(r.sets))
+	var halves [2][]*verdict.Result
+	for si, set := range r.sets {
+		res, hs, err := r.setVerdict(si, items, results)
+		if err != nil {
+			return fmt.Errorf("verdict for set %s: %w", set.Name, err)
+		}
+		perSet[si] = res
+		all = append(all, res...)
+		for h := range halves {
+			halves[h] = append(halves[h], hs[h]...)
+		}
+	}
+	verdict.AdjustFamily(all...)
+	if r.cfg.Verdict.Halves {
+		verdict.AdjustFamily(halves[0]...)
+		verdict.AdjustFamily(halves[1]...)
+		for i, res := range all {
+			res.CheckHalves(halves[0][i], halves[1][i])
+		}
+	}
+	var md bytes.Buffer
+	var rows [][]string
+	for si, set := range r.sets {
+		for _, v := range perSet[si] {
+			md.WriteString(v.Markdown(set.Name))
+			out := v.CSV(set.Name)
+			if len(rows) > 0 {
+				out = out[1:]
+			}
+			rows = append(rows, out...)
+		}
+	}
+	var c bytes.Buffer
+	w := csv.NewWriter(&c)
+	_ = w.WriteAll(rows)
+	if err := w.Error(); err != nil {
+		return err
+	}
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "verdict.csv"), c.Bytes()); err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(filepath.Join(dir, "verdict.md"), md.Bytes())
+}
+
+// setVerdict gathers the item scores of set si into curve points and runs the comparisons:
+// at the attack levels, then at the claimed and audited ε levels of each unit; with halves,
+// the same tables on each of two disjoint halves of the authors (in the same order).
+func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (full []*verdict.Result, halves [2][]*verdict.Result, err error) {
+	v := r.cfg.Verdict
+	points, cluster, authors, err := r.curvePoints(si, items)
+	if err != nil {
+		return nil, halves, err
+	}
+	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
+	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
+		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds[si], Notes: r.searchNotes[si]}
+	for _, x := range v.AboveChance {
+		spec.Levels = append(spec.Levels, chance+x)
+		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
+	}
+	name := r.sets[si].Name
+	studies := []verdictStudy{{spec, points, "verdict/set=" + name}}
+	for _, axis := range []struct {
+		name   string
+		levels map[string][]float64
+	}{{"claimed", v.ClaimedEps}, {"audited", v.AuditedEps}} {
+		if len(axis.levels) == 0 {
+			continue
+		}
+		units, err := r.mechanismUnits(si, items)
+		if err != nil {
+			return nil, halves, err
+		}
+		us, err := r.unitStudies(si, axis.name, axis.levels, units, points, results)
+		if err != nil {
+			return nil, halves, err
+		}
+		studies = append(studies, us...)
+	}
+	ds, err := r.distinguishStudy(si, items, points, cluster)
+	if err != nil {
+		return nil, halves, err
+	}
+	if ds != nil {
+		studies = append(studies, *ds)
+	}
+	all := make([]int, len(cluster))
+	for i := range all {
+		all[i] = i
+	}
+	if full, err = runStudies(studies, all, cluster, len(authors), uint64(r.cfg.Seed), ""); err != nil {
+		return nil, halves, err
+	}
+	if !v.Halves {
+		return full, halves, nil
+	}
+	if len(authors) < 4 {
+		return nil, halves, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
+	}
+	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
+	for h := range halves {
+		in := map[int]int{} // author index → index within the half
+		for _, a := range perm[h*len(authors)/2 : (h+1)*len(authors)/2] {
+			in[a] = len(in)
+		}
+		var sub, subCluster []int
+		for i, c := range cluster {
+			if k, ok := in[c]; ok {
+				sub = append(sub, i)
+				subCluster = append(subCluster, k)
+			}
+		}
+		if halves[h], err = runStudies(studies, sub, subCluster, len(in), uint64(r.cfg.Seed), fmt.Sprintf("/half=%d", h)); err != nil {
+			return nil, halves, err
+		}
+	}
+	return full, halves, nil
+}
+
+// runStudies computes each study on the items sub (their clusters subCluster, of n), each
+// with its own bootstrap stream (the study's name + suffix).
+func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint64, suffix string) ([]*verdict.Result, error) {
+	var out []*verdict.Result
+	for _, st := range studies {
+		ps := make([]verdict.CurvePoint, len(st.points))
+		for j, p := range st.points {
+			ps[j] = p
+			ps[j].Scores = map[string][]float64{}
+			for s, xs := range p.Scores {
+				ys := make([]float64, len(sub))
+				for k, i := range sub {
+					ys[k] = xs[i]
+				}
+				ps[j].Scores[s] = ys
+			}
+		}
+		res, err := verdict.Matched(st.spec, subCluster, n, ps, rngs.New(seed, st.stream+suffix))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// curvePoints gathers the item scores of set si into one curve point per mechanism and ε
+// (every wanted scorer's score of every item, items in repeat and position order), with each
+// item's cluster (its author's index among the sorted authors).
+func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurvePoint, cluster []int, authors []string, err error) {
+	v := r.cfg.Verdict
+	type itemKey struct{ rep, item int }
+	type pointKey struct {
+		mech int
+		eps  report.Epsilon
+	}
+	index := map[itemKey]int{}
+	var keys []itemKey
+	authorOf := map[itemKey]string{}
+	scores := map[pointKey]map[string]map[itemKey]float64{}
+	var order []pointKey
+	// wanted maps the scorer column of the item scores read to the curve points' key: the
+	// attack's per-item reciprocal ranks, when it matches on them, stand for the attack.
+	wanted := map[string]string{v.Attack: v.Attack}
+	if v.AttackMeasure == runconfig.AttackReciprocalRank {
+		wanted = map[string]string{rankScorer(v.Attack): v.Attack}
+	}
+	for _, u := range v.Utilities {
+		wanted[u] = u
+	}
+	for _, it := range items {
+		name, ok := wanted[it.pred.Scorer]
+		if it.cell.set != si || !ok {
+			continue
+		}
+		k := itemKey{it.cell.rep, it.pred.Item}
+		if _, ok := index[k]; !ok {
+			index[k] = len(keys)
+			keys = append(keys, k)
+			authorOf[k] = it.pred.Author
+		}
+		pk := pointKey{it.cell.mech, it.cell.eps}
+		if scores[pk] == nil {
+			scores[pk] = map[string]map[itemKey]float64{}
+			order = append(order, pk)
+		}
+		if scores[pk][name] == nil {
+			scores[pk][name] = map[itemKey]float64{}
+		}
+		x := 0.0
+		switch {
+		case it.pred.Value != "":
+			f, err := strconv.ParseFloat(it.pred.Value, 64)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("cell %s: scorer %s item %d: value %q: %v", it.cell.path(r.cfg, r.sets), it.pred.Scorer, it.pred.Item, it.pred.Value, err)
+			}
+			x = f
+		case it.pred.Truth == it.pred.Prediction:
+			x = 1
+		}
+		scores[pk][name][k] = x
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].rep != keys[j].rep {
+			return keys[i].rep < keys[j].rep
+		}
+		return keys[i].item < keys[j].item
+	})
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if a := authorOf[k]; !seen[a] {
+			seen[a] = true
+			authors = append(authors, a)
+		}
+	}
+	sort.Strings(authors)
+	ai := map[string]int{}
+	for i, a := range authors {
+		ai[a] = i
+	}
+	cluster = make([]int, len(keys))
+	for i, k := range keys {
+		cluster[i] = ai[authorOf[k]]
+	}
+	for _, pk := range order {
+		p := verdict.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
+		for _, name := range wanted {
+			xs := make([]float64, len(keys))
+			for i, k := range keys {
+				x, ok := scores[pk][name][k]
+				if !ok {
+					return nil, nil, nil, fmt.Errorf("mechanism %s ε %s: scorer %s has no score for item %d of repeat %d: the items are not paired", p.Mechanism, pk.eps, name, k.item, k.rep)
+				}
+				xs[i] = x
+			}
+			p.Scores[name] = xs
+		}
+		points = append(points, p)
+	}
+	if len(keys) == 0 {
+		return nil, nil, nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
+	}
+	return points, cluster, authors, nil
+}
+
+// attackMeasure names the [verdict]'s attack measure for the verdict's text ("" for accuracy)
+// and gives its chance level among n authors: 1/n for accuracy, H_n/n (the mean reciprocal
+// rank of a uniform guess) for reciprocal rank.
+func (r *runner) attackMeasure(n int) (name string, chance float64) {
+	if r.cfg.Verdict.AttackMeasure == runconfig.AttackReciprocalRank {
+		return "reciprocal rank", attackers.ChanceReciprocalRank(n)
+	}
+	return "", 1 / float64(n)
+}
+
+// guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",
+// or "" for no guarantee.
+func guaranteeUnit(g mechanisms.Guarantee) string {
+	switch g.Kind {
+	case mechanisms.KindPure:
+		return "pure"
+	case mechanisms.KindMetric:
+		return "metric:" + g.Metric
+	}
+	return ""
+}
+
+// unitAxis describes the axis of a unit: claimed ε per document (pure) or per unit of word
+// distance (metric), or audited ε per claim unit.
+func unitAxis(axis, unit string) string {
+	switch {
+	case axis == "audited":
+		return fmt.Sprintf("audited ε per claim unit (%s)", unit)
+	case unit == "pure":
+		return "claimed ε per document (pure)"
+	}
+	return fmt.Sprintf("claimed ε per unit of %s word distance (%s)", strings.TrimPrefix(unit, "metric:"), unit)
+}
+
+// mechanismUnits derives the unit of each mechanism of set si that has item scores from its
+// guarantee on the set's first evaluation document (the kind and metric of a guarantee do not
+// depend on ε or on the document); mechanisms without a guarantee are left out.
+func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, error) {
+	units := map[string]string{}
+	done := map[int]bool{}
+	for _, it := range items {
+		c := it.cell
+		if c.set != si || done[c.mech] {
+			continue
+		}
+		done[c.mech] = true
+		m, err := r.mechanism(c)
+		if err != nil {
+			return nil, err
+		}
+		set := r.sets[si].Draw(c.rep)
+		if len(set.Eval) == 0 {
+			continue
+		}
+		if u := guaranteeUnit(m.Guarantee(set.Eval[0])); u != "" {
+			units[r.cfg.Mechanisms[c.mech].ID()] = u
+		}
+	}
+	return units, nil
+}
+
+// unitStudies makes, for each configured unit, the study comparing the mechanisms of that
+// unit at its levels of claimed or audited ε (axis). A point's position is the mean over
+// repeats of its privacy row (epsilon_doc, per document length for a metric unit, or
+// audited_eps_lcb). The audited axis takes only exact losses: a point whose audit ceiling is
+// finite (a counting lower bound: the mechanism loses at least that, not exactly that) or
+// that has no audited value is left out and named, so that a bound is never compared as a
+// position.
+func (r *runner) unitStudies(si int, axis string, levels map[string][]float64, units map[string]string, points []verdict.CurvePoint,
+	results []report.Row) ([]verdictStudy, error) {
+	v := r.cfg.Verdict
+	set := r.sets[si]
+	type key struct {
+		mech string
+		eps  report.Epsilon
+	}
+	sums := map[key]map[string]float64{}
+	counts := map[key]map[string]int{}
+	for _, row := range results {
+		if row.Set != set.Name || row.Scorer != "privacy" || !row.Epsilon.Set() {
+			continue
+		}
+		k := key{row.Mechanism, row.Epsilon}
+		if sums[k] == nil {
+			sums[k], counts[k] = map[string]float64{}, map[string]int{}
+		}
+		sums[k][row.Metric] += row.Value
+		counts[k][row.Metric]++
+	}
+	mean := func(k key, metric string) (float64, bool) {
+		n := counts[k][metric]
+		if n == 0 {
+			return math.NaN(), false
+		}
+		return sums[k][metric] / float64(n), true
+	}
+	// The mean evaluation document length over the repeats (a metric guarantee's document ε
+	// is ε·N).
+	words, docs := 0, 0
+	for rep := 0; rep < r.cfg.Repeats; rep++ {
+		for _, d := range set.Draw(rep).Eval {
+			words += len(d)
+			docs++
+		}
+	}
+	var present []string
+	for _, u := range units {
+		if !slices.Contains(present, u) {
+			present = append(present, u)
+		}
+	}
+	sort.Strings(present)
+	var out []verdictStudy
+	for _, unit := range slices.Sorted(maps.Keys(levels)) {
+		spec := verdict.Spec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+		for _, x := range levels[unit] {
+			spec.Levels = append(spec.Levels, x)
+			spec.LevelNames = append(spec.LevelNames, axis+" ε "+strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		var ps []verdict.CurvePoint
+		var bounds, unaudited, mechs []string
+		for _, p := range points {
+			if units[p.Mechanism] != unit || !p.Epsilon.Set() {
+				continue
+			}
+			if !slices.Contains(mechs, p.Mechanism) {
+				mechs = append(mechs, p.Mechanism)
+			}
+			k := key{p.Mechanism, p.Epsilon}
+			var x float64
+			if axis == "claimed" {
+				doc, ok := mean(k, "epsilon_doc")
+				if !ok {
+					return nil, fmt.Errorf("%s at ε = %v: no epsilon_doc row", p.Mechanism, p.Epsilon)
+				}
+				x = doc
+				if unit != "pure" && docs > 0 {
+					x = doc / (float64(words) / float64(docs))
+				}
+				x, _ = strconv.ParseFloat(strconv.FormatFloat(x, 'g', 12, 64), 64) // rounding noise of the mean
+			} else {
+				lcb, ok := mean(k, "audited_eps_lcb")
+				ceil, _ := mean(k, "audited_eps_ceiling")
+				switch {
+				case !ok:
+					unaudited = append(unaudited, fmt.Sprintf("%s at ε %v", p.Mechanism, p.Epsilon))
+					continue
+				case !math.IsInf(ceil, 1):
+					bounds = append(bounds, fmt.Sprintf("%s at ε %v (at least %.3g, ceiling %.3g)", p.Mechanism, p.Epsilon, lcb, ceil))
+					continue
+				}
+				x = lcb
+			}
+			q := p
+			q.X = x
+			ps = append(ps, q)
+		}
+		switch {
+		case len(mechs) == 0:
+			spec.Notes = append(spec.Notes, fmt.Sprintf("No mechanism of this run has unit %s (units present: %s).", unit, strings.Join(present, ", ")))
+		default:
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Mechanisms of unit %s: %s; mechanisms of other units are never compared with them.", unit, strings.Join(mechs, ", ")))
+		}
+		if axis == "audited" {
+			spec.Notes = append(spec.Notes, "Positions are exact losses on the audited pairs (an audit whose tests are exact: ceiling ∞); they are still lower bounds of the worst case over all pairs, the same kind of bound for every point compared.")
+		}
+		if len(bounds) > 0 {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, a counting lower bound (the mechanism loses at least this, not exactly this: no position to compare an exact loss with): %s.", strings.Join(bounds, "; ")))
+		}
+		if len(unaudited) > 0 {
+			spec.Notes = append(spec.Notes, fmt.Sprintf("Left out, no audited ε (no audit test bounded anything): %s.", strings.Join(unaudited, "; ")))
+		}
+		out = append(out, verdictStudy{spec, ps, fmt.Sprintf("verdict/set=%s/%s=%s", set.Name, axis, unit)})
+	}
+	return out, nil
+}

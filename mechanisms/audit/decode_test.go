@@ -1,0 +1,212 @@
+package audit
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"dptext/internal/fixtures"
+	"dptext/mechanisms"
+	"dptext/mechanisms/metricdp"
+	"dptext/mechanisms/nearest"
+)
+
+// avoidInput is a mutant of EMD whose text path never releases the input word: it draws the
+// noise EMD draws (its noise step, one vector per word in document order) but, when the nearest
+// word of the noisy vector is the input, releases the second nearest. P(x | x) = 0 while
+// P(x | x′) > 0: an infinite loss that the noise tests, which trust the decoding, cannot see.
+type avoidInput struct {
+	*metricdp.EMD
+	bag     bool
+	decoder *nearest.Decoder // the exact two-nearest search EMD's own decoder uses
+}
+
+func newAvoidInput(t *testing.T, emd *metricdp.EMD, bag bool) avoidInput {
+	d, err := nearest.Shared(emd.DecodeStore(), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return avoidInput{EMD: emd, bag: bag, decoder: d}
+}
+
+func (m avoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
+	store := m.DecodeStore()
+	out := make([]string, 0, len(doc))
+	for _, w := range doc {
+		x, ok := store.Lookup(w)
+		if !ok {
+			out = append(out, w)
+			continue
+		}
+		z, err := m.NoisyVectors(rng, w, 1)
+		if err != nil {
+			return nil, err
+		}
+		first, second := []int{0}, []int{0}
+		m.decoder.Decode2(z, first, second)
+		if first[0] == x {
+			first[0] = second[0]
+		}
+		out = append(out, store.Word(first[0]))
+	}
+	if m.bag {
+		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
+	return out, nil
+}
+
+func (m avoidInput) Apply(rng *rand.Rand, doc []string) []string {
+	out, err := m.TryApply(rng, doc)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+var _ mechanisms.FallibleMechanism = avoidInput{}
+
+// TestDecodingCheck: EMD, CMP, Mahalanobis and Vickrey (which releases one of the two nearest
+// words) pass the decoding check; EMD whose decoding avoids the input word fails it at ε = 1
+// and ε = 10, naming the draw and both outputs, although its noise step is EMD's own.
+func TestDecodingCheck(t *testing.T) {
+	store := fixtures.Grid(t, 10)
+	for name, m := range noiseMechanisms(t, store, 1) {
+		r := mustRun(t, target(t, name, m, store), options(1000))
+		n := 0
+		for _, f := range r.Findings {
+			if f.Level == "decoding" {
+				n++
+				if f.Violates() {
+					t.Errorf("%s: %s", name, f.Describe())
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no decoding check", name)
+		}
+	}
+	for _, eps := range []float64{1, 10} {
+		emd, err := metricdp.NewEMD(store, eps, metricdp.EMDOptions{OOV: metricdp.OOVKeep, Workers: 1, Order: mechanisms.OrderBag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, target(t, "emd avoiding its input", newAvoidInput(t, emd, true), store), options(1000))
+		var caught []Finding
+		for _, f := range r.Violations() {
+			if f.Level == "decoding" {
+				caught = append(caught, f)
+			}
+		}
+		if len(caught) == 0 {
+			t.Fatalf("ε = %v: EMD avoiding its input passed the decoding check", eps)
+		}
+		if d := caught[0].Describe(); !strings.Contains(d, "draw ") || !strings.Contains(d, "exhaustive search decodes") {
+			t.Errorf("ε = %v: the failure does not name the draw and both outputs: %s", eps, d)
+		}
+		t.Logf("ε = %v: %d of %d decoding checks fail; %s", eps, len(caught), len(r.Findings), caught[0].Describe())
+	}
+}
+
+// vickreyAvoidInput is a mutant of Vickrey whose choice reads the input: it draws Vickrey's
+// noise (its noise step) and decodes to the two nearest words, but releases the second nearest
+// whenever the nearest is the input word, and otherwise chooses by Vickrey's own rule. Every
+// release is one of the two nearest words of its noisy vector, so the nearest-words check
+// passes it; only the choice test can see it.
+type vickreyAvoidInput struct {
+	*metricdp.Vickrey
+	decoder *nearest.Decoder
+}
+
+func (m vickreyAvoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
+	store := m.DecodeStore()
+	out := make([]string, 0, len(doc))
+	for _, w := range doc {
+		x, ok := store.Lookup(w)
+		if !ok {
+			out = append(out, w)
+			continue
+		}
+		z, err := m.NoisyVectors(rng, w, 1)
+		if err != nil {
+			return nil, err
+		}
+		first, second := []int{0}, []int{0}
+		m.decoder.Decode2(z, first, second)
+		d1, d2 := math.Sqrt(sqDist(z, store.Vector(first[0]))), math.Sqrt(sqDist(z, store.Vector(second[0])))
+		t := m.Threshold()
+		if first[0] == x || (t*d1 > 0 && rng.Float64() < t*d1/(t*d1+(1-t)*d2)) {
+			first[0] = second[0]
+		}
+		out = append(out, store.Word(first[0]))
+	}
+	return out, nil
+}
+
+func (m vickreyAvoidInput) Apply(rng *rand.Rand, doc []string) []string {
+	out, err := m.TryApply(rng, doc)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+var _ mechanisms.FallibleMechanism = vickreyAvoidInput{}
+
+// TestVickreyChoice: at default audit settings (K = 3,000, α = 0.05) over the grid fixture,
+// Vickrey (Laplace and Mahalanobis noise, t = ½ and t = 0.9) passes the choice tests of its
+// decoding, and the mutant releasing the second nearest whenever the nearest is the input fails
+// them at ε = 1 and ε = 10 — while it passes the nearest-words check, which the mutant evades.
+func TestVickreyChoice(t *testing.T) {
+	store := fixtures.Grid(t, 10)
+	for _, eps := range []float64{1, 10} {
+		for _, thr := range []float64{0.5, 0.9} {
+			for _, noise := range []string{metricdp.VickreyNoiseLaplace, metricdp.VickreyNoiseMahalanobis} {
+				vo := metricdp.DefaultVickreyOptions()
+				vo.Workers, vo.T, vo.Noise = 1, thr, noise
+				v, err := metricdp.NewVickrey(store, eps, vo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := nearest.Shared(v.DecodeStore(), 0, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tc := range []struct {
+					name    string
+					m       mechanisms.Mechanism
+					mutated bool
+				}{{"vickrey", v, false}, {"vickrey avoiding its input", vickreyAvoidInput{v, d}, true}} {
+					r := mustRun(t, target(t, tc.name, tc.m, store), DefaultOptions())
+					choice, failed := 0, 0
+					var first string
+					for _, f := range r.Findings {
+						if f.Level != "decoding" || !strings.HasPrefix(f.Kind, "choice") {
+							if f.Level == "decoding" && f.Violates() {
+								t.Errorf("%s ε = %v t = %v %s: nearest-words check fails: %s", tc.name, eps, thr, noise, f.Describe())
+							}
+							continue
+						}
+						choice++
+						if f.Violates() {
+							failed++
+							if first == "" {
+								first = f.Describe()
+							}
+						}
+					}
+					if choice == 0 {
+						t.Fatalf("%s ε = %v t = %v %s: no choice test", tc.name, eps, thr, noise)
+					}
+					if tc.mutated && failed == 0 {
+						t.Errorf("ε = %v t = %v %s: the mutant passed all %d choice tests", eps, thr, noise, choice)
+					}
+					if !tc.mutated && failed > 0 {
+						t.Errorf("ε = %v t = %v %s: Vickrey fails %d of %d choice tests: %s", eps, thr, noise, failed, choice, first)
+					}
+					t.Logf("%s ε = %v t = %v %s: %d of %d choice tests fail (level %.3g) %s", tc.name, eps, thr, noise, failed, choice, r.Level, first)
+				}
+			}
+		}
+	}
+}
