@@ -21,7 +21,7 @@ func TestPAN19RejectRuleOnCalibratedProbabilities(t *testing.T) {
 		return buildClassifier(t, "char-ngram-svm", "", &registry.Env{Workers: 1})
 	}
 	run := func(rule string) []ProblemResult {
-		res, err := Attribute(AttributeOptions{Input: "../corpus/testdata/pan19-reuse", Output: t.TempDir(), Seed: 1,
+		res, err := Attribute(AttributeOptions{Input: "../../corpus/testdata/pan19-reuse", Output: t.TempDir(), Seed: 1,
 			NewAttacker: newAttacker, Reject: RejectRule{Rule: rule, Threshold: 0.1}})
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +43,7 @@ func TestPAN19RejectRuleOnCalibratedProbabilities(t *testing.T) {
 	if res := run(RejectScoreMargin); res[0].Rejected != 1 {
 		t.Errorf("score-margin on problem00001: %d rejected; this test expects the raw-score rule to differ from pan19 (1)", res[0].Rejected)
 	}
-	_, err := Attribute(AttributeOptions{Input: "../corpus/testdata/pan19-reuse", Output: t.TempDir(),
+	_, err := Attribute(AttributeOptions{Input: "../../corpus/testdata/pan19-reuse", Output: t.TempDir(),
 		NewAttacker: func() (learn.Classifier, error) {
 			return buildClassifier(t, "koppel11", "", &registry.Env{Workers: 1})
 		},

@@ -18,7 +18,7 @@ import (
 func panConfig(t *testing.T, extra string) *runconfig.Config {
 	t.Helper()
 	dir := t.TempDir()
-	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "..", dir)+extra)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "../..", dir)+extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func panConfig(t *testing.T, extra string) *runconfig.Config {
 // (before issue 25) leaves W1 without known texts in problem00002 (2 candidates, 6 known texts).
 func TestSplitPANUsesEachProblemsOwnTexts(t *testing.T) {
 	cfg := panConfig(t, "")
-	docs, _, err := corpus.ReadPAN(fixtures.PANCollection(t, ".."), corpus.PANOptions{})
+	docs, _, err := corpus.ReadPAN(fixtures.PANCollection(t, "../.."), corpus.PANOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRawPrefixIsTheNormalisedStretch(t *testing.T) {
 	if got, want := rawPrefix(raw, 2, 3), "The  Harbour"; got != want {
 		t.Errorf("rawPrefix with a limit of 2 words = %q, want %q", got, want)
 	}
-	docs, _, err := corpus.ReadPAN(fixtures.PANCollection(t, ".."), corpus.PANOptions{})
+	docs, _, err := corpus.ReadPAN(fixtures.PANCollection(t, "../.."), corpus.PANOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -210,7 +210,7 @@ func readmeComponentsLacks(readme string) []string {
 // (registryREADME) — without the scrub row, without chrf in its sentence, with a row for an
 // unregistered mechanism — show each check can fail.
 func TestREADMEComponentsMatchRegistry(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func readmeFormatsLacks(readme string) []string {
 // embeddings formats (embeddings.Formats, and "auto"). The mutants of registryREADME — its corpus line
 // without "pan", its embeddings line with an unregistered format — show both directions fail.
 func TestREADMEFormatsMatchRegistry(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // CheckComponents and Describe: none may panic, and every rejection is a configfile.Error naming the
 // file. Seeds: the shipped configs, the valid test config and bad values from issue 13.
 func FuzzParseConfig(f *testing.F) {
-	paths, err := filepath.Glob(filepath.Join("..", "configs", "*.toml"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "configs", "*.toml"))
 	if err != nil || len(paths) == 0 {
 		f.Fatalf("no seed configs in ../configs (%v)", err)
 	}

@@ -11,7 +11,7 @@ import (
 // maxConfigBytes and inline tables nested beyond maxConfigNesting are refused with the file
 // (and line) named; every shipped config, and brackets inside strings and comments, pass.
 func TestConfigSizeAndNestingAreBoundedBeforeParsing(t *testing.T) {
-	shipped, _ := filepath.Glob("../configs/*.toml")
+	shipped, _ := filepath.Glob("../../configs/*.toml")
 	if len(shipped) == 0 {
 		t.Fatal("no shipped configs found")
 	}
@@ -75,7 +75,7 @@ func TestReportMetricTyposAreRefused(t *testing.T) {
 // distinguish_eps_<k> rows of [distinguish]) must be accepted. The mutant: checking
 // privacy_metrics against report.PrivacyMetrics alone refuses configs/mechanisms.toml.
 func TestShippedConfigsValidate(t *testing.T) {
-	shipped, _ := filepath.Glob("../configs/*.toml")
+	shipped, _ := filepath.Glob("../../configs/*.toml")
 	for _, f := range shipped {
 		if _, err := LoadConfig(f); err != nil {
 			t.Errorf("shipped config refused: %v", err)

@@ -90,7 +90,7 @@ func TestRunPANProtocol(t *testing.T) {
 func panConfig(t *testing.T, extra string) *runconfig.Config {
 	t.Helper()
 	dir := t.TempDir()
-	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "..", dir)+extra)
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANRun(t, "../..", dir)+extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRunPANBaselineRejects(t *testing.T) {
 func TestRunRefusesTwoTruthsForOneText(t *testing.T) {
 	dir := t.TempDir()
 	pan := filepath.Join(dir, "pan")
-	if err := os.CopyFS(pan, os.DirFS(fixtures.PANCollection(t, ".."))); err != nil {
+	if err := os.CopyFS(pan, os.DirFS(fixtures.PANCollection(t, "../.."))); err != nil {
 		t.Fatal(err)
 	}
 	truth := filepath.Join(pan, "problem00002", "ground-truth.json")
@@ -199,7 +199,7 @@ func TestRunRefusesTwoTruthsForOneText(t *testing.T) {
 	if err := os.WriteFile(truth, []byte(dup), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANExperiment(pan, fixtures.PANVectors(t, fixtures.PANCollection(t, ".."), dir)))
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "pan.toml"), fixtures.PANExperiment(pan, fixtures.PANVectors(t, fixtures.PANCollection(t, "../.."), dir)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,13 +51,13 @@ func TestCaptionFollowsTheConfig(t *testing.T) {
 // collection read — its name, language and counts, and the writers merged — and says nothing
 // of the State of the Union, which only the replaced [corpus] named.
 func TestCaptionDescribesTheCorpusRead(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "configs", "table1.toml"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "configs", "table1.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := string(text)
 	start, end := strings.Index(src, "[corpus]"), strings.Index(src, "[embeddings]")
-	pan, err := filepath.Abs(filepath.Join("..", "corpus", "testdata", "pan19-reuse"))
+	pan, err := filepath.Abs(filepath.Join("..", "..", "corpus", "testdata", "pan19-reuse"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestProtocolNoteNamesSnippetsPerAuthor(t *testing.T) {
 // The committed SynTF config runs the classification protocol, and its caption says so: no
 // known texts, snippets or static attackers of the authorship protocol.
 func TestSynTFConfigIsCaptionedWithItsProtocol(t *testing.T) {
-	cfg, err := runconfig.LoadConfig(filepath.Join("..", "configs", "syntf.toml"))
+	cfg, err := runconfig.LoadConfig(filepath.Join("..", "..", "configs", "syntf.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

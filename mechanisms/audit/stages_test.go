@@ -9,6 +9,7 @@ import (
 	"dptext/internal/fixtures"
 	"dptext/internal/rngs"
 	"dptext/mechanisms/expmech"
+	"dptext/mechanisms/internal/twostage"
 )
 
 // dropK is a mutant of the two-stage expmech whose candidate stage runs at ε₁/2 per pick, the
@@ -24,7 +25,7 @@ func (m dropK) DrawStages(rng *rand.Rand, word string) ([]int, int, bool) {
 		return nil, 0, false
 	}
 	k, eps1, eps := m.StageBudgets()
-	shortlist, released := expmech.NewTwoStageSampler(k).Draw(rng, r, eps1*float64(k), eps)
+	shortlist, released := twostage.NewSampler(k).Draw(rng, r, eps1*float64(k), eps)
 	return shortlist, released, true
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/mechanisms"
-	"dptext/mechanisms/expmech"
+	"dptext/mechanisms/internal/twostage"
 )
 
 // MechanismOptions configure the erae and ae-dp mechanisms.
@@ -200,16 +200,16 @@ func (e *Mechanism) Apply(rng *rand.Rand, doc []string) []string {
 }
 
 // newStageScratch returns the two-stage sampler's scratch space (nil for one stage).
-func (e *Mechanism) newStageScratch() *expmech.TwoStageSampler {
+func (e *Mechanism) newStageScratch() *twostage.Sampler {
 	if e.stages.Candidates == 0 {
 		return nil
 	}
-	return expmech.NewTwoStageSampler(e.stages.Candidates)
+	return twostage.NewSampler(e.stages.Candidates)
 }
 
 // sample draws the released row for one position with ratings r (the generator's
 // probabilities): one exponential mechanism with ε, or the two stages.
-func (e *Mechanism) sample(rng *rand.Rand, r []float64, s *expmech.TwoStageSampler) int {
+func (e *Mechanism) sample(rng *rand.Rand, r []float64, s *twostage.Sampler) int {
 	if s == nil {
 		return mechanisms.SampleCumulative(rng, mechanisms.ExponentialCumulative(r, e.epsilon/2))
 	}
