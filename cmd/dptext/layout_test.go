@@ -96,8 +96,9 @@ func moduleImports(root, module string) (map[string][]string, error) {
 
 // TestPackagesKeepTheirFloors: every package of the module is named in ARCHITECTURE.md's
 // Floors table, and no package imports one of a higher floor, so the map a newcomer reads is
-// the house. Deterministic; the mutants — a table without `nearest`, and `text` (floor 0)
-// importing `report` (floor 1) — each add the one message naming them.
+// the house. Deterministic; the mutants — a table without `mechanisms/nearest`, and
+// `internal/text` (floor 0) importing `experiments/report` (floor 1) — each add the one
+// message naming them.
 func TestPackagesKeepTheirFloors(t *testing.T) {
 	doc, err := os.ReadFile("../../ARCHITECTURE.md")
 	if err != nil {
@@ -116,13 +117,13 @@ func TestPackagesKeepTheirFloors(t *testing.T) {
 		t.Error(p)
 	}
 	noNearest := maps.Clone(floors)
-	delete(noNearest, "nearest")
-	if got := slices.DeleteFunc(layoutProblems(noNearest, imports), func(p string) bool { return slices.Contains(base, p) }); len(got) != 1 || !strings.Contains(got[0], "package nearest is not in") {
+	delete(noNearest, "mechanisms/nearest")
+	if got := slices.DeleteFunc(layoutProblems(noNearest, imports), func(p string) bool { return slices.Contains(base, p) }); len(got) != 1 || !strings.Contains(got[0], "package mechanisms/nearest is not in") {
 		t.Errorf("mutant table without nearest: new messages %q, want one naming nearest", got)
 	}
 	upward := maps.Clone(imports)
-	upward["text"] = append(slices.Clone(imports["text"]), "report")
-	if got := slices.DeleteFunc(layoutProblems(floors, upward), func(p string) bool { return slices.Contains(base, p) }); len(got) != 1 || !strings.Contains(got[0], "package text (floor 0) imports report (floor 1)") {
-		t.Errorf("mutant text importing report: new messages %q, want one naming both", got)
+	upward["internal/text"] = append(slices.Clone(imports["internal/text"]), "experiments/report")
+	if got := slices.DeleteFunc(layoutProblems(floors, upward), func(p string) bool { return slices.Contains(base, p) }); len(got) != 1 || !strings.Contains(got[0], "package internal/text (floor 0) imports experiments/report (floor 1)") {
+		t.Errorf("mutant internal/text importing experiments/report: new messages %q, want one naming both", got)
 	}
 }
