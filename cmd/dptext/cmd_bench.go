@@ -31,7 +31,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	real := fs.Bool("glove", false, "use the default GloVe vectors (real vocabulary) instead of a random one")
 	synthetic := fs.String("synthetic", "100000x100", "size VxN of the random vocabulary (normal, σ = 0.4) when --glove is not given")
 	rounds := fs.Int("rounds", 3, "rounds; medians are printed")
-	reference := fs.String("reference", "", "also run this reference script each round, back to back (e.g. bench/decode_reference.py)")
+	reference := fs.String("reference", "", "also run this reference script each round, back to back (e.g. internal/bench/decode_reference.py)")
 	python := fs.String("python", "/usr/bin/python3", "interpreter of --reference (Debian's, which has python3-numpy)")
 	ghz := fs.Float64("ghz", 0, "core clock for the roofline, taken as 32 flop/cycle/core (0: measure the FMA peak instead)")
 	pos, err := parseInterleaved(fs, args[1:])

@@ -91,8 +91,8 @@ func readAnswers(t *testing.T, path string) map[string]string {
 // candidates × 7 known texts, 35 unknown texts each, 245 in all) given layout
 // (writeLayoutCollection), by
 //
-//	go test ./attribution -run TestPAN19BaselineMatchesThePublishedScript -pan19-collection DIR
-//	python3 attribution/testdata/pan19_reference.py pan19-cdaa-baseline-svm.py DIR OUT
+//	go test ./experiments/attribution -run TestPAN19BaselineMatchesThePublishedScript -pan19-collection DIR
+//	python3 experiments/attribution/testdata/pan19_reference.py pan19-cdaa-baseline-svm.py DIR OUT
 //
 // (the wrapper lists files in name order, as dptext does, and records the calibrated
 // probabilities); OUT's answers-*.json and probabilities-*.json are committed in

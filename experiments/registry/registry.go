@@ -417,7 +417,7 @@ var Mechanisms = map[string]MechanismEntry{
 	},
 	"emd": {
 		// Version 3: entries differing only in oov = "keep"/"drop" share their draws in a run
-		// (runner/draws.go), so the later entry's outputs changed; Apply is unchanged.
+		// (experiments/runner/draws.go), so the later entry's outputs changed; Apply is unchanged.
 		Version: "3", UsesEpsilon: true, Epsilons: metricdp.EMDEpsilonRange,
 		Description: `EMD privacy (Fernandes, Dras, McIver 2019): per-word n-d Laplace noise on the embedding, nearest word; order = "bag": εN·EMD per document, "keep": ε·Σᵢd(xᵢ,x′ᵢ)`,
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 4,

@@ -216,7 +216,7 @@ func scorerOutputs(name string, o ScorerDecoded, env *Env, train [][]string, aut
 // Every registered component's version is tied to a hash of its outputs: a change of output
 // without a new Version (which keeps old cached cells from being reused) fails here. After a
 // deliberate change, bump the Version in the registry and run
-// `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry`.
+// `go test ./experiments/registry -run TestRegistryVersionsPinOutputs -update-registry`.
 func TestRegistryVersionsPinOutputs(t *testing.T) {
 	got := registryOutputs(t)
 	path := filepath.Join("testdata", "registry_golden.txt")
@@ -252,20 +252,20 @@ func TestRegistryVersionsPinOutputs(t *testing.T) {
 		seen[id] = true
 		w, ok := want[id]
 		if !ok {
-			t.Errorf("%s %s is not in %s: run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry` to record its outputs", id, version, path)
+			t.Errorf("%s %s is not in %s: run `go test ./experiments/registry -run TestRegistryVersionsPinOutputs -update-registry` to record its outputs", id, version, path)
 			continue
 		}
 		wantVersion, wantHash, _ := strings.Cut(w, " ")
 		switch {
 		case wantVersion == version && wantHash != h:
-			t.Errorf("%s %s: outputs changed (hash %s, recorded %s) without a version bump: bump its Version in the registry, then run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry`", id, version, h, wantHash)
+			t.Errorf("%s %s: outputs changed (hash %s, recorded %s) without a version bump: bump its Version in the registry, then run `go test ./experiments/registry -run TestRegistryVersionsPinOutputs -update-registry`", id, version, h, wantHash)
 		case wantVersion != version:
-			t.Errorf("%s: version %s, recorded %s: run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry` to record the outputs of the new version", id, version, wantVersion)
+			t.Errorf("%s: version %s, recorded %s: run `go test ./experiments/registry -run TestRegistryVersionsPinOutputs -update-registry` to record the outputs of the new version", id, version, wantVersion)
 		}
 	}
 	for id := range want {
 		if !seen[id] {
-			t.Errorf("%s is recorded in %s but not registered: run `go test ./registry -run TestRegistryVersionsPinOutputs -update-registry` to drop it", id, path)
+			t.Errorf("%s is recorded in %s but not registered: run `go test ./experiments/registry -run TestRegistryVersionsPinOutputs -update-registry` to drop it", id, path)
 		}
 	}
 }

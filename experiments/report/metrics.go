@@ -35,7 +35,7 @@ const (
 )
 
 // Task values name what a scorer is scored on: the task of a table column (Column.Task in
-// report/render) and of a scorer.
+// experiments/report/render) and of a scorer.
 const (
 	TaskAuthor  = "author"
 	TaskTopic   = "topic"
@@ -63,7 +63,7 @@ func ScorerMetrics() []string {
 // A mechanism whose Guarantee or Diagnose gives a new name adds it here
 // (TestPrivacyMetricsListEveryMechanismsNames in registry checks every registered one).
 var PrivacyMetrics = []string{
-	// privacy rows of every mechanism with a guarantee (runner/privacy.go)
+	// privacy rows of every mechanism with a guarantee (experiments/runner/privacy.go)
 	"epsilon_doc", "log_multiplier_mean", "log_multiplier_infinite_share", "audited_eps_lcb", "audited_eps_ceiling",
 	// Guarantee.Bounds of the mechanisms
 	"eps_n", "eps_ln_eta_n", "ell_n", "eps_l", "word_eps", "candidate_eps_l", "token_eps_l", "gamma",

@@ -904,7 +904,7 @@ func (c *Config) validateReport() error {
 
 // privacyMetricNames lists the privacy and diagnostic metrics this config's runs may write:
 // report.PrivacyMetrics, and with a [distinguish] table the rows of its distances (see
-// runner/distinguish.go).
+// experiments/runner/distinguish.go).
 func (c *Config) privacyMetricNames() []string {
 	names := slices.Clone(report.PrivacyMetrics)
 	d := c.Distinguish

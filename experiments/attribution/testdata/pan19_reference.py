@@ -10,7 +10,7 @@ sorted order) and calls its baseline(). Usage:
     python3 pan19_reference.py SCRIPT COLLECTION OUTPUT
 
 SCRIPT is clef19/authorship-attribution/pan19-cdaa-baseline-svm.py of
-https://github.com/pan-webis-de/pan-code; attribution/pan19_baseline_test.go describes how the
+https://github.com/pan-webis-de/pan-code; experiments/attribution/pan19_baseline_test.go describes how the
 committed answers were made.
 """
 import glob

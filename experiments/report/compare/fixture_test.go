@@ -8,12 +8,12 @@ import (
 	"dptext/experiments/report"
 )
 
-// fixturePath is the fixture run of report/render (fixtureRows of its tests, shaped like Table 1 of
+// fixturePath is the fixture run of experiments/report/render (fixtureRows of its tests, shaped like Table 1 of
 // Fernandes et al.: sets 20 and 50, none and emd at ε = 30 … 10, four scorers, five repeats),
 // kept equal to it by render's TestFixtureCSVHoldsFixtureRows.
 const fixturePath = "../render/testdata/fixture-results.csv"
 
-// fixtureRows reads report/render's fixture run.
+// fixtureRows reads experiments/report/render's fixture run.
 func fixtureRows(t *testing.T) []report.Row {
 	t.Helper()
 	f, err := os.Open(fixturePath)

@@ -79,11 +79,11 @@ func epsOrNone(v float64) report.Epsilon {
 	return report.EpsilonOf(v)
 }
 
-// fixtureCSV is fixtureRows as results.csv, for the tests of report/compare (which cannot
-// import render's test files): go test ./report/render -update rewrites it.
+// fixtureCSV is fixtureRows as results.csv, for the tests of experiments/report/compare (which cannot
+// import render's test files): go test ./experiments/report/render -update rewrites it.
 const fixtureCSV = "testdata/fixture-results.csv"
 
-// The committed fixtureCSV holds exactly fixtureRows, so report/compare tests on the same run;
+// The committed fixtureCSV holds exactly fixtureRows, so experiments/report/compare tests on the same run;
 // a changed fixture (mutant: any edit of fixtureRows) fails here until -update rewrites it.
 func TestFixtureCSVHoldsFixtureRows(t *testing.T) {
 	var b bytes.Buffer
@@ -100,7 +100,7 @@ func TestFixtureCSVHoldsFixtureRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, b.Bytes()) {
-		t.Fatalf("%s differs from fixtureRows: run go test ./report/render -run TestFixtureCSVHoldsFixtureRows -update", fixtureCSV)
+		t.Fatalf("%s differs from fixtureRows: run go test ./experiments/report/render -run TestFixtureCSVHoldsFixtureRows -update", fixtureCSV)
 	}
 	back, err := report.ReadRows(bytes.NewReader(got), fixtureCSV)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestGoldenTables writes the fixture run and compares table.md, table.csv and table.tex with the
-// committed files in testdata/ (go test ./report/render -update rewrites them).
+// committed files in testdata/ (go test ./experiments/report/render -update rewrites them).
 func TestGoldenTables(t *testing.T) {
 	dir := t.TempDir()
 	caption := Caption{Title: "fixture run", Notes: []string{"Synthetic rows shaped like Table 1."}}
@@ -41,10 +41,10 @@ func TestGoldenTables(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (run go test ./report/render -update to create it)", err)
+			t.Fatalf("%v (run go test ./experiments/report/render -update to create it)", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (go test ./report/render -update rewrites it):\n%s", name, golden, got)
+			t.Errorf("%s differs from %s (go test ./experiments/report/render -update rewrites it):\n%s", name, golden, got)
 		}
 	}
 }
