@@ -141,7 +141,8 @@ func docLinkProblems(root fs.FS) []string {
 }
 
 // docIndexProblems: README.md is at most maxREADMELines lines, links every docs/*.md page,
-// and every page starts with a "# " title.
+// names every configs/*.toml in its "## The configs" section, and every page starts with a
+// "# " title.
 func docIndexProblems(root fs.FS) []string {
 	pages, err := docPages(root)
 	if err != nil {
@@ -154,6 +155,17 @@ func docIndexProblems(root fs.FS) []string {
 	var problems []string
 	if n := strings.Count(string(readme), "\n"); n > maxREADMELines {
 		problems = append(problems, fmt.Sprintf("README.md has %d lines, more than %d: move the details into a page of docs/ and link it", n, maxREADMELines))
+	}
+	configs, err := fs.Glob(root, "configs/*.toml")
+	if err != nil {
+		return []string{err.Error()}
+	}
+	_, configMap, _ := strings.Cut(string(readme), "\n## The configs\n")
+	configMap, _, _ = strings.Cut(configMap, "\n## ")
+	for _, c := range configs {
+		if !strings.Contains(configMap, "| `"+c+"` |") {
+			problems = append(problems, fmt.Sprintf("README.md's \"## The configs\" table has no row for %s: add \"| `%s` | what it runs |\"", c, c))
+		}
 	}
 	var linked []string
 	for _, m := range mdLink.FindAllStringSubmatch(string(readme), -1) {
@@ -200,30 +212,26 @@ func TestDocsLinksResolve(t *testing.T) {
 		{"second heading unnumbered", "docs/a.md", "#notes-1", "#notes-2", "docs/b.md has no heading with anchor #notes-2"},
 		{"outside", "docs/a.md", "../README.md#x", "../../README.md", "points outside the repository"},
 	} {
-		bad := fstest.MapFS{}
-		for k, v := range good {
-			bad[k] = v
-		}
 		text := string(good[m.file].Data)
 		if !strings.Contains(text, m.from) {
 			t.Fatalf("mutant %s: %s has no %q", m.name, m.file, m.from)
 		}
-		bad[m.file] = &fstest.MapFile{Data: []byte(strings.Replace(text, m.from, m.to, 1))}
-		if got := docLinkProblems(bad); len(got) != 1 || !strings.Contains(got[0], m.want) {
+		if got := docLinkProblems(with(good, m.file, strings.Replace(text, m.from, m.to, 1))); len(got) != 1 || !strings.Contains(got[0], m.want) {
 			t.Errorf("mutant %s: problems %q, want one containing %q", m.name, got, m.want)
 		}
 	}
 }
 
 // TestREADMEIsShortAndLinksEveryDocsPage: README.md stays at most maxREADMELines lines and
-// links every page of docs/, each of which has a title. Mutants: a README one line too long,
-// a docs page the README does not link, a page without a title.
+// links every page of docs/, each of which has a title, and has a row for every configs/*.toml.
+// Mutants: a README one line too long, a docs page the README does not link, a page without a
+// title, a config without a row.
 func TestREADMEIsShortAndLinksEveryDocsPage(t *testing.T) {
 	for _, p := range docIndexProblems(os.DirFS("../..")) {
 		t.Error(p)
 	}
-	readme := "# x\n\n[a](docs/a.md#a)\n" + strings.Repeat("\n", maxREADMELines-3)
-	good := fstest.MapFS{"README.md": {Data: []byte(readme)}, "docs/a.md": {Data: []byte("# A\n")}}
+	readme := "# x\n\n[a](docs/a.md#a)\n\n## The configs\n\n| `configs/t.toml` | x |\n" + strings.Repeat("\n", maxREADMELines-7)
+	good := fstest.MapFS{"README.md": {Data: []byte(readme)}, "docs/a.md": {Data: []byte("# A\n")}, "configs/t.toml": {}}
 	if got := docIndexProblems(good); len(got) > 0 {
 		t.Fatalf("the good repository fails: %q", got)
 	}
@@ -232,12 +240,23 @@ func TestREADMEIsShortAndLinksEveryDocsPage(t *testing.T) {
 		fs   fstest.MapFS
 		want string
 	}{
-		{"too long", fstest.MapFS{"README.md": {Data: []byte(readme + "\n")}, "docs/a.md": good["docs/a.md"]}, fmt.Sprintf("README.md has %d lines", maxREADMELines+1)},
-		{"page not linked", fstest.MapFS{"README.md": good["README.md"], "docs/a.md": good["docs/a.md"], "docs/b.md": {Data: []byte("# B\n")}}, "does not link docs/b.md"},
-		{"no title", fstest.MapFS{"README.md": good["README.md"], "docs/a.md": {Data: []byte("A\n")}}, `docs/a.md does not start with a "# " title`},
+		{"too long", with(good, "README.md", readme+"\n"), fmt.Sprintf("README.md has %d lines", maxREADMELines+1)},
+		{"page not linked", with(good, "docs/b.md", "# B\n"), "does not link docs/b.md"},
+		{"no title", with(good, "docs/a.md", "A\n"), `docs/a.md does not start with a "# " title`},
+		{"config without a row", with(good, "configs/u.toml", ""), "has no row for configs/u.toml"},
 	} {
 		if got := docIndexProblems(m.fs); len(got) != 1 || !strings.Contains(got[0], m.want) {
 			t.Errorf("mutant %s: problems %q, want one containing %q", m.name, got, m.want)
 		}
 	}
+}
+
+// with returns a copy of m in which file holds text.
+func with(m fstest.MapFS, file, text string) fstest.MapFS {
+	out := fstest.MapFS{}
+	for k, v := range m {
+		out[k] = v
+	}
+	out[file] = &fstest.MapFile{Data: []byte(text)}
+	return out
 }
