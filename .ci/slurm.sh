@@ -145,7 +145,7 @@ while :; do
 done
 cmp "$tmp/run/results.csv" "$repo/results/baselines/ci/results.csv"
 
-echo "== the README's recovery step: sbatch --array=1 shards.sbatch reruns shard 1 of 3, then the merge"
+echo "== the recovery step of docs/slurm.md: sbatch --array=1 shards.sbatch reruns shard 1 of 3, then the merge"
 rm -f "$tmp/run/shards/1-of-3.json" "$tmp/run/results.csv"
 sbatch --wait --array=1 --output="$tmp/run/slurm/logs/rerun-%a.out" "$tmp/run/slurm/shards.sbatch" >/dev/null
 grep -q 'shard 1/3: ' "$tmp/run/slurm/logs/rerun-1.out" || { echo "slurm CI: the rerun of task 1 did not run shard 1/3:"; cat "$tmp/run/slurm/logs/rerun-1.out"; exit 1; }

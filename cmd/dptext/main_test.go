@@ -5,8 +5,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -262,31 +264,62 @@ func TestSynopsisIsGeneratedFromTheFlags(t *testing.T) {
 	}
 }
 
-// TestREADMECommandsListEveryCommand: the README's Commands table has a row for every command
-// of the commands table, and none for a command that does not exist.
-func TestREADMECommandsListEveryCommand(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(data), "\n## Commands\n")
+// commandsTableLacks says what the "## Commands" table of a Markdown page (named file) lacks:
+// a row for every command of the commands table, and none for a command that does not exist.
+func commandsTableLacks(file, text string) []string {
+	_, section, ok := strings.Cut(text, "\n## Commands\n")
 	if !ok {
-		t.Fatal("README.md has no \"## Commands\" section")
+		return []string{file + " has no \"## Commands\" section"}
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
+	var lacks []string
 	rows := map[string]bool{}
 	for _, line := range strings.Split(section, "\n") {
 		if rest, ok := strings.CutPrefix(line, "| `dptext "); ok {
 			name, _, _ := strings.Cut(strings.TrimSuffix(strings.Fields(rest)[0], "`"), "`")
 			rows[name] = true
 			if _, known := commands[name]; !known {
-				t.Errorf("README Commands: a row for %q, which is no command", name)
+				lacks = append(lacks, fmt.Sprintf("%s Commands: a row for %q, which is no command", file, name))
 			}
 		}
 	}
-	for name := range commands {
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
 		if !rows[name] {
-			t.Errorf("README Commands: no row for `dptext %s`", name)
+			lacks = append(lacks, fmt.Sprintf("%s Commands: no row for `dptext %s`", file, name))
+		}
+	}
+	return lacks
+}
+
+// TestREADMECommandsListEveryCommand: the Commands tables of README.md (one line each) and of
+// docs/commands.md (the typical calls) have a row for every command of the commands table, and
+// none for a command that does not exist. Mutants of docs/commands.md — without the audit
+// row, with a row for an unknown command — each fail.
+func TestREADMECommandsListEveryCommand(t *testing.T) {
+	for _, file := range []string{"README.md", "docs/commands.md"} {
+		data, err := os.ReadFile("../../" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range commandsTableLacks(file, string(data)) {
+			t.Error(l)
+		}
+		if file != "docs/commands.md" {
+			continue
+		}
+		good := string(data)
+		i := strings.Index(good, "\n| `dptext audit ")
+		if i < 0 {
+			t.Fatal("docs/commands.md has no row for `dptext audit`")
+		}
+		rowEnd := i + 1 + strings.Index(good[i+1:], "\n")
+		for _, m := range []struct{ name, text, want string }{
+			{"no audit row", good[:i] + good[rowEnd:], "no row for `dptext audit`"},
+			{"unknown command", good[:i] + "\n| `dptext bogus X` | x |" + good[i:], `a row for "bogus", which is no command`},
+		} {
+			if got := commandsTableLacks(file, m.text); len(got) != 1 || !strings.Contains(got[0], m.want) {
+				t.Errorf("mutant %s: messages %q, want one containing %q", m.name, got, m.want)
+			}
 		}
 	}
 }

@@ -67,7 +67,7 @@ func TestUnboundedInputsAreRefusedNamingTheLimit(t *testing.T) {
 	}
 }
 
-// A named pipe as config is refused at once, as the README says non-regular config files are
+// A named pipe as config is refused at once, as docs/commands.md says non-regular config files are
 // (check blocked until Ctrl-C), and so is a config whose corpus is a named pipe: check refuses
 // what run would. The mutant, os.Open of the config before it is stat'ed, blocks until the
 // test's deadline.

@@ -54,7 +54,7 @@ func TestSlurmWritesAndSubmitsTheArrayAndTheMerge(t *testing.T) {
 	}
 }
 
-// The recovery step of the README, `sbatch --array=K shards.sbatch`, runs shard K of N, though
+// The recovery step of docs/slurm.md, `sbatch --array=K shards.sbatch`, runs shard K of N, though
 // Slurm then says the array has one task starting at K (here the script runs under bash with
 // that environment and a stand-in dptext that prints its arguments).
 func TestSlurmRerunOfOneTaskRunsItsShard(t *testing.T) {

@@ -153,7 +153,7 @@ func TestBaselineIsTheIdentityInOrder(t *testing.T) {
 func readmeComponentsLacks(readme string) []string {
 	i := strings.Index(readme, "\n## Components\n")
 	if i < 0 {
-		return []string{`README.md has no "## Components" section: add it, with the mechanism table and the sentences "Attackers:", "Topic classifiers:" and "Utility measures:"`}
+		return []string{`docs/commands.md has no "## Components" section: add it, with the mechanism table and the sentences "Attackers:", "Topic classifiers:" and "Utility measures:"`}
 	}
 	section, _, _ := strings.Cut(readme[i+len("\n## Components\n"):], "\n## ")
 	code := regexp.MustCompile("`([^`]+)`")
@@ -172,12 +172,12 @@ func readmeComponentsLacks(readme string) []string {
 	var lacks []string
 	for _, name := range MechanismNames() {
 		if !slices.Contains(tableNames, name) {
-			lacks = append(lacks, fmt.Sprintf("mechanism %q has no row in the README's Components table: add \"| `%s` | what it does, with the paper and section | its guarantee |\"", name, name))
+			lacks = append(lacks, fmt.Sprintf("mechanism %q has no row in the Components table of docs/commands.md: add \"| `%s` | what it does, with the paper and section | its guarantee |\"", name, name))
 		}
 	}
 	for _, name := range tableNames {
 		if _, ok := Mechanisms[name]; !ok {
-			lacks = append(lacks, fmt.Sprintf("the README's Components table names %q, which is not in registry.Mechanisms: remove it or fix its spelling", name))
+			lacks = append(lacks, fmt.Sprintf("the Components table of docs/commands.md names %q, which is not in registry.Mechanisms: remove it or fix its spelling", name))
 		}
 	}
 	kinds := map[string]string{TaskAuthor: "Attackers:", TaskTopic: "Topic classifiers:", TaskUtility: "Utility measures:"}
@@ -187,7 +187,7 @@ func readmeComponentsLacks(readme string) []string {
 		task := Scorers[name].Task
 		start := strings.Index(text, kinds[task])
 		if start < 0 {
-			lacks = append(lacks, fmt.Sprintf("the README's Components section has no sentence starting %q: add one naming %s %q in backquotes", kinds[task], nouns[task], name))
+			lacks = append(lacks, fmt.Sprintf("the Components section of docs/commands.md has no sentence starting %q: add one naming %s %q in backquotes", kinds[task], nouns[task], name))
 			continue
 		}
 		part := text[start:]
@@ -197,20 +197,21 @@ func readmeComponentsLacks(readme string) []string {
 			}
 		}
 		if !strings.Contains(part, "`"+name+"`") {
-			lacks = append(lacks, fmt.Sprintf("%s %q is not named in the README's Components sentence %q: add `%s` there, with a few words on what it does", nouns[task], name, kinds[task]+" …", name))
+			lacks = append(lacks, fmt.Sprintf("%s %q is not named in the Components sentence of docs/commands.md %q: add `%s` there, with a few words on what it does", nouns[task], name, kinds[task]+" …", name))
 		}
 	}
 	return lacks
 }
 
-// TestREADMEComponentsMatchRegistry keeps the README's "Components" section generated in
+// TestREADMEComponentsMatchRegistry keeps the "Components" section of docs/commands.md (moved
+// there from the README by issue 39) generated in
 // effect: its mechanism table lists exactly the registered mechanisms, and every registered
 // attacker, topic classifier and utility measure is named in the sentence of its kind. Each
 // message says what to add or remove. The mutants of a README generated from the registry
 // (registryREADME) — without the scrub row, without chrf in its sentence, with a row for an
 // unregistered mechanism — show each check can fail.
 func TestREADMEComponentsMatchRegistry(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/commands.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,13 +262,13 @@ func registryREADME() string {
 }
 
 // readmeFormatsLacks compares the format lines of the [corpus] and [embeddings] tables in the
-// README's "Bring your own corpus and embeddings" example with CorpusFormats and
+// "Bring your own corpus and embeddings" example of docs/corpora.md with CorpusFormats and
 // embeddings.Formats (and "auto"), saying what to add or remove.
 func readmeFormatsLacks(readme string) []string {
 	const title = "## Bring your own corpus and embeddings"
 	i := strings.Index(readme, title)
 	if i < 0 {
-		return []string{fmt.Sprintf("README.md has no section %q: add it, with an example [corpus] and [embeddings] table whose format lines name every format", title)}
+		return []string{fmt.Sprintf("docs/corpora.md has no section %q: add it, with an example [corpus] and [embeddings] table whose format lines name every format", title)}
 	}
 	section := readme[i:]
 	var corpusWant, embWant []string
@@ -286,7 +287,7 @@ func readmeFormatsLacks(readme string) []string {
 	}{{"[corpus]", "registry.CorpusFormats", corpusWant}, {"[embeddings]", "embeddings.Formats", embWant}} {
 		_, rest, ok := strings.Cut(section, "\n"+c.table+"\nformat = ")
 		if !ok {
-			lacks = append(lacks, fmt.Sprintf("README %q: no %s table with a format line: add one naming %s", title, c.table, QuoteList(c.want)))
+			lacks = append(lacks, fmt.Sprintf("docs/corpora.md %q: no %s table with a format line: add one naming %s", title, c.table, QuoteList(c.want)))
 			continue
 		}
 		line, _, _ := strings.Cut(rest, "\n")
@@ -298,24 +299,24 @@ func readmeFormatsLacks(readme string) []string {
 		}
 		for _, w := range c.want {
 			if !slices.Contains(got, w) {
-				lacks = append(lacks, fmt.Sprintf("README %q: the %s format line lacks %q: add it to the line's comment, and a bullet below the example saying what the format reads", title, c.table, w))
+				lacks = append(lacks, fmt.Sprintf("docs/corpora.md %q: the %s format line lacks %q: add it to the line's comment, and a bullet below the example saying what the format reads", title, c.table, w))
 			}
 		}
 		for _, g := range got {
 			if !slices.Contains(c.want, g) {
-				lacks = append(lacks, fmt.Sprintf("README %q: the %s format line names %q, which is not in %s: remove it or fix its spelling", title, c.table, g, c.registry))
+				lacks = append(lacks, fmt.Sprintf("docs/corpora.md %q: the %s format line names %q, which is not in %s: remove it or fix its spelling", title, c.table, g, c.registry))
 			}
 		}
 	}
 	return lacks
 }
 
-// TestREADMEFormatsMatchRegistry: the format lines of the README's "Bring your own corpus and
-// embeddings" example name exactly the registered corpus formats (CorpusFormats) and
+// TestREADMEFormatsMatchRegistry: the format lines of the "Bring your own corpus and
+// embeddings" example (docs/corpora.md, moved there from the README by issue 39) name exactly the registered corpus formats (CorpusFormats) and
 // embeddings formats (embeddings.Formats, and "auto"). The mutants of registryREADME — its corpus line
 // without "pan", its embeddings line with an unregistered format — show both directions fail.
 func TestREADMEFormatsMatchRegistry(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/corpora.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func rankWidths(t *testing.T, studies, n, per int, rrItems string) (width, cover
 // author's reciprocal rank gives the matched utility an interval narrower than matching on
 // 0/1 accuracy at the same privacy, and both still cover the truth. Over 200 studies of 30
 // authors × 14 items (the size of configs/mechanisms.toml; deterministic, fixed seed)
-// measured: mean width 0.116 on accuracy, 0.095 on reciprocal rank (ratio 0.823; the README's
+// measured: mean width 0.116 on accuracy, 0.095 on reciprocal rank (ratio 0.823; docs/statistics.md's
 // verdict section states it), coverage 0.950 and 0.955. The test requires the ratio below 0.9
 // and both coverages ≥ 0.9 (binomial(200, 0.95) falls below 0.9 with probability < 0.2 %).
 // With 8 authors × 52 items (fewer candidates to rank, fewer clusters: the authors' own

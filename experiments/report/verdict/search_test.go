@@ -258,7 +258,7 @@ func powerStudies(t *testing.T, studies int, gap float64, binary bool, family in
 	return float64(hits) / float64(studies)
 }
 
-// Test (d) of issue 33: the power of configs/mechanisms.toml's design, printed in the README.
+// Test (d) of issue 33: the power of configs/mechanisms.toml's design, printed in docs/mechanisms.md.
 // 40 simulated studies per point (a share's standard deviation ≤ 0.08; deterministic: fixed
 // seed). With one planned comparison (α = 0.05) the smallest gap found in ≥ 80 % of the
 // studies, on a grid of steps of 0.05, is 0.20 for a continuous measure (measured 0.85 at 0.20,
@@ -267,7 +267,7 @@ func powerStudies(t *testing.T, studies int, gap float64, binary bool, family in
 // the share of studies in which both curves bracket the level in all but a handful of the
 // 20,000 replicates (those that do not count against the comparison, and p < 0.05/400 leaves
 // room for about one). The test asserts these statements — ≥ 0.8 at 0.20, < 0.8 at 0.15, and
-// < 0.8 at 0.5 over 400 — so a change of the statistics that changes the README's power fails it.
+// < 0.8 at 0.5 over 400 — so a change of the statistics that changes the power docs/mechanisms.md prints fails it.
 func TestPowerOnMechanismsDesign(t *testing.T) {
 	const studies = 40
 	cont20, cont15 := powerStudies(t, studies, 0.20, false, 1), powerStudies(t, studies, 0.15, false, 1)
@@ -278,7 +278,7 @@ func TestPowerOnMechanismsDesign(t *testing.T) {
 		t.Errorf("the smallest gap found 80 %% of the time with one comparison is not 0.20 (continuous %.2f at 0.20, %.2f at 0.15; 0/1 %.2f at 0.20)", cont20, cont15, bin20)
 	}
 	if fam >= 0.8 {
-		t.Errorf("over 400 comparisons a gap of 0.5 is found in %.2f of studies: the README says no gap reaches 80 %%", fam)
+		t.Errorf("over 400 comparisons a gap of 0.5 is found in %.2f of studies: docs/mechanisms.md says no gap reaches 80 %%", fam)
 	}
 }
 
