@@ -148,7 +148,7 @@ above_chance = [0.1]
 utilities = ["cosine"]
 replicates = 200
 halves = true
-# no ε search on the attack axis: the count of distinguish rows below is per grid cell
+# no ε search: the count of distinguish rows below is per grid cell
 search = false
 [distinguish]
 pairs = 32
