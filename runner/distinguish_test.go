@@ -254,3 +254,59 @@ verdict_levels = [0.5]
 		t.Errorf("results.csv has no distinguish row of the added emd ε 25:\n%s", res)
 	}
 }
+
+// TestEpsilonSearchStopsAtARefusedEpsilon: a mechanism whose smallest ε depends on the data
+// (truncated-gumbel needs ε > (2(1 + ln|V|) + 3)/Δ_min) gets search proposals (÷4 per round
+// from its grid's smallest ε, on the empirical axis, where it stays above the level) until one
+// is refused; the run does not fail: verdict.md says the ε was refused and that the mechanism's
+// range ends there, and no cell of the refused ε is in results.csv. Deterministic. Mutant: a
+// search that adds the proposed cell without asking the mechanism first fails the run with the
+// mechanism's error (as configs/mechanisms.toml did).
+func TestEpsilonSearchStopsAtARefusedEpsilon(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
+	src := `name = "search-refused"
+seed = 3
+repeats = 1
+` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
+[[sets]]
+name = "8"
+authors = 8
+[[mechanisms]]
+name = "none"
+[[mechanisms]]
+name = "truncated-gumbel"
+epsilons = [100000, 4000]
+[[scorers]]
+name = "sr-nn"
+[[scorers]]
+name = "cosine"
+[verdict]
+attack = "sr-nn"
+above_chance = [0.1]
+utilities = ["cosine"]
+replicates = 200
+search_rounds = 6
+[distinguish]
+pairs = 32
+words = 50
+releases = 10
+distances = [5]
+verdict_levels = [0.1]
+`
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatalf("the run failed at a refused ε: %v", err)
+	}
+	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	m := regexp.MustCompile(`truncated-gumbel ε = ([0-9.e+]+) refused by the mechanism \(.*want ε > .*\), so its range ends there`).FindStringSubmatch(md)
+	if m == nil {
+		t.Fatalf("verdict.md does not say which ε truncated-gumbel refused:\n%s", md)
+	}
+	if strings.Contains(readFile(t, filepath.Join(dir, "results.csv")), ",truncated-gumbel,"+m[1]+",") {
+		t.Errorf("results.csv has rows of the refused ε %s", m[1])
+	}
+}

@@ -128,6 +128,16 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 				found.ends = ends
 				for _, p := range props {
 					e := report.EpsilonOf(p.Epsilon)
+					if why := r.refusedEpsilon(si, index[p.Mechanism], e); why != "" {
+						// the mechanism cannot run at this ε on this data (e.g. truncated-gumbel's
+						// smallest ε depends on the vocabulary): its range ends before it
+						ends[p.Mechanism] = true
+						note := fmt.Sprintf("%s ε = %s refused by the mechanism (%s), so its range ends there", p.Mechanism, e, why)
+						if !slices.Contains(found.added, note) {
+							found.added = append(found.added, note)
+						}
+						continue
+					}
 					k := slices.IndexFunc(proposed[p.Mechanism], func(x float64) bool { return math.Abs(math.Log(x/p.Epsilon)) < math.Log(1.05) })
 					if k >= 0 { // the other axis asked for (nearly) this ε: its cells serve both
 						e = report.EpsilonOf(proposed[p.Mechanism][k])
@@ -153,6 +163,17 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 		}
 	}
 	return all, nil
+}
+
+// refusedEpsilon says why mechanism mi cannot run at ε on set si's draws (its constructor's
+// error), or "" when it can on every repeat's draw. The mechanisms built are kept for the cells.
+func (r *runner) refusedEpsilon(si, mi int, eps report.Epsilon) string {
+	for rep := 0; rep < r.cfg.Repeats; rep++ {
+		if _, err := r.mechanism(cell{si, mi, eps, rep}); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // orderCells sorts cells as the grid lists them — set, mechanism, ε from the largest, repeat —
