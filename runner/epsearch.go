@@ -24,6 +24,9 @@ const (
 	empiricalAxis
 )
 
+// searchRules are the search's rules per axis.
+var searchRules = map[searchAxis]verdict.SearchRule{attackAxis: verdict.DefaultSearchRule, empiricalAxis: verdict.EmpiricalSearchRule}
+
 // axisSearch is what the ε search found on one axis of one set: the mechanisms whose search for
 // a level reached the end of their ε range (verdict.Spec.RangeEnds) and the cells it asked for,
 // in words.
@@ -51,14 +54,14 @@ func (r *runner) searchNotes(si int, axis searchAxis) []string {
 	if axis == empiricalAxis {
 		what = "the distinguisher's accuracy"
 	}
-	rule := verdict.DefaultSearchRule
+	rule := searchRules[axis]
 	return []string{fmt.Sprintf("ε search on this axis (at most %d rounds; a level counts as bracketed with a point %g standard errors of %s above it and one below, the two around it at most %g standard errors apart): added %s.",
 		r.cfg.Verdict.SearchRounds, rule.Margin, what, rule.Width, strings.Join(r.search[si][axis].added, "; "))}
 }
 
 // searchEpsilons is the ε search of [verdict] (search = true): after the grid's cells are
 // done, it adds cells at new ε for every mechanism whose curve does not yet bracket a level of
-// a verdict axis as verdict.DefaultSearchRule asks (verdict.Propose: beyond the grid ×4 or ÷4,
+// a verdict axis as its rule asks (searchRules; verdict.Propose: beyond the grid ×4 or ÷4,
 // within it the midpoint in log ε of the bracket), runs them, and repeats for at most
 // search_rounds rounds. It searches on every axis whose position a mechanism's ε moves: the
 // attack's (chance + above_chance) and, with [distinguish] verdict_levels, the empirical ε's
@@ -123,7 +126,7 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 				if !ok {
 					continue
 				}
-				props, ends := verdict.Propose(st.spec, verdict.DefaultSearchRule, cluster, len(authors), st.points, ranges)
+				props, ends := verdict.Propose(st.spec, searchRules[axis], cluster, len(authors), st.points, ranges)
 				found := r.search[si][axis]
 				found.ends = ends
 				for _, p := range props {
