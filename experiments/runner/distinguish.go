@@ -109,8 +109,8 @@ func distinguishItems(set *protocol.SetData, pairs []distinguish.Pair, lv distin
 // equal their pairs' when every author is x of equally many pairs (pairs a multiple of the
 // authors: Pairs spreads them evenly). It is one study of verdict.md: under its one familywise
 // correction and, with [verdict] halves, replicated on the attack axis's halves of the authors.
-// The ε search runs on the attack axis only: a level beyond a grid here is reported, not
-// searched. It returns nil without verdict_levels.
+// The ε search (searchEpsilons) runs on this axis too: its notes and the mechanisms that
+// reached the end of their ε range are the spec's. It returns nil without verdict_levels.
 func (r *runner) distinguishStudy(si int, items []itemScore, points []verdict.CurvePoint, cluster []int) (*verdictStudy, error) {
 	d, v := r.cfg.Distinguish, r.cfg.Verdict
 	if d == nil || len(d.VerdictLevels) == 0 {
@@ -141,7 +141,8 @@ func (r *runner) distinguishStudy(si int, items []itemScore, points []verdict.Cu
 	}
 	spec := verdict.Spec{Attack: name, Utilities: v.Utilities, Baseline: *v.Baseline, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha,
 		Notes: []string{fmt.Sprintf("The privacy axis is the empirical document ε, %s: the accuracy A of the best untrained distinguisher (%s ≤ A is empirical ε ≤ ln(A/(1 − A))), each item scored with its author's mean pair accuracy, so the bootstrap over authors resamples the pairs with the utilities. Every mechanism with an ε grid is on this one scale.",
-			distinguishDistanceText(*d.VerdictDistance), name)}}
+			distinguishDistanceText(*d.VerdictDistance), name)}, RangeEnds: r.searchEnds(si, empiricalAxis)}
+	spec.Notes = append(spec.Notes, r.searchNotes(si, empiricalAxis)...)
 	for _, x := range d.VerdictLevels {
 		a := math.Exp(x) / (1 + math.Exp(x))
 		spec.Levels = append(spec.Levels, a)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -147,7 +148,7 @@ above_chance = [0.1]
 utilities = ["cosine"]
 replicates = 200
 halves = true
-# no ε search on the attack axis: the count of distinguish rows below is per grid cell
+# no ε search: the count of distinguish rows below is per grid cell
 search = false
 [distinguish]
 pairs = 32
@@ -191,5 +192,121 @@ distances = [1, 5]
 	}
 	if err := runFixture(t, cfg, t.TempDir(), 2, context.Background(), nil); err == nil || !strings.Contains(err.Error(), "every author of set 8 needs a pair (pairs = 4)") {
 		t.Errorf("4 pairs for 8 authors: error %v, want one saying every author needs a pair", err)
+	}
+}
+
+// TestEpsilonSearchOnEmpiricalAxis: the ε search runs on the empirical-ε axis too. emd's grid
+// (200, 100) is about as distinguishable as the unprivatised text, so the level empirical ε 0.5
+// lies beyond its smallest ε on that axis; the search adds emd at 100/4 = 25 (and, if still
+// beyond, 25/4 = 6.25 in round 2) as ordinary cells — rows of results.csv with the
+// distinguisher's scores — and the empirical axis's table says what it added. Deterministic
+// (fixed seed). Mutant: a search proposing from the attack axis only (as before this change)
+// leaves no search note under the empirical axis's table and fails.
+func TestEpsilonSearchOnEmpiricalAxis(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
+	src := `name = "distinguish-search"
+seed = 3
+repeats = 1
+` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
+[[sets]]
+name = "8"
+authors = 8
+[[mechanisms]]
+name = "none"
+[[mechanisms]]
+name = "emd"
+epsilons = [200, 100]
+[[scorers]]
+name = "sr-nn"
+[[scorers]]
+name = "cosine"
+[verdict]
+attack = "sr-nn"
+above_chance = [0.1]
+utilities = ["cosine"]
+replicates = 200
+search_rounds = 2
+[distinguish]
+pairs = 32
+words = 50
+releases = 10
+distances = [5]
+verdict_levels = [0.5]
+`
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	_, axis, ok := strings.Cut(md, "The privacy axis is the empirical document ε")
+	if !ok {
+		t.Fatalf("verdict.md has no empirical axis:\n%s", md)
+	}
+	if !strings.Contains(axis, "ε search on this axis (at most 2 rounds") || !strings.Contains(axis, "emd ε = 25 (round 1: the level lies beyond its smallest ε)") {
+		t.Errorf("the empirical axis's table does not say the search added emd at ε 25:\n%s", axis)
+	}
+	res := readFile(t, filepath.Join(dir, "results.csv"))
+	if !strings.Contains(res, ",emd,25,") || !regexp.MustCompile(`,emd,25,[^\n]*distinguish_eps_k5`).MatchString(res) {
+		t.Errorf("results.csv has no distinguish row of the added emd ε 25:\n%s", res)
+	}
+}
+
+// TestEpsilonSearchStopsAtARefusedEpsilon: a mechanism whose smallest ε depends on the data
+// (truncated-gumbel needs ε > (2(1 + ln|V|) + 3)/Δ_min) gets search proposals (÷4 per round
+// from its grid's smallest ε, on the empirical axis, where it stays above the level) until one
+// is refused; the run does not fail: verdict.md says the ε was refused and that the mechanism's
+// range ends there, and no cell of the refused ε is in results.csv. Deterministic. Mutant: a
+// search that adds the proposed cell without asking the mechanism first fails the run with the
+// mechanism's error (as configs/mechanisms.toml did).
+func TestEpsilonSearchStopsAtARefusedEpsilon(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
+	src := `name = "search-refused"
+seed = 3
+repeats = 1
+` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
+[[sets]]
+name = "8"
+authors = 8
+[[mechanisms]]
+name = "none"
+[[mechanisms]]
+name = "truncated-gumbel"
+epsilons = [100000, 4000]
+[[scorers]]
+name = "sr-nn"
+[[scorers]]
+name = "cosine"
+[verdict]
+attack = "sr-nn"
+above_chance = [0.1]
+utilities = ["cosine"]
+replicates = 200
+search_rounds = 6
+[distinguish]
+pairs = 32
+words = 50
+releases = 10
+distances = [5]
+verdict_levels = [0.1]
+`
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
+		t.Fatalf("the run failed at a refused ε: %v", err)
+	}
+	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	m := regexp.MustCompile(`truncated-gumbel ε = ([0-9.e+]+) refused by the mechanism \(.*want ε > .*\), so its range ends there`).FindStringSubmatch(md)
+	if m == nil {
+		t.Fatalf("verdict.md does not say which ε truncated-gumbel refused:\n%s", md)
+	}
+	if strings.Contains(readFile(t, filepath.Join(dir, "results.csv")), ",truncated-gumbel,"+m[1]+",") {
+		t.Errorf("results.csv has rows of the refused ε %s", m[1])
 	}
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -12,21 +13,70 @@ import (
 	"dptext/experiments/rundir"
 )
 
+// searchAxis names a privacy axis of the verdicts on which the ε search runs.
+type searchAxis int
+
+const (
+	// attackAxis is [verdict]'s: the attack's success at chance + above_chance.
+	attackAxis searchAxis = iota
+	// empiricalAxis is [distinguish]'s: the distinguisher's accuracy at verdict_levels of
+	// empirical document ε.
+	empiricalAxis
+)
+
+// searchRules are the search's rules per axis.
+var searchRules = map[searchAxis]verdict.SearchRule{attackAxis: verdict.DefaultSearchRule, empiricalAxis: verdict.EmpiricalSearchRule}
+
+// axisSearch is what the ε search found on one axis of one set: the mechanisms whose search for
+// a level reached the end of their ε range (verdict.Spec.RangeEnds) and the cells it asked for,
+// in words.
+type axisSearch struct {
+	ends  map[string]bool
+	added []string
+}
+
+// searchEnds returns the mechanisms whose ε search on axis reached the end of their ε range in
+// set si (nil without a search).
+func (r *runner) searchEnds(si int, axis searchAxis) map[string]bool {
+	if si < len(r.search) && r.search[si][axis] != nil {
+		return r.search[si][axis].ends
+	}
+	return nil
+}
+
+// searchNotes returns the sentence saying what the ε search on axis added in set si, to print
+// under that axis's tables (nil when it added nothing).
+func (r *runner) searchNotes(si int, axis searchAxis) []string {
+	if si >= len(r.search) || r.search[si][axis] == nil || len(r.search[si][axis].added) == 0 {
+		return nil
+	}
+	what := "the attack"
+	if axis == empiricalAxis {
+		what = "the distinguisher's accuracy"
+	}
+	rule := searchRules[axis]
+	return []string{fmt.Sprintf("ε search on this axis (at most %d rounds; a level counts as bracketed with a point %g standard errors of %s above it and one below, the two around it at most %g standard errors apart): added %s.",
+		r.cfg.Verdict.SearchRounds, rule.Margin, what, rule.Width, strings.Join(r.search[si][axis].added, "; "))}
+}
+
 // searchEpsilons is the ε search of [verdict] (search = true): after the grid's cells are
-// done, it adds cells at new ε for every mechanism whose curve does not yet bracket an attack
-// level as verdict.DefaultSearchRule asks (verdict.Propose: beyond the grid ×4 or ÷4, within
-// it the midpoint in log ε of the bracket), runs them, and repeats for at most search_rounds rounds. The
-// added cells are ordinary cells (set × mechanism × ε × repeat: cached, resumable, in
-// results.csv); each round's proposals depend only on the finished cells, so a resumed run
-// proposes the same ε and finds their cells done, at any --jobs. A sharded run's shards do
-// not search: `dptext merge` does, after checking every shard's cells, and computes the added
-// cells itself. It returns every cell of the run (the grid's, then the added ones) and records
-// which mechanisms ran into the end of their ε range (runner.searchEnds) and what was added
-// (runner.searchNotes).
+// done, it adds cells at new ε for every mechanism whose curve does not yet bracket a level of
+// a verdict axis as its rule asks (searchRules; verdict.Propose: beyond the grid ×4 or ÷4,
+// within it the midpoint in log ε of the bracket), runs them, and repeats for at most
+// search_rounds rounds. It searches on every axis whose position a mechanism's ε moves: the
+// attack's (chance + above_chance) and, with [distinguish] verdict_levels, the empirical ε's
+// (the distinguisher's accuracy at distance verdict_distance). Each round's proposals are the
+// union of both axes' (a proposal within 5 % in ε of one the other axis made for the same
+// mechanism is served by that one's cells, and listed on both axes). The added cells are
+// ordinary cells (set × mechanism × ε × repeat: cached, resumable, in results.csv); each
+// round's proposals depend only on the finished cells, so a resumed run proposes the same ε and
+// finds their cells done, at any --jobs. A sharded run's shards do not search: `dptext merge`
+// does, after checking every shard's cells, and computes the added cells itself. It returns
+// every cell of the run (the grid's, then the added ones) and records per set and axis which
+// mechanisms ran into the end of their ε range and what was added (r.search).
 func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions, live *rundir.LiveManifest) ([]cell, error) {
 	v := r.cfg.Verdict
-	r.searchEnds = make([]map[string]bool, len(r.sets))
-	r.searchNotes = make([][]string, len(r.sets))
+	r.search = make([]map[searchAxis]*axisSearch, len(r.sets))
 	if v == nil || !*v.Search {
 		return all, nil
 	}
@@ -40,7 +90,9 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 		ranges[m.ID()] = verdict.EpsilonRange{Min: spec.Epsilons.Min, Max: spec.Epsilons.Max}
 		index[m.ID()] = mi
 	}
-	added := make([][]string, len(r.sets))
+	for si := range r.sets {
+		r.search[si] = map[searchAxis]*axisSearch{attackAxis: {}}
+	}
 	for round := 1; round <= v.SearchRounds; round++ {
 		out, err := r.collect(all)
 		if err != nil {
@@ -57,13 +109,50 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 			for _, x := range v.AboveChance {
 				spec.Levels = append(spec.Levels, chance+x)
 			}
-			props, ends := verdict.Propose(spec, verdict.DefaultSearchRule, cluster, len(authors), points, ranges)
-			r.searchEnds[si] = ends
-			for _, p := range props {
-				e := report.EpsilonOf(p.Epsilon)
-				added[si] = append(added[si], fmt.Sprintf("%s ε = %s (round %d: %s)", p.Mechanism, e, round, p.Reason))
-				for rep := 0; rep < r.cfg.Repeats; rep++ {
-					fresh = append(fresh, cell{si, index[p.Mechanism], e, rep})
+			studies := map[searchAxis]verdictStudy{attackAxis: {spec: spec, points: points}}
+			ds, err := r.distinguishStudy(si, out.items, points, cluster)
+			if err != nil {
+				return nil, err
+			}
+			if ds != nil {
+				studies[empiricalAxis] = *ds
+				if r.search[si][empiricalAxis] == nil {
+					r.search[si][empiricalAxis] = &axisSearch{}
+				}
+			}
+			proposed := map[string][]float64{} // mechanism → ε asked for this round, on any axis
+			for _, axis := range []searchAxis{attackAxis, empiricalAxis} {
+				st, ok := studies[axis]
+				if !ok {
+					continue
+				}
+				props, ends := verdict.Propose(st.spec, searchRules[axis], cluster, len(authors), st.points, ranges)
+				found := r.search[si][axis]
+				found.ends = ends
+				for _, p := range props {
+					e := report.EpsilonOf(p.Epsilon)
+					if why := r.refusedEpsilon(si, index[p.Mechanism], e); why != "" {
+						// the mechanism cannot run at this ε on this data (e.g. truncated-gumbel's
+						// smallest ε depends on the vocabulary): its range ends before it
+						ends[p.Mechanism] = true
+						note := fmt.Sprintf("%s ε = %s refused by the mechanism (%s), so its range ends there", p.Mechanism, e, why)
+						if !slices.Contains(found.added, note) {
+							found.added = append(found.added, note)
+						}
+						continue
+					}
+					k := slices.IndexFunc(proposed[p.Mechanism], func(x float64) bool { return math.Abs(math.Log(x/p.Epsilon)) < math.Log(1.05) })
+					if k >= 0 { // the other axis asked for (nearly) this ε: its cells serve both
+						e = report.EpsilonOf(proposed[p.Mechanism][k])
+					}
+					found.added = append(found.added, fmt.Sprintf("%s ε = %s (round %d: %s)", p.Mechanism, e, round, p.Reason))
+					if k >= 0 {
+						continue
+					}
+					proposed[p.Mechanism] = append(proposed[p.Mechanism], p.Epsilon)
+					for rep := 0; rep < r.cfg.Repeats; rep++ {
+						fresh = append(fresh, cell{si, index[p.Mechanism], e, rep})
+					}
 				}
 			}
 		}
@@ -76,13 +165,18 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 			return nil, err
 		}
 	}
-	for si := range r.sets {
-		if len(added[si]) > 0 {
-			r.searchNotes[si] = append(r.searchNotes[si], fmt.Sprintf("ε search (at most %d rounds; a level counts as bracketed with a point %g standard errors of the attack above it and one below, the two around it at most %g standard errors apart): added %s.",
-				v.SearchRounds, verdict.DefaultSearchRule.Margin, verdict.DefaultSearchRule.Width, strings.Join(added[si], "; ")))
+	return all, nil
+}
+
+// refusedEpsilon says why mechanism mi cannot run at ε on set si's draws (its constructor's
+// error), or "" when it can on every repeat's draw. The mechanisms built are kept for the cells.
+func (r *runner) refusedEpsilon(si, mi int, eps report.Epsilon) string {
+	for rep := 0; rep < r.cfg.Repeats; rep++ {
+		if _, err := r.mechanism(cell{si, mi, eps, rep}); err != nil {
+			return err.Error()
 		}
 	}
-	return all, nil
+	return ""
 }
 
 // orderCells sorts cells as the grid lists them — set, mechanism, ε from the largest, repeat —

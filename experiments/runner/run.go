@@ -557,10 +557,9 @@ type runner struct {
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
 	// time goes.
 	spent phaseTimes
-	// searchEnds, per set, names the mechanisms whose ε search for a verdict level reached the
-	// end of their ε range, and searchNotes says what the search added (epsearch.go).
-	searchEnds  []map[string]bool
-	searchNotes [][]string
+	// search holds, per set and per verdict axis the ε search runs on (the attack's, and
+	// [distinguish]'s empirical ε), what the search found (epsearch.go).
+	search []map[searchAxis]*axisSearch
 }
 
 type lazy[T any] struct {

@@ -97,7 +97,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 	}
 	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
 	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
-		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds[si], Notes: r.searchNotes[si]}
+		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds(si, attackAxis), Notes: r.searchNotes(si, attackAxis)}
 	for _, x := range v.AboveChance {
 		spec.Levels = append(spec.Levels, chance+x)
 		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))

@@ -223,7 +223,7 @@ search_rounds = 2
 	if res != readFile(t, filepath.Join(d2, "results.csv")) || md != readFile(t, filepath.Join(d2, "verdict.md")) {
 		t.Error("results.csv or verdict.md differ between --jobs 2 and 1")
 	}
-	if !strings.Contains(md, "ε search (at most 2 rounds") || !strings.Contains(md, "expmech ε = 0.5 (round 1: the level lies beyond its smallest ε)") {
+	if !strings.Contains(md, "ε search on this axis (at most 2 rounds") || !strings.Contains(md, "expmech ε = 0.5 (round 1: the level lies beyond its smallest ε)") {
 		t.Errorf("verdict.md does not list the added ε:\n%s", md)
 	}
 	if !strings.Contains(res, ",expmech,0.5,") {
