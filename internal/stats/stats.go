@@ -151,3 +151,27 @@ func ClopperPearsonUpper(k, n int, a float64) float64 {
 func aPow(a float64, n int) float64 {
 	return math.Pow(a, 1/float64(n))
 }
+
+// PearsonChiSquare returns Pearson's goodness-of-fit statistic Σ (O − E)²/E of n draws with
+// counts per category against the category probabilities q, the categories whose expected
+// count E = q·n is below 5 merged into one (the usual validity rule), and its degrees of
+// freedom (the bins used minus one).
+func PearsonChiSquare(counts []int, q []float64, n int) (stat float64, df int) {
+	bins := 0
+	restObs, restExp := 0.0, 0.0
+	for v, c := range counts {
+		e := q[v] * float64(n)
+		if e < 5 {
+			restObs += float64(c)
+			restExp += e
+			continue
+		}
+		stat += (float64(c) - e) * (float64(c) - e) / e
+		bins++
+	}
+	if restExp > 0 {
+		stat += (restObs - restExp) * (restObs - restExp) / restExp
+		bins++
+	}
+	return stat, bins - 1
+}

@@ -82,3 +82,18 @@ func TestMeanMedian(t *testing.T) {
 		t.Errorf("Median sorted its argument: %v", xs)
 	}
 }
+
+// TestPearsonChiSquare: a hand-computed case. Counts (30, 20, 4, 6) of n = 60 against
+// q = (0.5, 0.3, 0.1, 0.1): expected 30, 18, 6, 6 — every bin kept: (0 + 4/18 + 4/6 + 0) = 8/9,
+// 3 degrees of freedom; with q = (0.5, 0.4, 0.05, 0.05) the last two (expected 3 and 3) merge
+// into one bin of observed 10, expected 6: 0 + 16/24 + 16/6, 2 degrees of freedom.
+func TestPearsonChiSquare(t *testing.T) {
+	stat, df := PearsonChiSquare([]int{30, 20, 4, 6}, []float64{0.5, 0.3, 0.1, 0.1}, 60)
+	if math.Abs(stat-8.0/9) > 1e-12 || df != 3 {
+		t.Errorf("got %v with %d df, want 8/9 with 3", stat, df)
+	}
+	stat, df = PearsonChiSquare([]int{30, 20, 4, 6}, []float64{0.5, 0.4, 0.05, 0.05}, 60)
+	if math.Abs(stat-(16.0/24+16.0/6)) > 1e-12 || df != 2 {
+		t.Errorf("merged: got %v with %d df, want %v with 2", stat, df, 16.0/24+16.0/6)
+	}
+}

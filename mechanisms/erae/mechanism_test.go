@@ -12,30 +12,9 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"dptext/internal/rngs"
+	"dptext/internal/stats"
 	"dptext/mechanisms"
 )
-
-// chiSquare returns Pearson's statistic of counts against probabilities q (bins with expected
-// count below 5 merged into one) and its degrees of freedom.
-func chiSquare(counts []int, q []float64, n int) (float64, int) {
-	stat, bins := 0.0, 0
-	restObs, restExp := 0.0, 0.0
-	for v, c := range counts {
-		e := q[v] * float64(n)
-		if e < 5 {
-			restObs += float64(c)
-			restExp += e
-			continue
-		}
-		stat += (float64(c) - e) * (float64(c) - e) / e
-		bins++
-	}
-	if restExp > 0 {
-		stat += (restObs - restExp) * (restObs - restExp) / restExp
-		bins++
-	}
-	return stat, bins - 1
-}
 
 // TestSamplerMatchesExactDistribution draws one position of a document many times through
 // Apply and compares the counts with P(v) ∝ exp(ε·Pr[x̃_i = v]/2), written out here from the
@@ -76,12 +55,12 @@ func TestSamplerMatchesExactDistribution(t *testing.T) {
 		out := mech.Apply(rngs.New(uint64(k), "erae-sampler-test"), doc)
 		counts[index[out[pos]]]++
 	}
-	stat, df := chiSquare(counts, exact(eps/2), n)
+	stat, df := stats.PearsonChiSquare(counts, exact(eps/2), n)
 	crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - 1e-6)
 	if stat > crit {
 		t.Errorf("χ² = %.1f > %.1f (df %d, false-failure rate 1e-6): samples do not follow exp(ε·ρ/2)", stat, crit, df)
 	}
-	wrong, wdf := chiSquare(counts, exact(eps), n)
+	wrong, wdf := stats.PearsonChiSquare(counts, exact(eps), n)
 	if wcrit := (distuv.ChiSquared{K: float64(wdf)}).Quantile(1 - 1e-6); wrong <= wcrit {
 		t.Errorf("χ² against the mis-scaled exp(ε·ρ) = %.1f ≤ %.1f: the test cannot detect a wrong scale here", wrong, wcrit)
 	}

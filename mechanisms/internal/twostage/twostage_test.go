@@ -7,29 +7,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"dptext/internal/rngs"
+	"dptext/internal/stats"
 )
-
-// chiSquare returns Pearson's statistic of counts against probabilities q (bins with expected
-// count below 5 merged into one) and its degrees of freedom.
-func chiSquare(counts []int, q []float64, n int) (float64, int) {
-	stat, bins := 0.0, 0
-	restObs, restExp := 0.0, 0.0
-	for v, c := range counts {
-		e := q[v] * float64(n)
-		if e < 5 {
-			restObs += float64(c)
-			restExp += e
-			continue
-		}
-		stat += (float64(c) - e) * (float64(c) - e) / e
-		bins++
-	}
-	if restExp > 0 {
-		stat += (restObs - restExp) * (restObs - restExp) / restExp
-		bins++
-	}
-	return stat, bins - 1
-}
 
 // twoStageExact returns the exact output distribution of the two-stage sampler over ratings r:
 // k candidates drawn one after another without replacement, each with probability
@@ -90,7 +69,7 @@ func TestTwoStageSamplerMatchesExactDistribution(t *testing.T) {
 		counts[s.Sample(rng, r, eps1, eps)]++
 	}
 	crit := distuv.ChiSquared{K: float64(len(r) - 1)}.Quantile(1 - 1e-6)
-	if stat, df := chiSquare(counts, twoStageExact(r, k, eps1/(2*k), eps/2), n); stat > crit || df != len(r)-1 {
+	if stat, df := stats.PearsonChiSquare(counts, twoStageExact(r, k, eps1/(2*k), eps/2), n); stat > crit || df != len(r)-1 {
 		t.Errorf("χ² = %.1f > %.1f (df %d, false-failure rate 1e-6): counts %v do not follow the two-stage distribution", stat, crit, df, counts)
 	}
 	wrong := map[string][]float64{
@@ -99,7 +78,7 @@ func TestTwoStageSamplerMatchesExactDistribution(t *testing.T) {
 		"second stage with ε (no 1/(2Δ))":      twoStageExact(r, k, eps1/(2*k), eps),
 	}
 	for name, q := range wrong {
-		stat, _ := chiSquare(counts, q, n)
+		stat, _ := stats.PearsonChiSquare(counts, q, n)
 		t.Logf("%s: χ² = %.1f (critical %.1f)", name, stat, crit)
 		if stat <= crit {
 			t.Errorf("%s: χ² = %.1f ≤ %.1f: the test cannot tell this mis-scaling apart", name, stat, crit)
