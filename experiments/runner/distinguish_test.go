@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -195,27 +196,24 @@ distances = [1, 5]
 	}
 }
 
-// TestEpsilonSearchOnEmpiricalAxis: the ε search runs on the empirical-ε axis too. emd's grid
-// (200, 100) is about as distinguishable as the unprivatised text, so the level empirical ε 0.5
-// lies beyond its smallest ε on that axis; the search adds emd at 100/4 = 25 (and, if still
-// beyond, 25/4 = 6.25 in round 2) as ordinary cells — rows of results.csv with the
-// distinguisher's scores — and the empirical axis's table says what it added. Deterministic
-// (fixed seed). Mutant: a search proposing from the attack axis only (as before this change)
-// leaves no search note under the empirical axis's table and fails.
-func TestEpsilonSearchOnEmpiricalAxis(t *testing.T) {
+// runEmpiricalSearch runs the generated corpus (8 authors, 4 snippets each) with none and one
+// mechanism on grid, scorers sr-nn and cosine, a [verdict] with search_rounds rounds and a
+// [distinguish] table at k = 5 with verdict_levels = [level], and returns verdict.md and
+// results.csv.
+func runEmpiricalSearch(t *testing.T, mechanism, grid string, rounds int, level float64) (md, results string) {
 	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
-	src := `name = "distinguish-search"
+	src := fmt.Sprintf(`name = "empirical-search"
 seed = 3
 repeats = 1
-` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
+%ssnippets_per_author = 4
 [[sets]]
 name = "8"
 authors = 8
 [[mechanisms]]
 name = "none"
 [[mechanisms]]
-name = "emd"
-epsilons = [200, 100]
+name = %q
+epsilons = [%s]
 [[scorers]]
 name = "sr-nn"
 [[scorers]]
@@ -225,23 +223,34 @@ attack = "sr-nn"
 above_chance = [0.1]
 utilities = ["cosine"]
 replicates = 200
-search_rounds = 2
+search_rounds = %d
 [distinguish]
 pairs = 32
 words = 50
 releases = 10
 distances = [5]
-verdict_levels = [0.5]
-`
+verdict_levels = [%g]
+`, fixtures.Inputs(corpusPath, vecPath), mechanism, grid, rounds, level)
 	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
-		t.Fatal(err)
+		t.Fatalf("the run failed: %v", err)
 	}
-	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	return readFile(t, filepath.Join(dir, "verdict.md")), readFile(t, filepath.Join(dir, "results.csv"))
+}
+
+// TestEpsilonSearchOnEmpiricalAxis: the ε search runs on the empirical-ε axis too. emd's grid
+// (200, 100) is about as distinguishable as the unprivatised text, so the level empirical ε 0.5
+// lies beyond its smallest ε on that axis; the search adds emd at 100/4 = 25 (and, if still
+// beyond, 25/4 = 6.25 in round 2) as ordinary cells — rows of results.csv with the
+// distinguisher's scores — and the empirical axis's table says what it added. Deterministic
+// (fixed seed). Mutant: a search proposing from the attack axis only (as before this change)
+// leaves no search note under the empirical axis's table and fails.
+func TestEpsilonSearchOnEmpiricalAxis(t *testing.T) {
+	md, res := runEmpiricalSearch(t, "emd", "200, 100", 2, 0.5)
 	_, axis, ok := strings.Cut(md, "The privacy axis is the empirical document ε")
 	if !ok {
 		t.Fatalf("verdict.md has no empirical axis:\n%s", md)
@@ -249,7 +258,6 @@ verdict_levels = [0.5]
 	if !strings.Contains(axis, "ε search on this axis (at most 2 rounds") || !strings.Contains(axis, "emd ε = 25 (round 1: the level lies beyond its smallest ε)") {
 		t.Errorf("the empirical axis's table does not say the search added emd at ε 25:\n%s", axis)
 	}
-	res := readFile(t, filepath.Join(dir, "results.csv"))
 	if !strings.Contains(res, ",emd,25,") || !regexp.MustCompile(`,emd,25,[^\n]*distinguish_eps_k5`).MatchString(res) {
 		t.Errorf("results.csv has no distinguish row of the added emd ε 25:\n%s", res)
 	}
@@ -263,50 +271,12 @@ verdict_levels = [0.5]
 // search that adds the proposed cell without asking the mechanism first fails the run with the
 // mechanism's error (as configs/mechanisms.toml did).
 func TestEpsilonSearchStopsAtARefusedEpsilon(t *testing.T) {
-	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
-	src := `name = "search-refused"
-seed = 3
-repeats = 1
-` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
-[[sets]]
-name = "8"
-authors = 8
-[[mechanisms]]
-name = "none"
-[[mechanisms]]
-name = "truncated-gumbel"
-epsilons = [100000, 4000]
-[[scorers]]
-name = "sr-nn"
-[[scorers]]
-name = "cosine"
-[verdict]
-attack = "sr-nn"
-above_chance = [0.1]
-utilities = ["cosine"]
-replicates = 200
-search_rounds = 6
-[distinguish]
-pairs = 32
-words = 50
-releases = 10
-distances = [5]
-verdict_levels = [0.1]
-`
-	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := runFixture(t, cfg, dir, 2, context.Background(), nil); err != nil {
-		t.Fatalf("the run failed at a refused ε: %v", err)
-	}
-	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	md, res := runEmpiricalSearch(t, "truncated-gumbel", "100000, 4000", 6, 0.1)
 	m := regexp.MustCompile(`truncated-gumbel ε = ([0-9.e+]+) refused by the mechanism \(.*want ε > .*\), so its range ends there`).FindStringSubmatch(md)
 	if m == nil {
 		t.Fatalf("verdict.md does not say which ε truncated-gumbel refused:\n%s", md)
 	}
-	if strings.Contains(readFile(t, filepath.Join(dir, "results.csv")), ",truncated-gumbel,"+m[1]+",") {
+	if strings.Contains(res, ",truncated-gumbel,"+m[1]+",") {
 		t.Errorf("results.csv has rows of the refused ε %s", m[1])
 	}
 }
