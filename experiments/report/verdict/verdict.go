@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"dptext/experiments/report"
+	"dptext/internal/stats"
 )
 
 // Spec says which comparisons a verdict table makes: the utility each mechanism keeps
@@ -559,6 +560,9 @@ func (v *Result) Markdown(set string) string {
 		}
 		b.WriteString("\n")
 	}
+	if w := v.WidthsText(); w != "" {
+		fmt.Fprintf(&b, "%s\n\n", w)
+	}
 	if len(v.Excluded) > 0 {
 		fmt.Fprintf(&b, "Not compared (no ε grid): %s.\n\n", strings.Join(v.Excluded, ", "))
 	}
@@ -566,6 +570,33 @@ func (v *Result) Markdown(set string) string {
 		v.halvesMarkdown(&b)
 	}
 	return b.String()
+}
+
+// WidthsText says how precise this table's matched utilities are, to read beside another
+// axis's: per utility, the median half-width (High − Low)/2 of the intervals of every reached
+// cell over all levels, with its smallest and largest. "" when no cell is reached.
+func (v *Result) WidthsText() string {
+	var parts []string
+	n := 0
+	for _, u := range v.Spec.Utilities {
+		var hw []float64
+		for _, c := range v.Cells {
+			if c.Utility == u && c.Status == StatusReached && !math.IsNaN(c.Low) && !math.IsNaN(c.High) {
+				hw = append(hw, (c.High-c.Low)/2)
+			}
+		}
+		if len(hw) == 0 {
+			continue
+		}
+		n = len(hw)
+		sort.Float64s(hw)
+		parts = append(parts, fmt.Sprintf("%s ± %.3f [%.3f, %.3f]", u, stats.Median(hw), hw[0], hw[len(hw)-1]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Precision of this table: the half-width of the %.0f %% interval of each matched utility, median [smallest, largest] over the %d mechanism-levels reached: %s.",
+		100*v.Spec.Confidence, n, strings.Join(parts, "; "))
 }
 
 // familyText names the family of Holm's correction.

@@ -457,3 +457,30 @@ func TestDestructiveMechanismGetsNoVerdict(t *testing.T) {
 		t.Errorf("the mutant gave the false verdict in only %d of 20 studies: the test cannot catch it", v)
 	}
 }
+
+// TestWidthsText: the precision line gives, per utility, the median half-width of the reached
+// cells' intervals with the smallest and largest, over every level, and leaves out cells that
+// are not reached; a table with none reached has no line. Hand-computed: u's half-widths 0.1,
+// 0.05, 0.2 (median 0.1), w's 0.01, 0.03, 0.02 (median 0.02). Mutant: full widths instead of
+// half-widths, or a cell not reached counted, changes the numbers.
+func TestWidthsText(t *testing.T) {
+	cell := func(m, u string, level int, low, high float64, status string) Cell {
+		return Cell{Mechanism: m, Utility: u, Level: level, Status: status, Value: (low + high) / 2, Low: low, High: high}
+	}
+	v := &Result{Spec: Spec{Utilities: []string{"u", "w"}, Confidence: 0.95}, Cells: []Cell{
+		cell("a", "u", 0, 0.4, 0.6, StatusReached), cell("a", "w", 0, 0.5, 0.52, StatusReached),
+		cell("b", "u", 0, 0.3, 0.4, StatusReached), cell("b", "w", 0, 0.4, 0.46, StatusReached),
+		cell("a", "u", 1, 0.1, 0.5, StatusReached), cell("a", "w", 1, 0.2, 0.24, StatusReached),
+		cell("b", "u", 1, 0, 1, StatusNeverReached), cell("b", "w", 1, 0, 1, StatusNeverReached),
+	}}
+	want := "Precision of this table: the half-width of the 95 % interval of each matched utility, median [smallest, largest] over the 3 mechanism-levels reached: u ± 0.100 [0.050, 0.200]; w ± 0.020 [0.010, 0.030]."
+	if got := v.WidthsText(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for i := range v.Cells {
+		v.Cells[i].Status = StatusNeverReached
+	}
+	if got := v.WidthsText(); got != "" {
+		t.Errorf("no cell reached: got %q, want no line", got)
+	}
+}
