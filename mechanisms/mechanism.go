@@ -61,6 +61,19 @@ type FallibleMechanism interface {
 	TryApply(rng *rand.Rand, doc []string) ([]string, error)
 }
 
+// ApplyOrPanic is the Apply of a mechanism with a TryApply whose constructor rules failure out:
+// TryApply's output, or a panic with its error should it ever fail, rather than a wrong output.
+// Callers that prefer the error call TryApply (or Privatize).
+func ApplyOrPanic(m interface {
+	TryApply(rng *rand.Rand, doc []string) ([]string, error)
+}, rng *rand.Rand, doc []string) []string {
+	out, err := m.TryApply(rng, doc)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
 // Privatize applies m to doc with rng, through TryApply when m is a FallibleMechanism.
 func Privatize(m Mechanism, rng *rand.Rand, doc []string) ([]string, error) {
 	if f, ok := m.(FallibleMechanism); ok {

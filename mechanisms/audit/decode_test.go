@@ -57,11 +57,7 @@ func (m avoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
 }
 
 func (m avoidInput) Apply(rng *rand.Rand, doc []string) []string {
-	out, err := m.TryApply(rng, doc)
-	if err != nil {
-		panic(err)
-	}
-	return out
+	return mechanisms.ApplyOrPanic(m, rng, doc)
 }
 
 var _ mechanisms.FallibleMechanism = avoidInput{}
@@ -144,11 +140,7 @@ func (m vickreyAvoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, err
 }
 
 func (m vickreyAvoidInput) Apply(rng *rand.Rand, doc []string) []string {
-	out, err := m.TryApply(rng, doc)
-	if err != nil {
-		panic(err)
-	}
-	return out
+	return mechanisms.ApplyOrPanic(m, rng, doc)
 }
 
 var _ mechanisms.FallibleMechanism = vickreyAvoidInput{}

@@ -104,11 +104,7 @@ func (m *EMD) Store() *embeddings.Store { return m.store }
 // it ever, Apply panics with its error rather than release a wrong output. Callers that prefer
 // an error use TryApply (or Privatize).
 func (m *EMD) Apply(rng *rand.Rand, doc []string) []string {
-	out, err := m.TryApply(rng, doc)
-	if err != nil {
-		panic(err)
-	}
-	return out
+	return mechanisms.ApplyOrPanic(m, rng, doc)
 }
 
 // TryApply privatises doc: every in-vocabulary word (and, under "nearest-known", every mapped

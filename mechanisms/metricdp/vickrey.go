@@ -114,11 +114,7 @@ func (m *Vickrey) Store() *embeddings.Store { return m.store }
 // Apply privatises doc (see TryApply); it panics only if TryApply fails, which the constructor's
 // checks rule out.
 func (m *Vickrey) Apply(rng *rand.Rand, doc []string) []string {
-	out, err := m.TryApply(rng, doc)
-	if err != nil {
-		panic(err)
-	}
-	return out
+	return mechanisms.ApplyOrPanic(m, rng, doc)
 }
 
 // TryApply privatises doc in place: one draw of noise per privatised token from rng in document
