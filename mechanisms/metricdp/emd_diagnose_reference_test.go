@@ -19,28 +19,8 @@ import (
 // TestDiagnoseBagEqualsReference holds diagnoseBag to and BenchmarkDiagnoseBagAgainstReference
 // measures it against in the same process.
 func diagnoseBagReference(m *EMD, original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
-	var in, out []int
-	for _, w := range original {
-		if row, ok := m.store.Lookup(w); ok {
-			in = append(in, row)
-		} else {
-			oov++
-		}
-	}
+	in, out, oov, unchanged := m.bagRows(original, private)
 	inVocab = len(in)
-	left := map[int]int{}
-	for _, w := range private {
-		if row, ok := m.store.Lookup(w); ok {
-			out = append(out, row)
-			left[row]++
-		}
-	}
-	for _, r := range in {
-		if left[r] > 0 {
-			left[r]--
-			unchanged++
-		}
-	}
 	// Maximum total cosine = minimum total (1 − cos); unequal sizes are padded with dummy rows
 	// or columns of cost 0 that contribute no cosine.
 	n := max(len(in), len(out))

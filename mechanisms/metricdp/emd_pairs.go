@@ -93,15 +93,10 @@ func euclideanCosts(store *embeddings.Store, a, b []int) []float64 {
 	return cost
 }
 
-// diagnoseBag computes Diagnose's counts for order "bag" (see Diagnose): the number of
-// out-of-vocabulary and in-vocabulary input tokens, the largest number of in-vocabulary inputs
-// paired with an identical output, and the largest total cosine of a pairing of in-vocabulary
-// inputs with in-vocabulary outputs. The outputs are taken in ascending row order (the figures
-// are of the bag, not of the order it was released in, so releases holding the same words —
-// EMD's "keep" and "drop" from shared draws — get the same figures to the last bit), and the
-// cosines are computed once per pair of distinct words.
-func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
-	var in, out []int
+// bagRows returns the vocabulary rows of original's tokens (in) and of private's (out), in
+// their order, with the number of original tokens out of the vocabulary and the largest number
+// of in-vocabulary inputs paired with an identical output (a multiset intersection).
+func (m *EMD) bagRows(original, private []string) (in, out []int, oov, unchanged int) {
 	for _, w := range original {
 		if row, ok := m.store.Lookup(w); ok {
 			in = append(in, row)
@@ -109,7 +104,6 @@ func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged i
 			oov++
 		}
 	}
-	inVocab = len(in)
 	left := map[int]int{}
 	for _, w := range private {
 		if row, ok := m.store.Lookup(w); ok {
@@ -123,6 +117,19 @@ func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged i
 			unchanged++
 		}
 	}
+	return in, out, oov, unchanged
+}
+
+// diagnoseBag computes Diagnose's counts for order "bag" (see Diagnose): the number of
+// out-of-vocabulary and in-vocabulary input tokens, the largest number of in-vocabulary inputs
+// paired with an identical output, and the largest total cosine of a pairing of in-vocabulary
+// inputs with in-vocabulary outputs. The outputs are taken in ascending row order (the figures
+// are of the bag, not of the order it was released in, so releases holding the same words —
+// EMD's "keep" and "drop" from shared draws — get the same figures to the last bit), and the
+// cosines are computed once per pair of distinct words.
+func (m *EMD) diagnoseBag(original, private []string) (oov, inVocab, unchanged int, cosSum float64) {
+	in, out, oov, unchanged := m.bagRows(original, private)
+	inVocab = len(in)
 	// Maximum total cosine = minimum total (1 − cos); unequal sizes are padded with dummy rows
 	// or columns of cost 0 that contribute no cosine.
 	n := max(len(in), len(out))
