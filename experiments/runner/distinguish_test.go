@@ -14,6 +14,14 @@ import (
 	"dptext/internal/fixtures"
 )
 
+// eightAuthors returns the head of a config over the generated corpus (5 authors per topic, 6
+// documents each): the name, seed 3, one repeat, the corpus and vectors, 4 snippets per author
+// and one set of 8 authors. The tests of this file add mechanisms, scorers and tables to it.
+func eightAuthors(t *testing.T, name string) string {
+	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
+	return fmt.Sprintf("name = %q\nseed = 3\nrepeats = 1\n%ssnippets_per_author = 4\n[[sets]]\nname = \"8\"\nauthors = 8\n", name, fixtures.Inputs(corpusPath, vecPath))
+}
+
 // TestDistinguishKnownAnswers runs [distinguish] over the generated corpus with real mechanisms
 // of known order and checks the empirical ε lower bounds (rows distinguish_eps_<k>_lcb) against
 // the truth: none is the most distinguishable at every distance; uniform random replacement
@@ -25,15 +33,7 @@ import (
 // randomOK refuses; here, swapping the two EMD labels makes the ordering check fail (it is an
 // inequality between measured bounds, not a constant).
 func TestDistinguishKnownAnswers(t *testing.T) {
-	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
-	text := `name = "distinguish"
-seed = 3
-repeats = 1
-` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
-[[sets]]
-name = "8"
-authors = 8
-[[mechanisms]]
+	text := eightAuthors(t, "distinguish") + `[[mechanisms]]
 name = "none"
 [[mechanisms]]
 name = "random"
@@ -123,15 +123,7 @@ distances = [1, 5, 0]
 // author), with its replication on the halves of the authors; without the key it holds none.
 // Too few pairs for every author to have one is an error that says so.
 func TestDistinguishVerdict(t *testing.T) {
-	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
-	base := `name = "distinguish-verdict"
-seed = 3
-repeats = 1
-` + fixtures.Inputs(corpusPath, vecPath) + `snippets_per_author = 4
-[[sets]]
-name = "8"
-authors = 8
-[[mechanisms]]
+	base := eightAuthors(t, "distinguish-verdict") + `[[mechanisms]]
 name = "none"
 [[mechanisms]]
 name = "emd"
@@ -201,15 +193,7 @@ distances = [1, 5]
 // [distinguish] table at k = 5 with verdict_levels = [level], and returns verdict.md and
 // results.csv.
 func runEmpiricalSearch(t *testing.T, mechanism, grid string, rounds int, level float64) (md, results string) {
-	corpusPath, vecPath := fixtures.Corpus(t, 5, 6, 800)
-	src := fmt.Sprintf(`name = "empirical-search"
-seed = 3
-repeats = 1
-%ssnippets_per_author = 4
-[[sets]]
-name = "8"
-authors = 8
-[[mechanisms]]
+	src := eightAuthors(t, "empirical-search") + fmt.Sprintf(`[[mechanisms]]
 name = "none"
 [[mechanisms]]
 name = %q
@@ -230,7 +214,7 @@ words = 50
 releases = 10
 distances = [5]
 verdict_levels = [%g]
-`, fixtures.Inputs(corpusPath, vecPath), mechanism, grid, rounds, level)
+`, mechanism, grid, rounds, level)
 	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "d.toml"), src)
 	if err != nil {
 		t.Fatal(err)
