@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,26 +15,23 @@ import (
 	"dptext/internal/fixtures"
 )
 
-// SynTF's ℓ cache, like the private-document cache, is optional: with a data folder whose
-// derived/ cannot be written (here a file, as a read-only or full disk would refuse it), a syntf
-// run warns and ends with the results of a run with a working cache.
-func TestSynTFRunsWithAnUnwritableDataFolder(t *testing.T) {
+// syntfConfig is a run of syntf at ε = 2 with sr-nn over 4 authors of the generated corpus.
+func syntfConfig(t *testing.T, name string) *runconfig.Config {
 	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	src := `name = "syntf-ro"
-seed = 3
-` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
-name = "4"
-authors = 4
-[[mechanisms]]
-name = "syntf"
-epsilons = [2]
-[[scorers]]
-name = "sr-nn"
-`
+	src := fmt.Sprintf("name = %q\nseed = 3\n%s[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"syntf\"\nepsilons = [2]\n[[scorers]]\nname = \"sr-nn\"\n",
+		name, fixtures.Inputs(corpusPath, vecPath))
 	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "syntf.toml"), src)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cfg
+}
+
+// SynTF's ℓ cache, like the private-document cache, is optional: with a data folder whose
+// derived/ cannot be written (here a file, as a read-only or full disk would refuse it), a syntf
+// run warns and ends with the results of a run with a working cache.
+func TestSynTFRunsWithAnUnwritableDataFolder(t *testing.T) {
+	cfg := syntfConfig(t, "syntf-ro")
 	d1, d2 := t.TempDir(), t.TempDir()
 	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, DataDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
@@ -60,22 +58,7 @@ name = "sr-nn"
 // and computed afresh (rewritten) by a run with Force. The mutant: Env.Force not set by the
 // runner leaves the compact entry in place after the forced run.
 func TestSynTFEllCacheVerifiedAndIgnoredUnderForce(t *testing.T) {
-	corpusPath, vecPath := fixtures.Corpus(t, 4, 2, 400)
-	src := `name = "syntf-ell"
-seed = 3
-` + fixtures.Inputs(corpusPath, vecPath) + `[[sets]]
-name = "4"
-authors = 4
-[[mechanisms]]
-name = "syntf"
-epsilons = [2]
-[[scorers]]
-name = "sr-nn"
-`
-	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "syntf.toml"), src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := syntfConfig(t, "syntf-ell")
 	data := t.TempDir()
 	d1 := t.TempDir()
 	if _, err := Run(context.Background(), cfg, RunOptions{OutDir: d1, DataDir: data}); err != nil {
