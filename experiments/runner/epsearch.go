@@ -99,17 +99,12 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 			return nil, err
 		}
 		var fresh []cell
-		for si, set := range r.sets {
+		for si := range r.sets {
 			points, cluster, authors, err := r.curvePoints(si, out.items)
 			if err != nil {
 				return nil, err
 			}
-			measure, chance := r.attackMeasure(len(set.Authors))
-			spec := verdict.Spec{Attack: v.Attack, Measure: measure, Baseline: *v.Baseline}
-			for _, x := range v.AboveChance {
-				spec.Levels = append(spec.Levels, chance+x)
-			}
-			studies := map[searchAxis]verdictStudy{attackAxis: {spec: spec, points: points}}
+			studies := map[searchAxis]verdictStudy{attackAxis: {spec: r.attackSpec(si), points: points}}
 			ds, err := r.distinguishStudy(si, out.items, points, cluster)
 			if err != nil {
 				return nil, err

@@ -95,13 +95,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 	if err != nil {
 		return nil, halves, err
 	}
-	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
-	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
-		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds(si, attackAxis), Notes: r.searchNotes(si, attackAxis)}
-	for _, x := range v.AboveChance {
-		spec.Levels = append(spec.Levels, chance+x)
-		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
-	}
+	spec := r.attackSpec(si)
 	name := r.sets[si].Name
 	studies := []verdictStudy{{spec, points, "verdict/set=" + name}}
 	for _, axis := range []struct {
@@ -284,6 +278,20 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 		return nil, nil, nil, fmt.Errorf("no item scores of %s or the utilities", v.Attack)
 	}
 	return points, cluster, authors, nil
+}
+
+// attackSpec is the verdict's spec on the attack axis of set si: its levels chance +
+// above_chance, and what the ε search found on this axis (its range ends and notes).
+func (r *runner) attackSpec(si int) verdict.Spec {
+	v := r.cfg.Verdict
+	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
+	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
+		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds(si, attackAxis), Notes: r.searchNotes(si, attackAxis)}
+	for _, x := range v.AboveChance {
+		spec.Levels = append(spec.Levels, chance+x)
+		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
+	}
+	return spec
 }
 
 // attackMeasure names the [verdict]'s attack measure for the verdict's text ("" for accuracy)
