@@ -2,6 +2,7 @@ package runconfig
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"dptext/experiments/registry"
@@ -59,9 +60,45 @@ type VerdictConfig struct {
 	// attack level is bracketed by points of the mechanism's own grid closely enough (see
 	// runner's epsearch.go and the README); the added cells are ordinary cells of the run.
 	Search *bool `toml:"search"`
+	// Primary lists the planned comparisons, tested as their own family at Alpha (every other
+	// comparison is then an exploratory family of its own): "A vs B" compares mechanisms A and
+	// B, "* vs X" every mechanism against X (mechanism ids), on every axis, level and utility.
+	Primary []string `toml:"primary"`
+	// PrimaryComparisons is Primary parsed (filled by validation).
+	PrimaryComparisons []PrimaryComparison `toml:"-"`
 	// SearchRounds bounds the rounds of the search (default 4; each round adds at most two ε
 	// per mechanism and level: one outside the bracket, one inside it).
 	SearchRounds int `toml:"search_rounds"`
+}
+
+// PrimaryComparison is one entry of [verdict] primary: the pair A, B, or (Against set) every
+// mechanism against Against.
+type PrimaryComparison struct{ A, B, Against string }
+
+// parsePrimary checks [verdict] primary's entries against the configured mechanism ids.
+func (c *Config) parsePrimary() error {
+	v := c.Verdict
+	var ids []string
+	for _, m := range c.Mechanisms {
+		ids = append(ids, m.ID())
+	}
+	known := func(id string) bool { return slices.Contains(ids, id) }
+	v.PrimaryComparisons = nil
+	for _, e := range v.Primary {
+		a, b, ok := strings.Cut(e, " vs ")
+		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+		switch {
+		case !ok || a == "" || b == "":
+			return c.ErrAt("verdict", "primary", "%q: want \"A vs B\" (two mechanism ids) or \"* vs X\" (every mechanism against X)", e)
+		case a == "*" && known(b):
+			v.PrimaryComparisons = append(v.PrimaryComparisons, PrimaryComparison{Against: b})
+		case a != "*" && a != b && known(a) && known(b):
+			v.PrimaryComparisons = append(v.PrimaryComparisons, PrimaryComparison{A: a, B: b})
+		default:
+			return c.ErrAt("verdict", "primary", "%q: want two different configured mechanism ids, or * and one (mechanisms: %s)", e, strings.Join(ids, ", "))
+		}
+	}
+	return nil
 }
 
 // The values of [verdict] attack_measure.
@@ -176,6 +213,9 @@ func (c *Config) validateVerdict() error {
 				}
 			}
 		}
+	}
+	if err := c.parsePrimary(); err != nil {
+		return err
 	}
 	if len(v.AuditedEps) > 0 && c.Audit == nil {
 		return c.ErrAt("verdict", "audited_eps", "needs an [audit] table (the audited ε comes from it)")

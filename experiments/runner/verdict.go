@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"dptext/attackers"
+	"dptext/corpus"
 	"dptext/experiments/report"
 	"dptext/experiments/report/verdict"
 	"dptext/experiments/runconfig"
@@ -36,11 +37,14 @@ type verdictStudy struct {
 }
 
 // writeVerdicts writes verdict.md and verdict.csv for every set from the item scores of the
-// cells. The items of a set are its (repeat, item) pairs; the clusters are their authors.
-// Holm's correction runs once over every comparison of the file (and, for the replication on
-// halves, once over every comparison of each half).
+// cells. The items of a set are its (repeat, item) pairs; the clusters are their authors. Every
+// comparison of the file is adjusted in one family (or, with [verdict] primary, the planned
+// ones in theirs and the rest in an exploratory one) by the stepdown maximum over the same
+// replicates; with halves, the significant verdicts are replicated on each half as their own
+// family.
 func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.Row) error {
 	var all []*verdict.Result
+	var names []string
 	perSet := make([][]*verdict.Result, len(r.sets))
 	var halves [2][]*verdict.Result
 	for si, set := range r.sets {
@@ -50,19 +54,23 @@ func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.R
 		}
 		perSet[si] = res
 		all = append(all, res...)
+		for range res {
+			names = append(names, set.Name)
+		}
 		for h := range halves {
 			halves[h] = append(halves[h], hs[h]...)
 		}
 	}
-	verdict.AdjustFamily(all...)
+	if err := verdict.AdjustFamilies(all, r.primaryFamily()); err != nil {
+		return err
+	}
 	if r.cfg.Verdict.Halves {
-		verdict.AdjustFamily(halves[0]...)
-		verdict.AdjustFamily(halves[1]...)
-		for i, res := range all {
-			res.CheckHalves(halves[0][i], halves[1][i])
+		if err := verdict.ReplicateOnHalves(all, halves[0], halves[1]); err != nil {
+			return err
 		}
 	}
 	var md bytes.Buffer
+	md.WriteString(verdict.Summary(all, names))
 	var rows [][]string
 	for si, set := range r.sets {
 		for _, v := range perSet[si] {
@@ -126,7 +134,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 	for i := range all {
 		all[i] = i
 	}
-	if full, err = runStudies(studies, all, cluster, len(authors), uint64(r.cfg.Seed), ""); err != nil {
+	if full, err = runStudies(studies, all, cluster, len(authors), uint64(r.cfg.Seed), "verdict/set="+name); err != nil {
 		return nil, halves, err
 	}
 	if !v.Halves {
@@ -148,18 +156,23 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 				subCluster = append(subCluster, k)
 			}
 		}
-		if halves[h], err = runStudies(studies, sub, subCluster, len(in), uint64(r.cfg.Seed), fmt.Sprintf("/half=%d", h)); err != nil {
+		if halves[h], err = runStudies(studies, sub, subCluster, len(in), uint64(r.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h)); err != nil {
 			return nil, halves, err
 		}
 	}
 	return full, halves, nil
 }
 
-// runStudies computes each study on the items sub (their clusters subCluster, of n), each
-// with its own bootstrap stream (the study's name + suffix).
-func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint64, suffix string) ([]*verdict.Result, error) {
+// runStudies computes each study on the items sub (their clusters subCluster, of n), all with
+// the same bootstrap weights (drawn once from the stream named stream), so that the family's
+// maximum statistic sees the dependence between the tables of one set of authors.
+func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint64, stream string) ([]*verdict.Result, error) {
 	var out []*verdict.Result
+	var weights [][]float64
 	for _, st := range studies {
+		if weights == nil {
+			weights = verdict.ClusterWeights(rngs.New(seed, stream), n, st.spec.Replicates)
+		}
 		ps := make([]verdict.CurvePoint, len(st.points))
 		for j, p := range st.points {
 			ps[j] = p
@@ -172,13 +185,34 @@ func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint6
 				ps[j].Scores[s] = ys
 			}
 		}
-		res, err := verdict.Matched(st.spec, subCluster, n, ps, rngs.New(seed, st.stream+suffix))
+		res, err := verdict.MatchedWeights(st.spec, subCluster, n, ps, weights)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// primaryFamily is the membership of [verdict] primary's family (nil without one: every
+// comparison in one family): a pair of the attack or empirical axes whose two mechanisms are a
+// planned pair, or one of which is a planned "every mechanism against" X.
+func (r *runner) primaryFamily() func(*verdict.Result, *verdict.Pair) bool {
+	v := r.cfg.Verdict
+	if len(v.Primary) == 0 {
+		return nil
+	}
+	return func(_ *verdict.Result, p *verdict.Pair) bool {
+		for _, c := range v.PrimaryComparisons {
+			switch {
+			case c.Against != "" && (p.A == c.Against || p.B == c.Against):
+				return true
+			case c.A != "" && (p.A == c.A && p.B == c.B || p.A == c.B && p.B == c.A):
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // curvePoints gathers the item scores of set si into one curve point per mechanism and ε
@@ -285,8 +319,13 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 func (r *runner) attackSpec(si int) verdict.Spec {
 	v := r.cfg.Verdict
 	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
+	closed := r.closedSetShare(si)
+	chance *= closed
 	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
 		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds(si, attackAxis), Notes: r.searchNotes(si, attackAxis)}
+	if closed < 1 {
+		spec.Notes = append(spec.Notes, fmt.Sprintf("Chance on this set is the closed-set share of the evaluation texts (%.3f: a guess naming an author is wrong on every open-set text) times a uniform guess's among the %d authors, as in the tables.", closed, len(r.sets[si].Authors)))
+	}
 	for _, x := range v.AboveChance {
 		spec.Levels = append(spec.Levels, chance+x)
 		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
@@ -302,6 +341,25 @@ func (r *runner) attackMeasure(n int) (name string, chance float64) {
 		return "reciprocal rank", attackers.ChanceReciprocalRank(n)
 	}
 	return "", 1 / float64(n)
+}
+
+// closedSetShare is the share of set si's evaluation texts, over every repeat's draw, written
+// by one of its authors (1 without open-set texts): the factor of chance the tables use
+// (render's authorChance).
+func (r *runner) closedSetShare(si int) float64 {
+	closed, total := 0, 0
+	for rep := 0; rep < r.cfg.Repeats; rep++ {
+		for _, a := range r.sets[si].Draw(rep).EvalAuthors {
+			total++
+			if a != corpus.UnknownAuthor {
+				closed++
+			}
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(closed) / float64(total)
 }
 
 // guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",
