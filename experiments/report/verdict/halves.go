@@ -39,10 +39,11 @@ func (h HalfCheck) Holds(half int, alpha float64) bool {
 }
 
 // oneSidedP is the one-sided bootstrap p-value of half pair p in the direction of full: the
-// share of the half's replicates whose centred difference reaches the half's estimate,
-// (1 + #{b: d_b − d ≥ d})/(B + 1) with d oriented as the verdict reads, a replicate in which
-// a curve does not reach the level counting against it (Davison and Hinkley 1997, Sect. 4.4:
-// the null distribution of the estimate by the centred replicates).
+// share of the half's replicates whose centred, studentised difference reaches the half's
+// statistic, (1 + #{b: (d_b − d)/se ≥ T})/(B + 1), with d oriented as the verdict reads and T
+// its statistic d/se corrected for a bootstrap over the half's authors as the family's is
+// (comparison.t: Student's t with n − 1 degrees of freedom, the bootstrap's (n−1)/n variance);
+// a replicate in which a curve does not reach the level counts against it.
 func oneSidedP(half *Result, p *Pair, full Pair) float64 {
 	x, y := half.reps.vals[p.a], half.reps.vals[p.b]
 	sign := 1.0
@@ -50,9 +51,29 @@ func oneSidedP(half *Result, p *Pair, full Pair) float64 {
 		sign = -1
 	}
 	d := sign * p.Diff
+	var t float64
+	switch {
+	case p.SE > 0:
+		t = toNormal(math.Abs(d)/p.SE, half.Clusters)
+		if d < 0 {
+			t = -t
+		}
+	case d > 0:
+		t = math.Inf(1)
+	case d < 0:
+		t = math.Inf(-1)
+	}
 	n := 0
 	for b := range x {
-		if math.IsNaN(x[b]) || math.IsNaN(y[b]) || sign*(x[b]-y[b])-d >= d {
+		if math.IsNaN(x[b]) || math.IsNaN(y[b]) {
+			n++
+			continue
+		}
+		z := 0.0
+		if p.SE > 0 {
+			z = (sign*(x[b]-y[b]) - d) / p.SE
+		}
+		if z >= t {
 			n++
 		}
 	}

@@ -743,6 +743,14 @@ func (v *Result) familyText() string {
 	return strings.Join(parts, "; ")
 }
 
+// MinReplicates is the number of bootstrap replicates a family of m compared pairs needs at α
+// for the resolution of the replicates not to decide a verdict, 2m/α: the adjusted p of a pair
+// beyond all its own replicates is at most about m/(B + 1) (each pair holds its own smallest p
+// in one replicate), so B ≥ 2m/α keeps it at or below α/2.
+func MinReplicates(m int, alpha float64) int {
+	return int(math.Ceil(2 * float64(m) / alpha))
+}
+
 // Summary is verdict.md's first lines: what concluded in each family of the results (adjusted
 // together by AdjustFamilies), and per table, level and utility which mechanisms may keep the
 // most and the least; sets names each result's set.
@@ -757,7 +765,11 @@ func Summary(results []*Result, sets []string) string {
 		if f.NotCompared > 0 {
 			fmt.Fprintf(&b, "; %d pairs not compared (a curve reaches the level in fewer than 1 − α/2 of replicates)", f.NotCompared)
 		}
-		b.WriteString(".\n")
+		b.WriteString(".")
+		if need := MinReplicates(f.Size, f.Alpha); f.Replicates < need {
+			fmt.Fprintf(&b, " With %d compared pairs the replicates' resolution can decide: a pair beyond all its replicates has an adjusted p up to %d/%d; raise `replicates` to at least %d (2m/α).", f.Size, f.Size, f.Replicates+1, need)
+		}
+		b.WriteString("\n")
 	}
 	if results[0].halvesChecked {
 		held, n := 0, 0
