@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-
 	"dptext/internal/rngs"
 )
 
@@ -113,4 +112,3 @@ func TestPercentileIntervalAndWeights(t *testing.T) {
 		}
 	}
 }
-
