@@ -13,8 +13,8 @@ import (
 // grid at the attack levels chance + each of AboveChance (with Search, the grid is first
 // extended until each level is closely bracketed), with intervals from a cluster bootstrap
 // over the evaluation authors, and every pair of mechanisms is compared with p-values from
-// the same replicates and Holm's correction over the whole file (verdict.Matched,
-// verdict.AdjustFamily); with ClaimedEps or AuditedEps the mechanisms that share a unit of
+// the same replicates adjusted by the stepdown over the whole file, or over the Primary
+// comparisons and the rest apart (verdict.MatchedWeights, verdict.AdjustFamilies); with ClaimedEps or AuditedEps the mechanisms that share a unit of
 // guarantee are also compared at those levels of claimed or audited ε. Written as verdict.md
 // and verdict.csv in the run folder.
 type VerdictConfig struct {
@@ -35,9 +35,10 @@ type VerdictConfig struct {
 	// Baseline is the unprivatised mechanism (default "none"; "" for none): no point of any
 	// curve; verdict.md reports how often it meets each level by itself.
 	Baseline *string `toml:"baseline"`
-	// Replicates of the bootstrap (default 20000: p-values are never below 1/(B+1), and Holm's
-	// first step over m comparisons needs one below α/m), Confidence of the intervals (default
-	// 0.95), Alpha the family-wise error rate of the verdicts over the whole file (default 0.05).
+	// Replicates of the bootstrap (default 20000: a family of m compared pairs needs about 2m/α,
+	// verdict.MinReplicates, so the default serves m ≤ 500 at α = 0.05), Confidence of the
+	// utilities' intervals (default 0.95), Alpha the family-wise error rate of each family of
+	// verdicts (default 0.05).
 	Replicates int     `toml:"replicates"`
 	Confidence float64 `toml:"confidence"`
 	Alpha      float64 `toml:"alpha"`
