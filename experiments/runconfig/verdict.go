@@ -59,7 +59,7 @@ type VerdictConfig struct {
 	AuditedEps map[string][]float64 `toml:"audited_eps"`
 	// Search (default true) adds cells at new ε, within each mechanism's ε range, until every
 	// attack level is bracketed by points of the mechanism's own grid closely enough (see
-	// runner's epsearch.go and the README); the added cells are ordinary cells of the run.
+	// experiments/verdictrun's epsearch.go and docs/statistics.md); the added cells are ordinary cells of the run.
 	Search *bool `toml:"search"`
 	// Primary lists the planned comparisons, tested as their own family at Alpha (every other
 	// comparison is then an exploratory family of its own): "A vs B" compares mechanisms A and

@@ -30,6 +30,7 @@ import (
 	"dptext/experiments/runconfig"
 	"dptext/experiments/rundir"
 	"dptext/experiments/runreport"
+	"dptext/experiments/verdictrun"
 	"dptext/internal/learn"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
@@ -299,10 +300,13 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err := r.computeCells(ctx, cells, opts, live); err != nil {
 		return err
 	}
+	r.verdicts = verdictrun.New(cfg, r.sets, verdictHost{r, ctx, opts, live})
 	if !opts.Shard.Sharded() {
-		if all, err = r.searchEpsilons(ctx, all, opts, live); err != nil {
+		found, err := r.verdicts.Search(verdictCells(all))
+		if err != nil {
 			return err
 		}
+		all = fromVerdictCells(found)
 	}
 	if opts.Shard.Sharded() {
 		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
@@ -436,7 +440,7 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 		}
 	}
 	if cfg.Verdict != nil {
-		if err := r.writeVerdicts(dir, out.items, out.rows); err != nil {
+		if err := r.verdicts.Write(dir, verdictItems(out.items), out.rows); err != nil {
 			return err
 		}
 	}
@@ -557,9 +561,8 @@ type runner struct {
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
 	// time goes.
 	spent phaseTimes
-	// search holds, per set and per verdict axis the ε search runs on (the attack's, and
-	// [distinguish]'s empirical ε), what the search found (epsearch.go).
-	search []map[searchAxis]*axisSearch
+	// verdicts is the verdict orchestration: the ε search and verdict.md (package verdictrun).
+	verdicts *verdictrun.Run
 }
 
 type lazy[T any] struct {
