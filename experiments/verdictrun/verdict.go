@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"dptext/attackers"
 	"dptext/corpus"
@@ -37,6 +38,7 @@ type verdictStudy struct {
 // replicates; with halves, the significant verdicts are replicated on each half as their own
 // family.
 func (o *Run) Write(dir string, items []ItemScore, results []report.Row) error {
+	start := time.Now()
 	var all []*verdict.Result
 	var names []string
 	perSet := make([][]*verdict.Result, len(o.sets))
@@ -63,6 +65,13 @@ func (o *Run) Write(dir string, items []ItemScore, results []report.Row) error {
 			return err
 		}
 	}
+	compared := 0
+	if len(all) > 0 {
+		for _, f := range all[0].Families {
+			compared += f.Size
+		}
+	}
+	o.host.Logf("verdicts: %d tables, %d pairs compared, adjusted and replicated in %.1fs", len(all), compared, time.Since(start).Seconds())
 	var md bytes.Buffer
 	md.WriteString(verdict.Summary(all, names))
 	var rows [][]string

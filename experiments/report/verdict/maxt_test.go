@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -350,5 +351,54 @@ func TestReplicationOnHalves(t *testing.T) {
 	}
 	if null > 0.09 {
 		t.Errorf("identical copies: a verdict held on both halves in %.2f of studies, want ≤ 0.09", null)
+	}
+}
+
+// [verdict] primary: the planned pairs form their own family at α and the rest an exploratory
+// one, each adjusted over its own members only; the summary names both, and the detectable
+// difference is given per family. One study of 6 mechanisms (m00 keeps 0.6 sd more of u0 than
+// the copies m01…m05), deterministic: the planned family is m00 against every other (15
+// comparisons over three utilities), the exploratory the remaining 30. Mutant run against it:
+// a primary selector ignored by AdjustFamilies (one family of 45) fails the family sizes.
+func TestPrimaryFamilies(t *testing.T) {
+	truth := make([][3]float64, 6)
+	truth[0] = [3]float64{0.6, 0.18, 0.03}
+	rng := rngs.New(43, "primary")
+	cluster, points := familyStudy(rng, 30, 6, truth)
+	res, err := MatchedWeights(familySpec(2000), cluster, 30, points, ClusterWeights(rng, 30, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AdjustFamilies([]*Result{res}, func(_ *Result, p *Pair) bool { return p.A == "m00" || p.B == "m00" }); err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string]int{}
+	for _, p := range res.Pairs {
+		sizes[p.Family]++
+		if want := map[bool]string{true: FamilyPrimary, false: FamilyExploratory}[p.A == "m00" || p.B == "m00"]; p.Family != want {
+			t.Errorf("%s−%s in family %q, want %q", p.A, p.B, p.Family, want)
+		}
+		if p.FamilySize != map[string]int{FamilyPrimary: 15, FamilyExploratory: 30}[p.Family] {
+			t.Errorf("%s−%s: family size %d", p.A, p.B, p.FamilySize)
+		}
+	}
+	if sizes[FamilyPrimary] != 15 || sizes[FamilyExploratory] != 30 || len(res.Families) != 2 {
+		t.Fatalf("families %v (%d described), want primary 15 and exploratory 30", sizes, len(res.Families))
+	}
+	sum := Summary([]*Result{res}, []string{"s"})
+	for _, want := range []string{`Family "primary"`, `Family "exploratory"`} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	fams := map[string]bool{}
+	for _, d := range res.Detectables() {
+		fams[d.Family] = true
+		if d.MDD <= 0 || d.Authors05 < d.Authors10 {
+			t.Errorf("detectable %+v", d)
+		}
+	}
+	if !fams[FamilyPrimary] || !fams[FamilyExploratory] {
+		t.Errorf("detectable differences for families %v, want both", fams)
 	}
 }
