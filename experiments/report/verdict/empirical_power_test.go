@@ -37,8 +37,8 @@ func empiricalPoint(s *simStudy, mech string, acc func(float64) float64, util fu
 // curve (0.5 at ε → 0, 1 at ε → ∞, centre ε 8), d keeping gap less utility than a at every ε,
 // on a grid of 15, 10, 5 with 2 rounds of the search under rule, at the level empirical ε 1
 // (accuracy 0.731), B = 20,000. It returns the share of studies in which "a keeps more than d"
-// is found at Holm's first step over family comparisons (p < α/family: the verdict whatever
-// the other comparisons are), the share with any significant verdict at α/family (either
+// is found at a Bonferroni bound over family comparisons (unadjusted p < α/family: a verdict
+// under any of the family's adjustments), the share with any significant verdict at α/family (either
 // direction), and the mean number of cells per study.
 func empiricalPower(t *testing.T, studies int, gap float64, family int, rule SearchRule) (found, any, cells float64) {
 	acc := func(eps float64) float64 { return 0.5 + 0.5*sigmoid(1.5*(math.Log(eps)-math.Log(8))) }

@@ -191,9 +191,9 @@ func copiesStudies(t *testing.T, studies, rounds int) (split, significant int) {
 // Test (b) of issue 33: identical copies of one mechanism get the same reach status and no
 // significant verdict beyond the stated error rate. Over 120 simulated studies with the search:
 // copies never differ in status (measured: printed), and the share of studies with any
-// significant verdict between copies (6 comparisons, Holm at α = 0.05: a family-wise rate ≤
-// 0.05) stays ≤ 0.12 — Binomial(120, 0.05) exceeds 14 with probability 0.2 % (measured: 0
-// splits, 2 studies with a verdict). The mutant, no search (the grid as configured), splits
+// significant verdict between copies (6 comparisons, the stepdown at α = 0.05: a family-wise
+// rate ≤ 0.05) stays ≤ 0.12 — Binomial(120, 0.05) exceeds 14 with probability 0.2 % (measured: 0
+// splits, 3 studies with a verdict). The mutant, no search (the grid as configured), splits
 // the copies' status in 97 of the 120 studies, and the status bound fails it.
 func TestIdenticalCopiesAgree(t *testing.T) {
 	const studies = 120
