@@ -21,10 +21,10 @@ const (
 
 // FamilyInfo describes one family of comparisons adjusted together: its name, the number of
 // comparisons (Size) from Tables tables, the significant ones (Significant), those not
-// compared for want of reached replicates (NotCompared), α and the first step's critical value
-// of the studentised maximum (Critical: the (1 − α) quantile of the largest centred,
-// studentised difference over the whole family; a difference of Critical standard errors is
-// significant at the first step).
+// compared for want of reached replicates (NotCompared), α, the replicates, and the first
+// step's critical value in standard errors (Critical: the α quantile of the replicates' smallest
+// marginal p over the whole family, as the |difference|/se a comparison with normal, Student-t
+// corrected sampling error needs to be significant at the first step).
 type FamilyInfo struct {
 	Name                      string
 	Size, Tables, Significant int
@@ -124,9 +124,9 @@ func rejectionCount(alpha float64, B int) int {
 }
 
 // stepdownResult is the outcome of the stepdown over one family: per comparison, its
-// unadjusted p, adjusted p and critical value (in standard errors), and the first step's
-// critical value as a normal quantile (the standard errors a difference of approximately
-// normal sampling error needs at the first step).
+// unadjusted p, adjusted p and critical value (in standard errors, from its own replicates),
+// and the first step's critical value for a comparison of normal sampling error (FamilyInfo's
+// Critical).
 type stepdownResult struct {
 	raw, adj, crit []float64
 	first          float64
@@ -390,17 +390,6 @@ func simultaneousInterval(diff, se, crit float64, significant bool) (low, high f
 		return diff, diff
 	}
 	return math.Inf(-1), math.Inf(1)
-}
-
-// family returns the FamilyInfo of the named family (ok false when the results were not
-// adjusted in it).
-func (v *Result) family(name string) (FamilyInfo, bool) {
-	for _, f := range v.Families {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return FamilyInfo{}, false
 }
 
 // power80 is the normal quantile of 80 % power, Φ⁻¹(0.8).
