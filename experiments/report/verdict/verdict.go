@@ -629,13 +629,24 @@ func (v *Result) Markdown(set string) string {
 		}
 		b.WriteString("\nSignificant:\n\n")
 		found, compared := false, 0
-		var skipped []string
+		var skipped []string                 // the pairs not compared, by mechanism names in order
+		skippedShare := map[string]float64{} // the smallest share over their utilities
 		for _, p := range v.Pairs {
 			if p.Level != l {
 				continue
 			}
 			if !p.Compared {
-				skipped = append(skipped, fmt.Sprintf("%s − %s in %s (%.1f %%)", p.A, p.B, p.Utility, 100*p.Reached))
+				a, c := p.A, p.B
+				if c < a {
+					a, c = c, a
+				}
+				key := a + " − " + c
+				if x, ok := skippedShare[key]; !ok || p.Reached < x {
+					if !ok {
+						skipped = append(skipped, key)
+					}
+					skippedShare[key] = p.Reached
+				}
 				continue
 			}
 			compared++
@@ -654,7 +665,10 @@ func (v *Result) Markdown(set string) string {
 			fmt.Fprintf(&b, "- no significant difference in any of the %d comparisons at this level\n", compared)
 		}
 		if len(skipped) > 0 {
-			fmt.Fprintf(&b, "\nNot compared (both curves reach the level in fewer than 1 − α/2 = %.1f %% of replicates, shown in parentheses): %s.\n", 100*(1-s.Alpha/2), strings.Join(skipped, "; "))
+			for i, k := range skipped {
+				skipped[i] = fmt.Sprintf("%s (%.1f %%)", k, 100*skippedShare[k])
+			}
+			fmt.Fprintf(&b, "\nPairs not compared (both curves reach the level in fewer than 1 − α/2 = %.1f %% of replicates, shown in parentheses): %s.\n", 100*(1-s.Alpha/2), strings.Join(skipped, "; "))
 		}
 		b.WriteString("\n")
 	}
