@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,17 +133,21 @@ type stepdownResult struct {
 	first          float64
 }
 
-// marginal is one comparison's centred, studentised replicates sorted from the largest (an
-// unreached replicate at +∞), and each replicate's count of replicates at or above its own
-// (rank[b]: B+1 times its marginal p-value).
-type marginal struct {
-	sorted []float64
-	rank   []int32
+// replicateStats writes comparison c's centred, studentised replicate statistics into out (an
+// unreached replicate at +∞).
+func (c comparison) replicateStats(out []float64) {
+	for b := range out {
+		x, ok := c.tstar(b)
+		if !ok {
+			x = math.Inf(1)
+		}
+		out[b] = x
+	}
 }
 
-// atOrAbove is the number of replicates at or above t.
-func (m marginal) atOrAbove(t float64) int {
-	return sort.Search(len(m.sorted), func(i int) bool { return m.sorted[i] < t })
+// atOrAbove is the number of values of the ascending sorted at or above t.
+func atOrAbove(sorted []float64, t float64) int {
+	return len(sorted) - sort.SearchFloat64s(sorted, t)
 }
 
 // stepdown runs the stepdown procedure of Romano and Wolf (2005) with Westfall and Young's
@@ -170,29 +175,20 @@ func stepdown(cs []comparison, B int, alpha float64) stepdownResult {
 	if m == 0 {
 		return out
 	}
-	margs := make([]marginal, m)
-	obs := make([]int, m) // B+1 times the unadjusted p
+	ranks := make([][]int32, m) // ranks[k][b]: B+1 times replicate b's marginal p in comparison k
+	obs := make([]int, m)       // B+1 times the unadjusted p
 	parallelChunks(m, 4, func(from, to int) {
+		vals, sorted := make([]float64, B), make([]float64, B)
 		for k := from; k < to; k++ {
-			c := cs[k]
-			mg := marginal{sorted: make([]float64, B), rank: make([]int32, B)}
-			for b := range B {
-				x, ok := c.tstar(b)
-				if !ok {
-					x = math.Inf(1)
-				}
-				mg.sorted[b] = x
+			cs[k].replicateStats(vals)
+			copy(sorted, vals)
+			slices.Sort(sorted)
+			rank := make([]int32, B)
+			for b, x := range vals {
+				rank[b] = int32(atOrAbove(sorted, x))
 			}
-			sort.Sort(sort.Reverse(sort.Float64Slice(mg.sorted)))
-			for b := range B {
-				x, ok := c.tstar(b)
-				if !ok {
-					x = math.Inf(1)
-				}
-				mg.rank[b] = int32(mg.atOrAbove(x))
-			}
-			margs[k] = mg
-			obs[k] = 1 + mg.atOrAbove(c.t())
+			ranks[k] = rank
+			obs[k] = 1 + atOrAbove(sorted, cs[k].t())
 		}
 	})
 	order := make([]int, m)
@@ -209,10 +205,10 @@ func stepdown(cs []comparison, B int, alpha float64) stepdownResult {
 	stepP := make([]float64, m)
 	stepN := make([]int, m) // the step's critical count: reject when obs < it
 	for j := m - 1; j >= 0; j-- {
-		mg := margs[order[j]]
+		rank := ranks[order[j]]
 		n := 0
 		for b := range run {
-			run[b] = min(run[b], mg.rank[b])
+			run[b] = min(run[b], rank[b])
 			if int(run[b]) <= obs[order[j]] {
 				n++
 			}
@@ -229,6 +225,7 @@ func stepdown(cs []comparison, B int, alpha float64) stepdownResult {
 		out.first = fromNormal(out.first, cs[0].clusters)
 	}
 	stop := m // the first step not rejected
+	at := make([]int, m)
 	p := 0.0
 	for j, k := range order {
 		p = math.Max(p, stepP[j])
@@ -236,17 +233,24 @@ func stepdown(cs []comparison, B int, alpha float64) stepdownResult {
 		if stop == m && !(p < alpha) {
 			stop = j
 		}
-		at := j
+		at[k] = j
 		if stop < m {
-			at = stop
-		}
-		// T_k > crit exactly when obs_k < stepN: the (stepN − 1)-th largest replicate.
-		out.crit[k] = math.Inf(1)
-		if n := stepN[at] - 1; n >= 1 && n <= B {
-			out.crit[k] = fromNormal(margs[k].sorted[n-1], cs[k].clusters)
+			at[k] = stop
 		}
 		out.raw[k] = float64(obs[k]) / float64(B+1)
 	}
+	// T_k > crit exactly when obs_k < the step's critical count: crit is the (count − 1)-th
+	// largest of the comparison's own replicate statistics.
+	parallelChunks(m, 4, func(from, to int) {
+		vals := make([]float64, B)
+		for k := from; k < to; k++ {
+			out.crit[k] = math.Inf(1)
+			if n := stepN[at[k]] - 1; n >= 1 && n <= B {
+				cs[k].replicateStats(vals)
+				out.crit[k] = fromNormal(kthLargest(vals, n-1), cs[k].clusters)
+			}
+		}
+	})
 	return out
 }
 
