@@ -34,7 +34,11 @@ type RunFacts struct {
 // its rows, with a caption naming the config, the corpus read and the embeddings, and returns
 // the names of the files written.
 func WriteReport(dir string, cfg *runconfig.Config, facts RunFacts, rows []report.Row) ([]string, error) {
-	return render.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
+	layout := cfg.Report
+	if cfg.Verdict != nil {
+		layout.Utilities = cfg.Verdict.Utilities
+	}
+	return render.Write(dir, rows, layout, caption(cfg, facts, filepath.Base(dir)))
 }
 
 func caption(cfg *runconfig.Config, facts RunFacts, runID string) render.Caption {

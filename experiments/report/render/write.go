@@ -73,6 +73,15 @@ func Write(dir string, rows []report.Row, layout Layout, caption Caption) ([]str
 				return nil, err
 			}
 		}
+		figs, err = empiricalFrontierFigures(s, layout, set)
+		if err != nil {
+			return nil, fmt.Errorf("report: plotting the frontier on the empirical axis of set %s: %w", set, err)
+		}
+		for name, f := range figs {
+			if err := addFigure(files, name, f); err != nil {
+				return nil, err
+			}
+		}
 		if layout.Frontier.Attack != "" {
 			f, ok, err := frontierFigure(s, layout, set)
 			if err != nil {
