@@ -98,7 +98,6 @@ type figure struct {
 	styles map[string]Style
 }
 
-
 // curves lists the non-reference series of every panel, once each by key.
 func (f *figure) keys() []string {
 	var out []string

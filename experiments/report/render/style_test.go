@@ -1,0 +1,143 @@
+package render
+
+import (
+	"fmt"
+	"testing"
+
+	"dptext/experiments/report"
+)
+
+// sixteenMechanisms is a run of 16 mechanisms with ε on one set, each with 4 ε and the
+// frontier's two scorers, the curves close together (the crowded corner of a real run).
+func sixteenMechanisms() ([]report.Row, []string) {
+	names := []string{"emd", "cmp", "mahalanobis", "vickrey", "santext", "santext+", "tem", "truncated-gumbel",
+		"custext", "custext+", "syntf", "expmech-embedding", "mine-a", "mine-b", "mine-c", "mine-d"}
+	var rows []report.Row
+	for _, f := range []struct {
+		metric string
+		value  float64
+	}{{"authors", 20}, {"topics", 2}, {"eval_docs", 20}} {
+		rows = append(rows, report.Row{Set: "s", Scorer: report.SplitScorer, Metric: f.metric, Value: f.value})
+	}
+	for mi, mech := range names {
+		for ei, eps := range []float64{1, 2, 5, 10} {
+			for rep := range 2 {
+				a := 0.05 + 0.02*float64(ei) + 0.002*float64(mi) + 0.01*float64(rep)
+				u := 0.6 + 0.05*float64(ei) + 0.003*float64(mi)
+				for _, sc := range []struct {
+					name string
+					v    float64
+				}{{"koppel11", a}, {"fasttext", u}} {
+					rows = append(rows, report.Row{Set: "s", Mechanism: mech, Epsilon: report.EpsilonOf(eps), Repeat: rep, Scorer: sc.name, Metric: "accuracy", Value: sc.v})
+				}
+			}
+		}
+	}
+	return rows, names
+}
+
+// A figure of 16 mechanisms gives every mechanism its own (colour, marker, dash) triple and
+// places no label over another. Mutants: a palette that repeats a colour (okabeIto's yellow
+// replaced by its orange) fails the colour count; the fixed table with two equal entries fails
+// the distinct looks; a label layer that ignores the boxes placed before fails the overlap check.
+func TestSixteenMechanismsDistinctAndLabelsApart(t *testing.T) {
+	rows, names := sixteenMechanisms()
+	l := DefaultLayout()
+	l.Metric = report.MetricAccuracy
+	l.Columns = []Column{{Scorer: "koppel11", Label: "DRauth", Task: report.TaskAuthor}, {Scorer: "fasttext", Label: "DRtopic", Task: report.TaskTopic}}
+	l.Frontier.Attack, l.Frontier.Utility = "koppel11", "fasttext"
+	s, err := report.Aggregate(rows, l.scorerOrder(), l.Level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A series' look: its colour's RGBA (not the palette index: a palette that repeats a colour
+	// draws two indices alike), marker and dash.
+	type look struct {
+		r, g, b, a     uint32
+		marker, dash int
+	}
+	lookOf := func(st Style) look {
+		r, g, b, a := st.Color().RGBA()
+		return look{r, g, b, a, st.Marker, st.Dash}
+	}
+	styles := SeriesStyles(names)
+	seen := map[look]string{}
+	colours := map[[4]uint32]bool{}
+	for i, st := range styles {
+		lk := lookOf(st)
+		if other, dup := seen[lk]; dup {
+			t.Errorf("%s and %s look alike: %+v", names[i], other, lk)
+		}
+		seen[lk] = names[i]
+		colours[[4]uint32{lk.r, lk.g, lk.b, lk.a}] = true
+		if _, fixed := fixedStyles[names[i]]; fixed && st != SeriesStyle(names[i]) {
+			t.Errorf("%s: the figure's style %+v is not its fixed style %+v", names[i], st, SeriesStyle(names[i]))
+		}
+	}
+	if len(colours) < len(okabeIto) {
+		t.Errorf("16 mechanisms drawn in %d colours; want all %d of the palette", len(colours), len(okabeIto))
+	}
+	f, ok, err := frontierFigure(s, l, "s")
+	if err != nil || !ok {
+		t.Fatalf("frontier: ok %v, err %v", ok, err)
+	}
+	if len(f.panels) != 16 {
+		t.Errorf("%d panels, want one per mechanism (16)", len(f.panels))
+	}
+	drawn := map[look]string{}
+	for _, p := range f.panels {
+		for _, sr := range p.series {
+			st := lookOf(f.style(sr))
+			if other, dup := drawn[st]; dup && other != sr.key {
+				t.Errorf("the figure draws %s and %s alike: %+v", sr.key, other, st)
+			}
+			drawn[st] = sr.key
+		}
+	}
+	one := &figure{title: "all in one panel", panels: []panel{{series: f.panels[0].series}}}
+	for _, p := range f.panels[1:] {
+		one.panels[0].series = append(one.panels[0].series, p.series[0])
+	}
+	for _, fig := range []*figure{f, one} {
+		if _, err := fig.render("png"); err != nil {
+			t.Fatal(err)
+		}
+		if len(fig.placed) == 0 {
+			t.Fatalf("%s: no label placed", fig.title)
+		}
+		for i, a := range fig.placed {
+			for _, b := range fig.placed[:i] {
+				if overlaps(a, b) {
+					t.Errorf("%s: label boxes overlap: %v and %v", fig.title, a, b)
+				}
+			}
+		}
+		t.Logf("%s: %d labels placed", fig.title, len(fig.placed))
+	}
+}
+
+// Labels outside the fixed table keep their style from figure to figure (a hash of the label)
+// unless two of one figure collide, and the fixed table holds distinct triples.
+func TestSeriesStyleStable(t *testing.T) {
+	if SeriesStyle("mine-a") != SeriesStyle("mine-a") || SeriesStyles([]string{"x", "mine-a"})[1] != SeriesStyles([]string{"mine-a"})[0] {
+		t.Error("a label's style depends on the figure")
+	}
+	seen := map[Style]string{}
+	for name, st := range fixedStyles {
+		if other, dup := seen[st]; dup {
+			t.Errorf("fixed styles of %s and %s are equal", name, other)
+		}
+		seen[st] = name
+	}
+	many := make([]string, 100)
+	for i := range many {
+		many[i] = fmt.Sprintf("m%d", i)
+	}
+	got := map[Style]bool{}
+	for _, st := range SeriesStyles(many) {
+		got[st] = true
+	}
+	if len(got) != len(many) {
+		t.Errorf("%d labels got %d styles", len(many), len(got))
+	}
+}
