@@ -233,7 +233,7 @@ func markdownHTML(md string) string {
 		case headingLine.MatchString(line):
 			flush()
 			m := headingLine.FindStringSubmatch(line)
-			level := min(len(m[1])+2, 6)
+			level := min(len(m[1])+1, 6)
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", level, inlineHTML(m[2]), level)
 		case strings.HasPrefix(line, "|"):
 			flush()
