@@ -53,7 +53,7 @@ func TestSixteenMechanismsDistinctAndLabelsApart(t *testing.T) {
 	// A series' look: its colour's RGBA (not the palette index: a palette that repeats a colour
 	// draws two indices alike), marker and dash.
 	type look struct {
-		r, g, b, a     uint32
+		r, g, b, a   uint32
 		marker, dash int
 	}
 	lookOf := func(st Style) look {
