@@ -72,8 +72,9 @@ type panel struct {
 	series []series // drawn in their styles
 	behind []series // drawn in light grey behind, without labels
 	lines  []refLine
-	// labelAll labels every tagged point of the curves (one curve per panel); otherwise only
-	// the ends of each curve are labelled and the name goes at its last point.
+	// labelAll labels the tagged points of the curves (one curve per panel: its ends and
+	// evenly spaced points between, about 6 in all); otherwise only the ends of each curve are
+	// labelled and the name goes at its last point.
 	labelAll bool
 	// logX draws this panel's x axis on a log scale (with figure.ownX).
 	logX bool
@@ -239,10 +240,17 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				powers++
 			}
 		}
-		if powers >= 2 {
+		if powers >= 2 { // label the powers of ten only, every stride-th of them when many
+			stride := max(1, (powers+3)/4)
+			k := 0
 			for i, t := range ticks {
 				if r := math.Log10(t.Value); math.Abs(r-math.Round(r)) > 1e-9 {
 					ticks[i].Label = ""
+				} else {
+					if k%stride != 0 {
+						ticks[i].Label = ""
+					}
+					k++
 				}
 			}
 		}
@@ -325,7 +333,11 @@ func (f *figure) render(format string) (data []byte, err error) {
 		xLabel := title
 		xLabel.Font.Size, xLabel.YAlign = vg.Points(11), draw.YBottom
 		area.FillText(xLabel, vg.Point{X: (area.Min.X + area.Max.X) / 2, Y: area.Min.Y}, f.xLabel)
-		tiles := draw.Tiles{Cols: cols, Rows: rows, PadTop: title.Height(f.title) + vg.Points(4), PadBottom: xLabel.Height(f.xLabel) + vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(4)}
+		yLabel := xLabel
+		yLabel.Rotation, yLabel.XAlign, yLabel.YAlign = math.Pi/2, draw.XCenter, draw.YTop
+		area.FillText(yLabel, vg.Point{X: area.Min.X, Y: (area.Min.Y + area.Max.Y) / 2}, f.yLabel)
+		tiles := draw.Tiles{Cols: cols, Rows: rows, PadTop: title.Height(f.title) + vg.Points(4), PadBottom: xLabel.Height(f.xLabel) + vg.Points(4),
+			PadLeft: yLabel.Height(f.yLabel) + vg.Points(4), PadX: vg.Points(4), PadY: vg.Points(4)}
 		canvases := plot.Align(plots, tiles, area)
 		for r := range plots {
 			for col, pl := range plots[r] {
@@ -408,11 +420,8 @@ func (f *figure) legend() plot.Legend {
 func (f *figure) panelPlot(p panel, i, cols, rows int) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.title
-	if len(f.panels) == 1 {
-		pl.X.Label.Text = f.xLabel // small multiples: once, below the panels
-	}
-	if len(f.panels) == 1 || i%cols == 0 {
-		pl.Y.Label.Text = f.yLabel
+	if len(f.panels) == 1 { // small multiples: once, below and left of the panels
+		pl.X.Label.Text, pl.Y.Label.Text = f.xLabel, f.yLabel
 	}
 	if len(f.panels) > 1 {
 		pl.Title.TextStyle.Font.Size = vg.Points(10)
@@ -483,8 +492,9 @@ func (f *figure) panelPlot(p panel, i, cols, rows int) (*plot.Plot, error) {
 		if s.reference || s.quiet || n != s.pts.Len() {
 			continue
 		}
+		stride := max(1, (n+4)/6) // at most about 6 labels per curve: its ends and every stride-th point
 		for j, tag := range s.tags {
-			if p.labelAll || (j == 0 && n > 1) {
+			if (p.labelAll && (j%stride == 0 || j == n-1)) || (j == 0 && n > 1) {
 				layer.add(s.pts.x[j], s.pts.y[j], tag, f.style(s).textColor())
 			}
 		}
