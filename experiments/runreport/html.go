@@ -94,6 +94,7 @@ p.caption{font-size:0.9em;max-width:70em}
 th,td{border:1px solid #ccc;padding:0.15em 0.4em;white-space:nowrap}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto}
+ul.figlist{columns:3;font-size:0.85em}
 figure{margin:1em 0}
 figure img{max-width:100%;height:auto;border:1px solid #eee}
 dt{font-weight:bold}
@@ -128,6 +129,21 @@ func figureOrder(name string) int {
 	return 2
 }
 
+// figureDistance orders the figures of the distinguishing game by their distance: k1, k5, k25,
+// then whole documents ("doc"); other figures are 0.
+func figureDistance(name string) int {
+	for _, prefix := range []string{"frontier-empirical-", "distinguish-"} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			k, _, _ := strings.Cut(rest, "-")
+			if n, err := strconv.Atoi(strings.TrimPrefix(k, "k")); err == nil && strings.HasPrefix(k, "k") {
+				return n
+			}
+			return 1 << 30
+		}
+	}
+	return 0
+}
+
 // figuresHTML shows every PNG of outputs, linked to its PDF when that is an output too.
 func figuresHTML(outputs []string) string {
 	var pngs []string
@@ -140,9 +156,17 @@ func figuresHTML(outputs []string) string {
 		if d := figureOrder(a) - figureOrder(b); d != 0 {
 			return d
 		}
+		if d := figureDistance(a) - figureDistance(b); d != 0 {
+			return d
+		}
 		return strings.Compare(a, b)
 	})
 	var b strings.Builder
+	b.WriteString("<ul class=\"figlist\">")
+	for _, p := range pngs {
+		fmt.Fprintf(&b, "<li><a href=\"#%s\">%s</a></li>", html.EscapeString(p), html.EscapeString(strings.TrimSuffix(p, ".png")))
+	}
+	b.WriteString("</ul>\n")
 	for _, p := range pngs {
 		name := html.EscapeString(p)
 		pdf := strings.TrimSuffix(p, ".png") + ".pdf"
@@ -150,7 +174,7 @@ func figuresHTML(outputs []string) string {
 		if slices.Contains(outputs, pdf) {
 			link = fmt.Sprintf(" (<a href=\"%s\">PDF</a>)", html.EscapeString(pdf))
 		}
-		fmt.Fprintf(&b, "<figure><img src=\"%s\" alt=\"%s\"><figcaption><a href=\"%s\">%s</a>%s</figcaption></figure>\n", name, name, name, name, link)
+		fmt.Fprintf(&b, "<figure id=\"%s\"><img src=\"%s\" alt=\"%s\"><figcaption><a href=\"%s\">%s</a>%s</figcaption></figure>\n", name, name, name, name, name, link)
 	}
 	return b.String()
 }
