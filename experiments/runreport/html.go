@@ -237,7 +237,7 @@ var (
 )
 
 // markdownHTML renders the Markdown dptext writes (verdict.md, table.md): headings (one level
-// below the page's sections), paragraphs, pipe tables, **bold** and `code`; any other markup
+// below the page's sections), paragraphs, "- " lists, pipe tables, **bold** and `code`; any other markup
 // stays as text. Every text is escaped.
 func markdownHTML(md string) string {
 	var b strings.Builder
@@ -259,6 +259,14 @@ func markdownHTML(md string) string {
 			m := headingLine.FindStringSubmatch(line)
 			level := min(len(m[1])+1, 6)
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", level, inlineHTML(m[2]), level)
+		case strings.HasPrefix(line, "- "):
+			flush()
+			b.WriteString("<ul>\n")
+			for ; i < len(lines) && strings.HasPrefix(lines[i], "- "); i++ {
+				fmt.Fprintf(&b, "<li>%s</li>\n", inlineHTML(strings.TrimSpace(strings.TrimPrefix(lines[i], "- "))))
+			}
+			i--
+			b.WriteString("</ul>\n")
 		case strings.HasPrefix(line, "|"):
 			flush()
 			var block []string

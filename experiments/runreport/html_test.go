@@ -82,7 +82,7 @@ func fixtureRun(t *testing.T) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdict := "## Verdicts at matched privacy, set 20\n\nUtility kept where **koppel11** falls to each level.\n\n### koppel11 ≤ 0.1\n\n| mechanism | fasttext |\n|---|---:|\n| emd | 0.8 \\| 0.9 |\n"
+	verdict := "## Verdicts at matched privacy, set 20\n\nUtility kept where **koppel11** falls to each level.\n\n### koppel11 ≤ 0.1\n\n| mechanism | fasttext |\n|---|---:|\n| emd | 0.8 \\| 0.9 |\n\nSignificant:\n\n- emd keeps more than none\n"
 	if err := os.WriteFile(filepath.Join(dir, "verdict.md"), []byte(verdict), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestReportHTMLInChromium(t *testing.T) {
 	if !slices.Equal(ids, want) {
 		t.Errorf("sections in the DOM: %v, want %v", ids, want)
 	}
-	for _, s := range []string{"Table 1's shape &lt;b&gt;escaped&lt;/b&gt; &amp; checked.", "<strong>koppel11</strong>", "<td>0.8 | 0.9</td>", "c74e8819", "12.5", "0123abcd", "<th class=\"num\">20: sr-nn</th>", "<h3>Verdicts at matched privacy, set 20</h3>", "<h4>koppel11 ≤ 0.1</h4>"} {
+	for _, s := range []string{"Table 1's shape &lt;b&gt;escaped&lt;/b&gt; &amp; checked.", "<strong>koppel11</strong>", "<td>0.8 | 0.9</td>", "c74e8819", "12.5", "0123abcd", "<th class=\"num\">20: sr-nn</th>", "<h3>Verdicts at matched privacy, set 20</h3>", "<h4>koppel11 ≤ 0.1</h4>", "<li>emd keeps more than none</li>"} {
 		if !strings.Contains(dom, s) {
 			t.Errorf("the DOM lacks %q", s)
 		}
