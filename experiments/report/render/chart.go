@@ -298,6 +298,7 @@ func (f *figure) render(format string) (data []byte, err error) {
 		}
 	}()
 	f.placed = nil
+	f.linearWhereNotPositive()
 	legend := f.legend()
 	w, h := f.size(legend.Rectangle(draw.New(vgimg.New(figureWidth, figureHeight))).Size().X)
 	c, err := draw.NewFormattedCanvas(w, h, format)
@@ -501,6 +502,33 @@ func (f *figure) panelPlot(p panel, i, cols, rows int) (*plot.Plot, error) {
 	}
 	pl.Add(layer)
 	return pl, nil
+}
+
+// linearWhereNotPositive draws on a linear axis a figure (or panel) whose points are not all
+// above 0, where a log axis cannot put them (ε > 0 in every config, but results.csv may be
+// made by hand), and says so in the axis label.
+func (f *figure) linearWhereNotPositive() {
+	positive := func(ps []panel) bool {
+		for _, p := range ps {
+			for _, s := range append(append([]series{}, p.series...), p.behind...) {
+				for _, x := range s.pts.x {
+					if !(x > 0) {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	if f.logX && !positive(f.panels) {
+		f.logX = false
+		f.xLabel += " (linear: not every value is above 0)"
+	}
+	for i := range f.panels {
+		if f.panels[i].logX && !positive(f.panels[i:i+1]) {
+			f.panels[i].logX = false
+		}
+	}
 }
 
 // positive moves, on a log axis, the bars' ends that reach 0 or below to the point itself.

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"dptext/experiments/report"
@@ -139,5 +140,21 @@ func TestSeriesStyleStable(t *testing.T) {
 	}
 	if len(got) != len(many) {
 		t.Errorf("%d labels got %d styles", len(many), len(got))
+	}
+}
+
+// A log ε axis with a point at ε = 0 (a hand-made results.csv) is drawn linear instead of
+// failing. Mutant: without linearWhereNotPositive the render fails (gonum's LogScale panics on
+// 0, which render reports as a failed drawing).
+func TestLogAxisWithZeroFallsBackToLinear(t *testing.T) {
+	var pts errPoints
+	pts.add(0, 0.5, 0, 0)
+	pts.add(10, 0.6, 0, 0)
+	f := &figure{title: "t", xLabel: "ε", logX: true, panels: []panel{{series: []series{{key: "emd", name: "emd", pts: pts}}}}}
+	if _, err := f.render("png"); err != nil {
+		t.Fatal(err)
+	}
+	if f.logX || !strings.Contains(f.xLabel, "linear") {
+		t.Errorf("logX %v, label %q", f.logX, f.xLabel)
 	}
 }
