@@ -1,8 +1,11 @@
 package render
 
 import (
+	"image/color"
+
 	"dptext/experiments/report"
 	"fmt"
+	"gonum.org/v1/plot/vg/draw"
 	"math"
 	"slices"
 	"strings"
@@ -91,6 +94,17 @@ func metricFigure(s *report.Summary, l Layout, set, metric string) (f *figure, o
 			scorers = append(scorers, sc)
 		}
 	}
+	columns := l.scorerOrder() // the table's columns lead, in their order
+	slices.SortStableFunc(scorers, func(a, b string) int {
+		ia, ib := slices.Index(columns, a), slices.Index(columns, b)
+		if ia < 0 {
+			ia = len(columns)
+		}
+		if ib < 0 {
+			ib = len(columns)
+		}
+		return ia - ib
+	})
 	rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" && c.Metric == metric })
 	mechanisms := mechanismsWithEpsilon(rows)
 	curve := func(sc, mech string) (errPoints, []string) {
@@ -165,9 +179,11 @@ func metricFigure(s *report.Summary, l Layout, set, metric string) (f *figure, o
 					p.lines = append(p.lines, refLine{name: r.Mechanism, at: c.Mean, style: SeriesStyle(r.Mechanism).Line(vg.Points(1))})
 				}
 			}
-			if ref, found := publishedSeries(s, l, set, sc, metric, rows); found {
+			ref, lines := publishedSeries(s, l, set, sc, metric, rows)
+			if ref.pts.Len() > 0 {
 				p.series = append(p.series, ref)
 			}
+			p.lines = append(p.lines, lines...)
 			p.lines = append(p.lines, chanceLine(sc)...)
 			if len(p.series) > 0 {
 				f.panels = append(f.panels, p)
@@ -188,51 +204,46 @@ var publishedStyle = Style{Colour: black, Marker: square, Dash: solid}
 
 // publishedSeries is the published numbers of scorer's column in set (Layout.References) as a
 // reference series at their ε, in the plotted metric: a column of counts ("correct") plotted as
-// accuracy is divided by the published set's authors. Numbers keyed by a mechanism without ε are
-// left out (they have no ε to stand at).
-func publishedSeries(s *report.Summary, l Layout, set, scorer, metric string, rows []rowKey) (series, bool) {
+// accuracy is divided by the set's authors (a reference is only used beside a set of as many
+// authors as the published one). Numbers keyed by a mechanism without ε ("none") are black
+// dotted lines.
+func publishedSeries(s *report.Summary, l Layout, set, scorer, metric string, rows []rowKey) (series, []refLine) {
 	col := l.column(l.label(scorer))
 	if col.Scorer != scorer {
-		return series{}, false
+		return series{}, nil
 	}
 	scale := 1.0
-	if colMetric := l.metric(col); colMetric != metric {
-		if colMetric != report.MetricCorrect || metric != report.MetricAccuracy {
-			return series{}, false
-		}
-		scale = math.NaN() // set per reference from its authors
-	}
 	authors, hasAuthors := s.Fact(set, "authors")
 	if !hasAuthors {
 		authors = math.NaN()
 	}
+	if colMetric := l.metric(col); colMetric != metric {
+		if colMetric != report.MetricCorrect || metric != report.MetricAccuracy || !(authors > 0) {
+			return series{}, nil
+		}
+		scale = 1 / authors
+	}
 	var pts errPoints
-	var tags []string
+	var lines []refLine
 	seen := map[report.Epsilon]bool{}
 	for _, r := range slices.Backward(rows) {
-		if !r.Epsilon.Set() || seen[r.Epsilon] {
+		if seen[r.Epsilon] && r.Epsilon.Set() {
 			continue
 		}
 		v, found := l.reference(set, col.Label, r.Mechanism, r.Epsilon, authors)
 		if !found {
 			continue
 		}
-		seen[r.Epsilon] = true
-		k := scale
-		if math.IsNaN(k) {
-			if !hasAuthors || authors <= 0 {
-				continue
-			}
-			k = 1 / authors
+		if !r.Epsilon.Set() {
+			lines = append(lines, refLine{name: "published: " + r.Mechanism, at: v * scale,
+				style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: dashes[dotted]}})
+			continue
 		}
-		pts.add(r.Epsilon.Value(), v*k, 0, 0)
-		tags = append(tags, "")
-	}
-	if pts.Len() == 0 {
-		return series{}, false
+		seen[r.Epsilon] = true
+		pts.add(r.Epsilon.Value(), v*scale, 0, 0)
 	}
 	st := publishedStyle
-	return series{key: "published", name: "published numbers", pts: pts, reference: true, quiet: true, style: &st}, true
+	return series{key: "published", name: "published numbers", pts: pts, reference: true, quiet: true, style: &st}, lines
 }
 
 // mechanismsWithEpsilon lists the mechanisms of rows that have an ε, in row order.

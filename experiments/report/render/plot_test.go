@@ -76,6 +76,17 @@ func TestTable1FigureShowsPublishedNumbers(t *testing.T) {
 		}
 		return out
 	}
+	f, _, err := metricFigure(s, l, "20", report.MetricAccuracy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noneLine := false
+	for _, r := range f.panels[0].lines {
+		noneLine = noneLine || (r.name == "published: none" && math.Abs(r.at-12.0/20) < 1e-12)
+	}
+	if f.panels[0].title != "SRauth" || !noneLine {
+		t.Errorf("set 20: first panel %s, lines %+v; want SRauth with the published none (12 of 20) at 0.6", f.panels[0].title, f.panels[0].lines)
+	}
 	want := map[float64]float64{30: 8.0 / 20, 25: 8.0 / 20, 20: 5.0 / 20, 15: 2.0 / 20, 10: 0}
 	if got := published("20", "SRauth"); !reflect.DeepEqual(got, want) {
 		t.Errorf("set 20: published points %v, want %v", got, want)
