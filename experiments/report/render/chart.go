@@ -99,7 +99,7 @@ type figure struct {
 	styles map[string]Style
 }
 
-// curves lists the non-reference series of every panel, once each by key.
+// keys lists the keys of every panel's series, once each, in order.
 func (f *figure) keys() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -146,8 +146,7 @@ func (f *figure) smallMultiples() {
 	if len(curves) <= maxSeriesPerPanel {
 		return
 	}
-	f.keys() // fix the styles before the panels reorder the series
-	f.style(series{})
+	f.style(series{}) // fixes the styles of every key before the panels reorder the series
 	var panels []panel
 	for i, c := range curves {
 		var behind []series
