@@ -103,10 +103,11 @@ const empiricalFrontierFile = "frontier-empirical-"
 // utility scorer (Layout.Utilities, else the frontier's utility), the privacy–utility frontier
 // on the empirical scale (`frontier-empirical-<k>-<utility>-<set>`): the utility (accuracy for
 // a classifier, else the measure's mean, with its t interval) against the empirical document ε
-// (its point estimate with its lower and upper confidence bounds as bars), one curve per
-// mechanism with ε and a marker per mechanism without ε. Where every scored release was told
-// apart, the estimate is infinite: the point stands at its lower bound, which is then the
-// design's ceiling, ringed in black, and the ceiling is drawn as a vertical line. The empirical
+// (its point estimate with its lower and upper confidence bounds as bars, the bar reaching the
+// axis's end where the upper bound is infinite in a repeat), one curve per mechanism with ε and
+// a marker per mechanism without ε. Where every scored release was told apart (in a repeat),
+// the estimate is infinite: the point stands at its lower bound, ringed in black, and the
+// design's ceiling is drawn as a vertical line. The empirical
 // ε is in one unit for every mechanism, so this is the figure that compares families.
 func empiricalFrontierFigures(s *report.Summary, l Layout, set string) (map[string]*figure, error) {
 	utilities := l.Utilities
@@ -121,7 +122,7 @@ func empiricalFrontierFigures(s *report.Summary, l Layout, set string) (map[stri
 				metric = "mean"
 			}
 			f := &figure{title: fmt.Sprintf("set %s: %s %s against empirical document ε (%s)", set, l.label(u), metric, distanceLabel(k)),
-				xLabel: "empirical document ε (the estimate; bars from the lower to the upper confidence bound)", yLabel: fmt.Sprintf("%s %s (utility)", l.label(u), metric),
+				xLabel: "empirical document ε (the estimate; bars from the lower to the upper confidence bound, to the axis's end where that is ∞)", yLabel: fmt.Sprintf("%s %s (utility)", l.label(u), metric),
 				xErrors: true, includeZeroX: true, excludeZeroY: true}
 			rows := tableRows(s, func(c report.Cell) bool {
 				return c.Set == set && c.Mechanism != "" && c.Scorer == report.PrivacyScorer && c.Metric == distinguishPrefix+k+"_lcb"
@@ -141,10 +142,12 @@ func empiricalFrontierFigures(s *report.Summary, l Layout, set string) (map[stri
 					if !ok || !okLo {
 						continue
 					}
+					// A repeat whose estimate (or upper bound) is infinite has no row: the mean of
+					// the others would understate it.
 					x, xlo, xhi, sat := lo.Mean, 0.0, 0.0, true
-					if est, ok := s.Cell(key(report.PrivacyScorer, distinguishPrefix+k)); ok && !math.IsInf(est.Mean, 0) {
-						x, xlo, sat = est.Mean, est.Mean-lo.Mean, false
-						if hi, ok := s.Cell(key(report.PrivacyScorer, distinguishPrefix+k+"_ucb")); ok && !math.IsInf(hi.Mean, 0) {
+					if est, ok := s.Cell(key(report.PrivacyScorer, distinguishPrefix+k)); ok && est.N() == lo.N() && !math.IsInf(est.Mean, 0) {
+						x, xlo, xhi, sat = est.Mean, est.Mean-lo.Mean, math.Inf(1), false
+						if hi, ok := s.Cell(key(report.PrivacyScorer, distinguishPrefix+k+"_ucb")); ok && hi.N() == lo.N() && !math.IsInf(hi.Mean, 0) {
 							xhi = hi.Mean - est.Mean
 						}
 					}

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -43,8 +44,8 @@ type series struct {
 	// key is the mechanism's label, which chooses the style; name is the legend's text.
 	key, name string
 	pts       errPoints
-	// tags label the points ("ε=10"), nil for none; saturated marks points at the design's
-	// ceiling, drawn with a black ring.
+	// tags label the points ("ε=10"), nil for none; saturated marks points whose estimate is
+	// infinite, drawn at their lower bound with a black ring.
 	tags      []string
 	saturated []bool
 	// reference series (a mechanism without ε, or published numbers) are drawn in colour in
@@ -314,14 +315,15 @@ func (f *figure) render(format string) (data []byte, err error) {
 		plots[r] = make([]*plot.Plot, cols)
 	}
 	for i, p := range f.panels {
-		pl, err := f.panelPlot(p, i, cols, rows)
+		pxlo, pxhi := xlo, xhi
+		if f.ownX {
+			pxlo, pxhi, _, _ = f.ranges([]panel{p}, f.logX || p.logX)
+		}
+		pl, err := f.panelPlot(p, i, cols, rows, pxhi)
 		if err != nil {
 			return nil, err
 		}
-		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = xlo, xhi, ylo, yhi
-		if f.ownX {
-			pl.X.Min, pl.X.Max, _, _ = f.ranges([]panel{p}, f.logX || p.logX)
-		}
+		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = pxlo, pxhi, ylo, yhi
 		plots[i/cols][i%cols] = pl
 	}
 	if len(f.panels) == 1 {
@@ -399,7 +401,7 @@ func (f *figure) legend() plot.Legend {
 		}
 	}
 	if saturated {
-		l.Add("at the design's ceiling", &plotter.Scatter{GlyphStyle: saturatedRing})
+		l.Add("estimate ∞: at its lower bound", &plotter.Scatter{GlyphStyle: saturatedRing})
 	}
 	for _, p := range f.panels {
 		for _, r := range p.lines {
@@ -417,7 +419,7 @@ func (f *figure) legend() plot.Legend {
 
 // panelPlot builds panel i's plot: grey curves, reference lines, the panel's curves with their
 // error bars, and the label layer.
-func (f *figure) panelPlot(p panel, i, cols, rows int) (*plot.Plot, error) {
+func (f *figure) panelPlot(p panel, i, cols, rows int, xmax float64) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.title
 	if len(f.panels) == 1 { // small multiples: once, below and left of the panels
@@ -458,7 +460,7 @@ func (f *figure) panelPlot(p panel, i, cols, rows int) (*plot.Plot, error) {
 	layer := &labelLayer{fig: f}
 	for _, s := range p.series {
 		st := f.style(s)
-		pts := positive(s.pts, logX)
+		pts := toAxisEnd(positive(s.pts, logX), xmax)
 		if err := addCurve(pl, pts, st, f.xErrors, !s.reference); err != nil {
 			return nil, err
 		}
@@ -540,6 +542,19 @@ func positive(p errPoints, logX bool) errPoints {
 	for i, x := range p.x {
 		if x-q.xlo[i] <= 0 {
 			q.xlo[i] = 0
+		}
+	}
+	return q
+}
+
+// toAxisEnd shortens a bar that reaches +∞ (an infinite upper bound) to end at xmax, the axis's
+// end.
+func toAxisEnd(p errPoints, xmax float64) errPoints {
+	q := p
+	q.xhi = slices.Clone(p.xhi)
+	for i, x := range p.x {
+		if math.IsInf(q.xhi[i], 1) {
+			q.xhi[i] = math.Max(0, xmax-x)
 		}
 	}
 	return q
