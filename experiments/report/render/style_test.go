@@ -158,3 +158,57 @@ func TestLogAxisWithZeroFallsBackToLinear(t *testing.T) {
 		t.Errorf("logX %v, label %q", f.logX, f.xLabel)
 	}
 }
+
+// The accuracy figure tells mechanisms apart by colour and never puts the ε of several
+// mechanisms (perhaps of different units) on one linear axis: with a few mechanisms, one panel
+// per scorer with a log ε axis and a colour per mechanism; with 16, one panel per mechanism on
+// its own ε axis. Mutants: all curves of a panel in one colour (the scorer's, before issue 45)
+// and a linear shared axis each fail.
+func TestAccuracyFigureColoursAndAxes(t *testing.T) {
+	rows, _ := sixteenMechanisms()
+	l := DefaultLayout()
+	l.Metric = report.MetricAccuracy
+	l.Columns = []Column{{Scorer: "koppel11", Label: "DRauth", Task: report.TaskAuthor}, {Scorer: "fasttext", Label: "DRtopic", Task: report.TaskTopic}}
+	var few []report.Row
+	for _, r := range rows {
+		if r.Mechanism == "" || r.Mechanism == "emd" || r.Mechanism == "santext" || r.Mechanism == "syntf" {
+			few = append(few, r)
+		}
+	}
+	f, ok, err := metricFigure(mustAggregate(t, few, l), l, "s", report.MetricAccuracy)
+	if err != nil || !ok {
+		t.Fatalf("ok %v, err %v", ok, err)
+	}
+	if len(f.panels) != 2 || !f.logX || f.ownX {
+		t.Errorf("3 mechanisms: %d panels, logX %v, ownX %v; want one panel per scorer (2) on a shared log axis", len(f.panels), f.logX, f.ownX)
+	}
+	for _, p := range f.panels {
+		colours := map[int]string{}
+		for _, s := range p.series {
+			if other, dup := colours[f.style(s).Colour]; dup {
+				t.Errorf("panel %s: %s and %s in one colour", p.title, s.key, other)
+			}
+			colours[f.style(s).Colour] = s.key
+		}
+		if len(colours) != 3 {
+			t.Errorf("panel %s: %d colours for 3 mechanisms", p.title, len(colours))
+		}
+	}
+	f, ok, err = metricFigure(mustAggregate(t, rows, l), l, "s", report.MetricAccuracy)
+	if err != nil || !ok {
+		t.Fatalf("ok %v, err %v", ok, err)
+	}
+	if len(f.panels) != 16 || !f.ownX {
+		t.Errorf("16 mechanisms: %d panels, ownX %v; want one panel per mechanism, each on its own ε axis", len(f.panels), f.ownX)
+	}
+	for _, p := range f.panels {
+		for _, s := range p.series {
+			if want := SeriesStyle(p.title).Colour; f.style(s).Colour != want {
+				t.Errorf("panel %s: scorer %s not in the mechanism's colour", p.title, s.name)
+			}
+		}
+	}
+	if _, err := f.render("png"); err != nil {
+		t.Fatal(err)
+	}
+}
