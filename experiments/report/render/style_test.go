@@ -85,6 +85,11 @@ func TestSixteenMechanismsDistinctAndLabelsApart(t *testing.T) {
 	if len(f.panels) != 16 {
 		t.Errorf("%d panels, want one per mechanism (16)", len(f.panels))
 	}
+	for _, p := range f.panels { // small multiples: its own curve in colour, the 15 others in grey
+		if len(p.series) != 1 || p.series[0].name != p.title || len(p.behind) != 15 {
+			t.Errorf("panel %s: %d series in colour, %d behind; want its own and 15 behind", p.title, len(p.series), len(p.behind))
+		}
+	}
 	drawn := map[look]string{}
 	for _, p := range f.panels {
 		for _, sr := range p.series {
