@@ -211,3 +211,46 @@ func inked(img image.Image) (float64, int) {
 	}
 	return float64(n) / float64(b.Dx()*b.Dy()), len(colours)
 }
+
+// `dptext report` (Rereport) rewrites report.html from the folder alone and lists it among the
+// manifest's outputs, so that the next run removes it. Mutant: Rereport without WriteHTML
+// leaves the folder without the page.
+func TestRereportWritesReportHTML(t *testing.T) {
+	dir, _ := fixtureRun(t)
+	results, err := os.ReadFile("../report/render/testdata/fixture-results.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.csv"), results, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "name = \"fixture\"\nrepeats = 5\n[[sets]]\nname = \"20\"\nauthors = 20\n[[sets]]\nname = \"50\"\nauthors = 50\n" +
+		"[[mechanisms]]\nname = \"none\"\n[[mechanisms]]\nname = \"emd\"\nepsilons = [30, 25, 20, 15, 10]\n" +
+		"[[scorers]]\nname = \"sr-nn\"\n[[scorers]]\nname = \"sr-knn-topic\"\n[[scorers]]\nname = \"koppel11\"\n[[scorers]]\nname = \"fasttext\"\n"
+	cfg, err := runconfig.ParseConfig(filepath.Join(dir, "fixture.toml"), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man := rundir.NewManifest(cfg, 1)
+	man.Status = rundir.StatusComplete
+	if err := man.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, HTMLFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Rereport(dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil || !bytes.Contains(page, []byte(`<section id="provenance">`)) || !bytes.Contains(page, []byte(`<img src="accuracy-20.png"`)) {
+		t.Fatalf("report.html after Rereport: %v\n%.300s", err, page)
+	}
+	back, err := rundir.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(back.Outputs, HTMLFile) {
+		t.Errorf("the manifest's outputs %v do not list %s", back.Outputs, HTMLFile)
+	}
+}
