@@ -33,10 +33,11 @@ const (
 )
 
 var (
-	chanceStyle   = draw.LineStyle{Color: color.Gray{Y: 100}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
-	ceilingStyle  = draw.LineStyle{Color: color.Gray{Y: 60}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2), vg.Points(8), vg.Points(2)}}
-	behindStyle   = draw.LineStyle{Color: color.Gray{Y: 205}, Width: vg.Points(1)}
-	saturatedRing = draw.GlyphStyle{Color: color.Gray{Y: 0}, Radius: vg.Points(5.5), Shape: draw.RingGlyph{}}
+	chanceStyle     = draw.LineStyle{Color: color.Gray{Y: 100}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	ceilingStyle    = draw.LineStyle{Color: color.Gray{Y: 60}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2), vg.Points(8), vg.Points(2)}}
+	behindStyle     = draw.LineStyle{Color: color.Gray{Y: 205}, Width: vg.Points(1)}
+	labelBackground = color.NRGBA{R: 255, G: 255, B: 255, A: 235}
+	saturatedRing   = draw.GlyphStyle{Color: color.Gray{Y: 0}, Radius: vg.Points(5.5), Shape: draw.RingGlyph{}}
 )
 
 // series is one mechanism's points in a figure.
@@ -639,6 +640,8 @@ func (l *labelLayer) Plot(c draw.Canvas, p *plot.Plot) {
 			if !inside(rect, c.Rectangle) || overlapsAny(rect, blocked) || overlapsAny(rect, l.fig.placed) {
 				continue
 			}
+			// a white, slightly transparent box: the label stays legible over lines and bars
+			c.FillPolygon(labelBackground, []vg.Point{rect.Min, {X: rect.Max.X, Y: rect.Min.Y}, rect.Max, {X: rect.Min.X, Y: rect.Max.Y}})
 			c.FillText(sty, at, it.text)
 			l.fig.placed = append(l.fig.placed, rect)
 			break
