@@ -449,15 +449,21 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	outputs = append(outputs, written...)
+	outputs = append(outputs, runreport.HTMLFile)
 	slices.Sort(outputs)
 	outputs = slices.Compact(outputs)
-	// results.csv last: its presence means the run's outputs are all there.
-	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
-		return err
-	}
+	var man rundir.Manifest // as report.html shows it: this run's rows, time per phase and files
 	if err := live.Update(func(m *rundir.Manifest) {
 		m.Rows, m.PhaseSeconds, m.Outputs = len(out.rows), r.spent.seconds(), outputs
+		man = *m
 	}); err != nil {
+		return err
+	}
+	if err := runreport.WriteHTML(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, &man, out.rows, outputs); err != nil {
+		return fmt.Errorf("writing %s: %w", runreport.HTMLFile, err)
+	}
+	// results.csv last: its presence means the run's outputs are all there.
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
 	}
 	logf("wrote %s (%d rows), predictions.csv, table.md and plots", filepath.Join(dir, "results.csv"), len(out.rows))
