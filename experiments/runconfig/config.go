@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -57,6 +58,9 @@ type Config struct {
 	Hash string `toml:"-"`
 
 	lines configfile.Lines
+	// written holds the dotted keys the text gives (array indices dropped), so that an absent
+	// key takes its default while a written one, 0 included, is validated as given.
+	written map[string]bool
 	// skipFileChecks: validation does not look the corpus and embeddings paths up.
 	skipFileChecks bool
 	// mechOptions[i] and scorerOptions[i] are the params of Mechanisms[i] and Scorers[i],
@@ -271,6 +275,10 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	sum := sha256.Sum256([]byte(src))
 	cfg.Hash = hex.EncodeToString(sum[:])
 	cfg.lines = doc.Lines
+	cfg.written = map[string]bool{}
+	for _, k := range md.Keys() {
+		cfg.written[k.String()] = true
+	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
 		// Keys inside a component's params table (nested tables included) are checked
@@ -322,6 +330,11 @@ func validKeys(cfg *Config, table string) []string {
 	return configfile.TOMLKeys(v)
 }
 
+// isWritten reports whether the config's text gives key in table ("verdict"; "" for the top
+// level): a numeric key left at 0 takes its default only when it is absent.
+func (c *Config) isWritten(table, key string) bool { return c.written[configfile.JoinKey(table, key)] }
+
+// ErrAt is an error about key in the table at path (indexed, as "sets[1]"), at the key's line.
 func (c *Config) ErrAt(path, key, format string, args ...any) error {
 	name := key
 	if path != "" {
@@ -499,6 +512,13 @@ func (c *Config) validateData() error {
 		}
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.ErrAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
+		}
+		// The reader refused these only once the run read the corpus.
+		if c.Corpus.Topic == "era" && (c.Corpus.EraSplitYear < 1791 || c.Corpus.EraSplitYear > 2100) {
+			return c.ErrAt("corpus", "era_split_year", "%d: want a year in 1791…2100", c.Corpus.EraSplitYear)
+		}
+		if c.Corpus.Topic != "era" && c.isWritten("corpus", "era_split_year") {
+			return c.ErrAt("corpus", "era_split_year", "applies to topic = \"era\" only (topic is %q): remove it, or set topic = \"era\"", c.Corpus.Topic)
 		}
 	case c.Corpus.Path == "":
 		return c.ErrAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
@@ -799,8 +819,13 @@ func (c *Config) validateGains() error {
 	for _, s := range c.Scorers {
 		ids[s.ID()] = registry.Scorers[s.Name].Task
 	}
+	seen := map[string]int{}
 	for i, g := range c.Gains {
 		path := fmt.Sprintf("gains[%d]", i)
+		if j, ok := seen[g.Name]; ok && g.Name != "" {
+			return c.ErrAt(path, "name", "%q: [[gains]] %d and %d share the name: want distinct names (their rows would mix)", g.Name, j+1, i+1)
+		}
+		seen[g.Name] = i
 		switch {
 		case g.Name == "":
 			return c.ErrAt(path, "name", "missing: the scorer name of the gain rows")
@@ -878,7 +903,7 @@ func (c *Config) validateReport() error {
 		return err
 	}
 	if err := c.Report.Validate(); err != nil {
-		return &configfile.Error{File: c.Path, Key: "report", Msg: err.Error()}
+		return c.reportError(err)
 	}
 	sets, mechs := map[string]bool{}, map[string]bool{}
 	var setNames, mechNames []string
@@ -900,6 +925,28 @@ func (c *Config) validateReport() error {
 		}
 	}
 	return nil
+}
+
+// reportKeyRE finds the key a layout error names: "report: columns[1].label …",
+// "report: level = …", "report: frontier.attack …".
+var reportKeyRE = regexp.MustCompile(`^report: ([a-z_]+)(\[\d+\])?(?:\.([a-z_]+))?`)
+
+// reportError places an error of render.Layout.Validate at the line of the key it names (else
+// at [report]'s header).
+func (c *Config) reportError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "report: ")
+	m := reportKeyRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &configfile.Error{File: c.Path, Line: c.lines.Line("report", ""), Key: "report", Msg: msg}
+	}
+	path, key := "report", m[1]
+	switch {
+	case m[2] != "" && m[3] != "": // columns[1].label
+		path, key = "report."+m[1]+m[2], m[3]
+	case m[3] != "": // frontier.attack
+		path, key = "report."+m[1], m[3]
+	}
+	return &configfile.Error{File: c.Path, Line: c.lines.Near(path, key), Key: path + "." + key, Msg: msg}
 }
 
 // privacyMetricNames lists the privacy and diagnostic metrics this config's runs may write:
@@ -956,6 +1003,9 @@ func (c *Config) checkReportMetrics() error {
 		if err := check("report", "privacy_metrics", m, privacy, fmt.Sprintf("(privacy_metrics[%d]) %s", i, privacyKind)); err != nil {
 			return err
 		}
+	}
+	if i, j := firstRepeat(r.PrivacyMetrics); i > 0 {
+		return c.ErrAt("report", "privacy_metrics", "%q: entries %d and %d are both %q: want distinct metrics (a repeat prints its table twice)", r.PrivacyMetrics, j, i, r.PrivacyMetrics[i-1])
 	}
 	if r.Frontier.Attack != "" {
 		if err := check("report.frontier", "attack_metric", r.Frontier.AttackMetric, scorer, scorerKind); err != nil {

@@ -13,6 +13,7 @@ import (
 	"dptext/experiments/report"
 	"dptext/experiments/report/verdict"
 	"dptext/experiments/rundir"
+	"dptext/experiments/runconfig"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
 	"dptext/mechanisms/distinguish"
@@ -144,7 +145,7 @@ func (r *runner) distinguishStudy(si int, items []itemScore, points []verdict.Cu
 			distinguishDistanceText(*d.VerdictDistance), name)}, RangeEnds: r.searchEnds(si, empiricalAxis)}
 	spec.Notes = append(spec.Notes, r.searchNotes(si, empiricalAxis)...)
 	for _, x := range d.VerdictLevels {
-		a := math.Exp(x) / (1 + math.Exp(x))
+		a := runconfig.DistinguishLevelAccuracy(x)
 		spec.Levels = append(spec.Levels, a)
 		spec.LevelNames = append(spec.LevelNames, "empirical ε "+strconv.FormatFloat(x, 'g', -1, 64))
 	}
