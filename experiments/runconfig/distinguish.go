@@ -115,7 +115,7 @@ func (c *Config) validateDistinguish() error {
 			return c.ErrAt("distinguish", "verdict_levels", "%v: %v: want finite levels above 0", d.VerdictLevels, l)
 		}
 		if DistinguishLevelAccuracy(l) >= 1 {
-			return c.ErrAt("distinguish", "verdict_levels", "%v: %v: its distinguisher accuracy e^ε/(1 + e^ε) is 1 to within float64 precision (from ε ≈ %.1f on), a level no measured accuracy can be told from: want levels above 0 and below %.1f",
+			return c.ErrAt("distinguish", "verdict_levels", "%v: %v: its distinguisher accuracy e^ε/(1 + e^ε) is 1 to within float64 precision (from ε ≈ %.1f on), a level no measured accuracy can be told from: want levels above 0, at most %.1f",
 				d.VerdictLevels, l, maxDistinguishLevel, maxDistinguishLevel)
 		}
 	}

@@ -33,7 +33,7 @@ func TestWrittenValuesAreValidated(t *testing.T) {
 		{base + "[audit]\nalpha = 0\n", "audit.alpha", "0: want a value in (0, 1)"},
 		{base + "[audit]\npairs = 0\n", "audit.pairs", "0: want 1 to"},
 		{base + "[distinguish]\nverdict_levels = [710]\n", "distinguish.verdict_levels", "710: its distinguisher accuracy"},
-		{base + "[distinguish]\nverdict_levels = [37]\n", "distinguish.verdict_levels", "want levels above 0 and below 36."},
+		{base + "[distinguish]\nverdict_levels = [37]\n", "distinguish.verdict_levels", "want levels above 0, at most 36."},
 		{base + "[distinguish]\nverdict_levels = [1, 2, 1]\n", "distinguish.verdict_levels", "entries 1 and 3 are both 1"},
 		{base + "[distinguish]\ndistinguishers = [\"mean\", \"mean\"]\n", "distinguish.distinguishers", "entries 1 and 2 are both \"mean\""},
 		{strings.Replace(base, `utilities = ["cosine"]`, `utilities = ["cosine", "chrf", "cosine"]`, 1), "verdict.utilities", "entries 1 and 3 are both \"cosine\""},
