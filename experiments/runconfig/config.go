@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -260,6 +261,16 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 			}
 			return nil, &configfile.Error{File: path, Line: pe.Position.Line, Key: key, Msg: pe.Message}
 		}
+		if m := decodeErrorRE.FindStringSubmatch(err.Error()); m != nil {
+			// A value of the wrong type ("incompatible types: TOML value has type bool;
+			// destination has type float"): the decoder names its line and key in the text.
+			line, _ := strconv.Atoi(m[1])
+			key := m[2]
+			if p, k := configfile.Locate(src).At(line); configfile.StripIndices(configfile.JoinKey(p, k)) == key {
+				key = configfile.JoinKey(p, k) // with its array index: "sets[1].name"
+			}
+			return nil, &configfile.Error{File: path, Line: line, Key: key, Msg: m[3]}
+		}
 		return nil, &configfile.Error{File: path, Msg: err.Error()}
 	}
 	cfg.Path, cfg.Text = path, src
@@ -299,6 +310,10 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	}
 	return cfg, nil
 }
+
+// decodeErrorRE reads the line, key and message of a decoding error that is not a
+// toml.ParseError: "toml: line 3 (last key "verdict.alpha"): incompatible types: …".
+var decodeErrorRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 
 // validKeys lists the keys a table of the config accepts.
 func validKeys(cfg *Config, table string) []string {

@@ -1,5 +1,13 @@
 package runconfig
 
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"dptext/internal/configfile"
+)
+
 // DrawFacts are what CheckDraws needs of one draw of a set (every repeat's draw when the
 // evaluation authors or stories are redrawn): its number of evaluation authors, of evaluation
 // documents, and the length in words of the shortest one; SetAuthors counts the evaluation
@@ -55,4 +63,28 @@ func (c *Config) checkDraw(f DrawFacts) error {
 		return c.ErrAt("distinguish", "words", "%d%s: the evaluation documents of set %q have %d words (the shortest): set words to at most %d", d.Words, given("words"), f.Set, f.MinLength, f.MinLength)
 	}
 	return nil
+}
+
+// setNameRE finds the set or PAN problem an error of the draw names.
+var setNameRE = regexp.MustCompile(`(?:set|problem) "([^"]*)"`)
+
+// DataError places an error of reading the corpus or drawing the sets at the config's line
+// that chose what failed: the set it names (its authors), else the [protocol] table, else the
+// first set. Errors already placed are returned as they are.
+func (c *Config) DataError(err error) error {
+	var ce *configfile.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	if m := setNameRE.FindStringSubmatch(err.Error()); m != nil {
+		for i, s := range c.Sets {
+			if s.Name == m[1] {
+				return c.ErrAt(fmt.Sprintf("sets[%d]", i), "authors", "%v", err)
+			}
+		}
+	}
+	if c.lines.Has("protocol") {
+		return c.ErrAt("", "protocol", "%v", err)
+	}
+	return c.ErrAt("sets[0]", "authors", "%v", err)
 }

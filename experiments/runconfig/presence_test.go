@@ -35,7 +35,7 @@ func TestWrittenValuesAreValidated(t *testing.T) {
 		{base + "[distinguish]\nverdict_levels = [710]\n", "distinguish.verdict_levels", "710: its distinguisher accuracy"},
 		{base + "[distinguish]\nverdict_levels = [37]\n", "distinguish.verdict_levels", "want levels above 0, at most 36."},
 		{base + "[distinguish]\nverdict_levels = [1, 2, 1]\n", "distinguish.verdict_levels", "entries 1 and 3 are both 1"},
-		{base + "[distinguish]\ndistinguishers = [\"mean\", \"mean\"]\n", "distinguish.distinguishers", "entries 1 and 2 are both \"mean\""},
+		{base + "[distinguish]\ndistinguishers = [\"overlap\", \"overlap\"]\n", "distinguish.distinguishers", "entries 1 and 2 are both \"overlap\""},
 		{strings.Replace(base, `utilities = ["cosine"]`, `utilities = ["cosine", "chrf", "cosine"]`, 1), "verdict.utilities", "entries 1 and 3 are both \"cosine\""},
 		{strings.Replace(base, `above_chance = [0.1]`, `above_chance = [0.1, 0.1]`, 1), "verdict.above_chance", "entries 1 and 2 are both 0.1"},
 		{strings.Replace(base, `above_chance = [0.1]`, `above_chance = [0.9]`, 1), "verdict.above_chance", `set "4" has 4 authors, so its accuracy level is chance 0.25 + 0.9 = 1.15, above 1`},
@@ -96,5 +96,19 @@ func TestDistinguishLevelAccuracy(t *testing.T) {
 	}
 	if DistinguishLevelAccuracy(maxDistinguishLevel) >= 1 || DistinguishLevelAccuracy(maxDistinguishLevel+0.1) < 1 {
 		t.Errorf("maxDistinguishLevel %v is not where the accuracy reaches 1", maxDistinguishLevel)
+	}
+}
+
+// TestWrongTypeNamesKeyAndLine: a value of the wrong type is refused at its line with its key
+// (array index included); it named neither ("toml: line 30 (last key "sets.authors"): …" in
+// the message, no line in the error). Mutant: parseConfig without decodeErrorRE.
+func TestWrongTypeNamesKeyAndLine(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{strings.Replace(validConfig, "authors = 4", "authors = 4.5", 1), "bad.toml:9: sets[0].authors: incompatible types"},
+		{validConfig + verdictTail + "confidence = true\n", "bad.toml:" + strconv.Itoa(strings.Count(validConfig+verdictTail, "\n")+1) + ": verdict.confidence: incompatible types"},
+	} {
+		if _, err := ParseConfig("bad.toml", c.text); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("error %v, want %q…", err, c.want)
+		}
 	}
 }

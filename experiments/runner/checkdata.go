@@ -18,35 +18,45 @@ import (
 // is the default cache; the default corpus, when not fetched yet, is fetched. The embeddings are
 // not read.
 func CheckData(ctx context.Context, cfg *runconfig.Config, dataDir string, logf func(string, ...any)) error {
+	sets, err := drawConfigSets(ctx, cfg, dataDir, logf)
+	if err != nil {
+		return err
+	}
+	return cfg.CheckDraws(drawFacts(sets))
+}
+
+// drawConfigSets reads cfg's corpus (not its embeddings) and draws its sets as `run` does; an
+// error of the draw is placed at the config's line that chose it (runconfig.DataError).
+func drawConfigSets(ctx context.Context, cfg *runconfig.Config, dataDir string, logf func(string, ...any)) ([]*protocol.SetData, error) {
 	if dataDir == "" {
 		d, err := datasets.DefaultCacheDir()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		dataDir = d
 	}
 	c := cfg.Corpus
 	format, ok := registry.LookupCorpusFormat(c.Format)
 	if !ok {
-		return fmt.Errorf("corpus: unknown format %q", c.Format)
+		return nil, fmt.Errorf("corpus: unknown format %q", c.Format)
 	}
 	path := cfg.Resolve(c.Path)
 	if format.Dataset != "" {
 		paths, err := datasets.Ensure(ctx, dataDir, format.Dataset, registry.LogWriter(logf))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		path = paths.Corpus
 	}
 	docs, _, err := format.Read(c, path, needsTopics(cfg), corpus.NewRecorder(path))
 	if err != nil {
-		return err
+		return nil, cfg.DataError(err)
 	}
 	sets, err := protocol.Split(cfg, docs, logf)
 	if err != nil {
-		return err
+		return nil, cfg.DataError(err)
 	}
-	return cfg.CheckDraws(drawFacts(sets))
+	return sets, nil
 }
 
 // drawFacts lists what runconfig.CheckDraws needs of every draw of sets.
