@@ -626,6 +626,14 @@ func (c *Config) validateProtocol() error {
 	case !(p.ValidationShare >= 0 && p.ValidationShare < 1):
 		return c.ErrAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
 	}
+	if p.Kind != ProtocolClassification {
+		// Only the classification protocol reads these: elsewhere a value was silently unused.
+		for _, k := range []string{"chunk_words", "min_topics_per_author", "test_share", "max_docs_per_author"} {
+			if c.isWritten("protocol", k) {
+				return c.ErrAt("protocol", k, "applies to the classification protocol only (kind = %q does not read it): remove it, or set kind = %q", p.Kind, ProtocolClassification)
+			}
+		}
+	}
 	return c.validateTopicsResample()
 }
 

@@ -112,3 +112,16 @@ func TestWrongTypeNamesKeyAndLine(t *testing.T) {
 		}
 	}
 }
+
+// TestClassificationKeysElsewhere: a key only the classification protocol reads, written under
+// another protocol, was silently unused; it is refused at its line. Mutant: no check (parses).
+func TestClassificationKeysElsewhere(t *testing.T) {
+	text := strings.Replace(validConfig, "seed = 1", "seed = 1\n[protocol]\ntest_share = 0.5", 1)
+	if _, err := ParseConfig("bad.toml", text); err == nil || !strings.HasPrefix(err.Error(), `bad.toml:4: protocol.test_share: applies to the classification protocol only (kind = "authorship"`) {
+		t.Errorf("error %v", err)
+	}
+	text = strings.Replace(validConfig, "seed = 1", "seed = 1\n[protocol]\nkind = \"classification\"\ntest_share = 0.5", 1)
+	if _, err := ParseConfig("ok.toml", text); err != nil {
+		t.Errorf("classification: %v", err)
+	}
+}
