@@ -661,7 +661,7 @@ func (c *Config) validateSets() error {
 		}
 		seen[plotName(s.Name)] = i
 		switch {
-		case s.AllAuthors && s.Authors != 0:
+		case s.AllAuthors && (s.Authors != 0 || c.lines.Line(path, "authors") > 0):
 			return c.ErrAt(path, "all_authors", "with authors = %d: give one of them", s.Authors)
 		case s.AllAuthors && c.Protocol.Kind != ProtocolAuthorship:
 			return c.ErrAt(path, "all_authors", "applies to the authorship protocol only")
@@ -940,6 +940,10 @@ func (c *Config) validateReport() error {
 	}
 	for i, r := range c.Report.References {
 		path := fmt.Sprintf("report.references[%d]", i)
+		if r.Authors == 0 && c.lines.Line(path, "authors") > 0 {
+			// 0 reads as "not given": written, it is a value out of range.
+			return c.ErrAt(path, "authors", "0: want the number of authors of the published set (≥ 1), or leave authors out")
+		}
 		if !sets[r.Set] {
 			return c.ErrAt(path, "set", "%q is not a set of this config; sets: %s", r.Set, strings.Join(setNames, ", "))
 		}
