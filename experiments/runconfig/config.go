@@ -768,15 +768,13 @@ func (c *Config) validateMechanisms() error {
 		if !entry.UsesEpsilon && len(m.Epsilons) > 0 {
 			return c.ErrAt(path, "epsilons", "mechanism %q takes no ε; remove the key", m.Name)
 		}
-		seenEps := map[report.Epsilon]bool{}
 		for _, e := range m.Epsilons {
 			if err := entry.Epsilons.Check(e.Value()); err != nil {
 				return c.ErrAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
 			}
-			if seenEps[e] {
-				return c.ErrAt(path, "epsilons", "%v appears twice", e)
-			}
-			seenEps[e] = true
+		}
+		if i, j := firstRepeat(m.Epsilons); i > 0 {
+			return c.ErrAt(path, "epsilons", "%v appears twice (entries %d and %d): want distinct ε, one cell each", m.Epsilons[i-1], j, i)
 		}
 		o, err := entry.Decode(m.params)
 		if err != nil {
