@@ -735,6 +735,9 @@ func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []
 	if !slices.Contains(valid, comp.Name) {
 		return c.ErrAt(path, "name", "unknown %s %q; valid: %s", kind, comp.Name, strings.Join(valid, ", "))
 	}
+	if comp.Label == "" && c.lines.Line(path, "label") > 0 {
+		return c.ErrAt(path, "label", `"": want a label, or leave label out (the %s is then named %q)`, kind, comp.Name)
+	}
 	if ids[comp.ID()] {
 		return c.ErrAt(path, "label", "%s %q appears twice: give one a distinct label", kind, comp.ID())
 	}
@@ -799,6 +802,9 @@ func (c *Config) validateScorers() error {
 		}
 		if entry.Task == registry.TaskTopic && c.Protocol.Kind == ProtocolPAN {
 			return c.ErrAt(path, "name", "%q is a topic classifier, but in the pan protocol every unknown text of a problem has the same topic (its target fandom): there is no topic to classify; use authorship attackers and utility measures", s.Name)
+		}
+		if s.Protocol == "" && c.lines.Line(path, "protocol") > 0 {
+			return c.ErrAt(path, "protocol", `"": want "static" or "adaptive", or leave protocol out`)
 		}
 		switch s.Protocol {
 		case "", "static":

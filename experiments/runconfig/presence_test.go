@@ -45,6 +45,9 @@ func TestWrittenValuesAreValidated(t *testing.T) {
 		{strings.Replace(validConfig, "authors = 4", "authors = 0\nall_authors = true", 1), "sets[0].all_authors", "with authors = 0: give one of them"},
 		{validConfig + "[report]\nmetric = \"accuracy\"\n[[report.references]]\nset = \"4\"\nlabel = \"sr-nn\"\nvalues = { none = 0.5 }\nauthors = 0\n", "report.references[0].authors", "0: want the number of authors of the published set (≥ 1), or leave authors out"},
 		{strings.Replace(validConfig, "epsilons = [30, 10]", "epsilons = [30, 10, 30.0]", 1), "mechanisms[1].epsilons", "30 appears twice (entries 1 and 3)"},
+		{base + "attack_measure = \"\"\n", "verdict.attack_measure", `"": want "accuracy" or "reciprocal_rank", or leave attack_measure out`},
+		{validConfig + "label = \"\"\n", "scorers[0].label", `"": want a label, or leave label out (the scorer is then named "sr-nn")`},
+		{validConfig + "protocol = \"\"\n", "scorers[0].protocol", `"": want "static" or "adaptive", or leave protocol out`},
 		{validConfig + "[report]\nlevel = 0\n", "report.level", "level = 0: want a confidence level"},
 		{validConfig + "[report]\nprivacy_metrics = [\"gamma\", \"gamma\"]\n", "report.privacy_metrics", "entries 1 and 2 are both \"gamma\""},
 	} {

@@ -117,6 +117,9 @@ func (c *Config) validateVerdict() error {
 	}
 	switch v.AttackMeasure {
 	case "":
+		if c.isWritten("verdict", "attack_measure") {
+			return c.ErrAt("verdict", "attack_measure", `"": want %q or %q, or leave attack_measure out (%q)`, AttackAccuracy, AttackReciprocalRank, AttackAccuracy)
+		}
 		v.AttackMeasure = AttackAccuracy
 	case AttackAccuracy:
 	case AttackReciprocalRank:
