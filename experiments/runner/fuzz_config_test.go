@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"dptext/experiments/protocol"
+	"dptext/experiments/registry"
 	"dptext/experiments/runconfig"
 	"dptext/internal/configfile"
 	"dptext/internal/fixtures"
@@ -40,6 +42,7 @@ func configGrammar(corpusPath, vecPath string) []grammarTable {
 		{"[[sets]]", [][2]string{{"name", `"s"`}, {"authors", "4"}}},
 		{"[[mechanisms]]", [][2]string{{"name", `"none"`}}},
 		{"[[mechanisms]]", [][2]string{{"name", `"emd"`}, {"label", `"emd"`}, {"epsilons", "[30, 10]"}}},
+		{"[mechanisms.params]", [][2]string{{"top_k", "0"}, {"oov", `"keep"`}, {"workers", "1"}, {"order", `"bag"`}}},
 		{"[[scorers]]", [][2]string{{"name", `"sr-nn"`}}},
 		{"[[scorers]]", [][2]string{{"name", `"cosine"`}, {"label", `"cos"`}}},
 		{"[[scorers]]", [][2]string{{"name", `"chrf"`}}},
@@ -89,10 +92,13 @@ func fuzzConfig(grammar []grammarTable, muts map[int]string) string {
 // that names a key and a line; a config it accepts passes every check the run makes about the
 // config on the way to and in its cells — the draws of its sets (protocol.Split), the
 // [distinguish] pairs of every draw (distinguish.Pairs, the run's own call), the verdict's
-// halves (4 authors) and levels (finite, at most 1 as an accuracy). Each execution parses,
-// builds the components against a tiny vocabulary and draws the sets of a 6-author corpus:
-// a few milliseconds, so that CI's 20 s make thousands of executions; a whole run per input
-// (seconds) would make a handful.
+// halves (4 authors) and levels (finite, at most 1 as an accuracy) — and the first step of
+// every cell, each mechanism built at each ε on the run's vectors (when they load: check does
+// not read vectors, and the run refuses an unreadable file before any cell). Each execution parses,
+// builds the components against a tiny vocabulary, draws the sets of a 6-author corpus and
+// loads its small vector file: about a millisecond, so that CI's 20 s make thousands of
+// executions; a whole run per input (seconds: scorers trained, releases scored) would make a
+// handful, and the fuzzer would explore nothing.
 func FuzzConfigGrammar(f *testing.F) {
 	corpusPath, vecPath := fixtures.Corpus(f, 3, 2, 400)
 	grammar := configGrammar(corpusPath, vecPath)
@@ -160,6 +166,26 @@ func FuzzConfigGrammar(f *testing.F) {
 			return
 		}
 		assertRunAccepts(t, cfg, sets, src)
+		// The first step of every cell: the mechanisms built on the run's vectors and the set's
+		// training corpus.
+		// check does not read the vectors (GloVe takes seconds to load): a file the format cannot
+		// read is refused by the run as it loads its inputs, before any cell, not here.
+		store, _, err := LoadEmbeddings(context.Background(), cfg.Embeddings, cfg.Resolve(cfg.Embeddings.Path), dir, io.Discard)
+		if err != nil {
+			return
+		}
+		for i, m := range cfg.Mechanisms {
+			o, err := cfg.MechanismOptions(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := &registry.Env{Embeddings: store, Workers: 1, Corpus: sets[0].TopicTrain, ConfigDir: filepath.Dir(path), CacheDir: dir}
+			for _, e := range m.Grid() {
+				if _, err := o.Build(env, e.Value()); err != nil {
+					t.Fatalf("check accepted mechanism %s at ε = %s, which the run cannot build: %v\n%s", m.ID(), e, err, src)
+				}
+			}
+		}
 	})
 }
 
