@@ -281,6 +281,9 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err != nil {
 		return err
 	}
+	if err := cfg.CheckDraws(drawFacts(sets)); err != nil {
+		return err
+	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
 	r.fingerprint, r.ctx, r.logf, r.force = fp.Hash(), ctx, logf, opts.Force
 	all := gridCells(cfg, sets)

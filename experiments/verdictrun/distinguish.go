@@ -3,12 +3,12 @@ package verdictrun
 import (
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 
 	"dptext/experiments/report"
 	"dptext/experiments/report/verdict"
+	"dptext/experiments/runconfig"
 	"dptext/mechanisms/distinguish"
 )
 
@@ -16,7 +16,7 @@ import (
 // at matched empirical document-level ε (one scale for all: no unit of guarantee separates them),
 // at distance verdict_distance, by the rules of the attack axis (verdict.Matched): the
 // "attack" is the distinguisher's accuracy, each item scored with its author's mean pair
-// accuracy (the runner's distinguishItems), and a level ε is the accuracy e^ε/(1 + e^ε); a value comes only
+// accuracy (the runner's distinguishItems), and a level ε is the accuracy e^ε/(1 + e^ε) (runconfig.DistinguishLevelAccuracy, in the stable form 1/(1 + e^−ε)); a value comes only
 // from two points of a mechanism's own grid, and the bootstrap over authors draws an author's pairs
 // with his items, so the empirical ε's own uncertainty is in every interval. The authors' weights
 // equal their pairs' when every author is x of equally many pairs (pairs a multiple of the
@@ -57,7 +57,7 @@ func (o *Run) distinguishStudy(si int, items []ItemScore, points []verdict.Curve
 			distinguishDistanceText(*d.VerdictDistance), name)}, RangeEnds: o.searchEnds(si, empiricalAxis)}
 	spec.Notes = append(spec.Notes, o.searchNotes(si, empiricalAxis)...)
 	for _, x := range d.VerdictLevels {
-		a := math.Exp(x) / (1 + math.Exp(x))
+		a := runconfig.DistinguishLevelAccuracy(x)
 		spec.Levels = append(spec.Levels, a)
 		spec.LevelNames = append(spec.LevelNames, "empirical ε "+strconv.FormatFloat(x, 'g', -1, 64))
 	}
