@@ -52,13 +52,21 @@ func privacyRows(m mechanisms.Mechanism, set *protocol.SetData, private [][]stri
 	}
 	if dg, ok := m.(mechanisms.Diagnoser); ok {
 		sums := map[string]float64{}
+		shares := make([]float64, 0, len(private))
 		for i := range private {
-			for k, v := range dg.Diagnose(set.Eval[i], private[i]) {
+			d := dg.Diagnose(set.Eval[i], private[i])
+			for k, v := range d {
 				sums[k] += v
+			}
+			if v, ok := d["unchanged_share"]; ok {
+				shares = append(shares, v)
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(sums)) {
 			rows = append(rows, row("mechanism", k, sums[k]/n))
+		}
+		if len(shares) == len(private) {
+			rows = append(rows, unchangedCountRows(shares, set, row, env)...)
 		}
 	}
 	return rows, nil
@@ -137,4 +145,42 @@ func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.
 	vals := v.([2]float64)
 	probe.Value = vals[0]
 	return []report.Row{probe, row("privacy", "audited_eps_ceiling", vals[1])}, nil
+}
+
+// unchangedCountRows writes the counts behind a mechanism's unchanged_share (shares: each
+// evaluation document's), summed over the cell's evaluation documents: unchanged_words of
+// share_words, so that `dptext compare` tests the share as a proportion of words rather than
+// as a mean over repeats. The share's denominator is the document's in-vocabulary tokens (EMD)
+// or all its tokens (expmech): the first of the two that makes every document's share times
+// it a whole number. When neither does, no count row is written.
+func unchangedCountRows(shares []float64, set *protocol.SetData, row func(string, string, float64) report.Row, env *registry.Env) []report.Row {
+	if env == nil || env.Embeddings == nil {
+		return nil
+	}
+	inVocab := func(doc []string) int {
+		n := 0
+		for _, w := range doc {
+			if _, ok := env.Embeddings.Lookup(w); ok {
+				n++
+			}
+		}
+		return n
+	}
+	allTokens := func(doc []string) int { return len(doc) }
+	for _, denominator := range []func([]string) int{inVocab, allTokens} {
+		unchanged, words, whole := 0.0, 0.0, true
+		for i, share := range shares {
+			n := float64(denominator(set.Eval[i]))
+			k := share * n
+			if math.Abs(k-math.Round(k)) > 1e-6 {
+				whole = false
+				break
+			}
+			unchanged, words = unchanged+math.Round(k), words+n
+		}
+		if whole {
+			return []report.Row{row("mechanism", report.MetricUnchangedWords, unchanged), row("mechanism", report.MetricShareWords, words)}
+		}
+	}
+	return nil
 }

@@ -207,6 +207,22 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 	return !v.OK(), v.String(), nil
 }
 
+// ComparePower prints, per metric of the baseline in baselineDir, the smallest change
+// `dptext compare` flags at the baseline's size (compare.Power).
+func ComparePower(baselineDir string, alpha float64) (string, error) {
+	base, err := report.ReadRowsFile(filepath.Join(baselineDir, "results.csv"))
+	if err != nil {
+		return "", err
+	}
+	opts := compare.DefaultOptions()
+	opts.Alpha = alpha
+	ps, m, err := compare.Power(base, opts)
+	if err != nil {
+		return "", err
+	}
+	return compare.PowerString(ps, m, alpha), nil
+}
+
 // CheckComplete fails when dir has a manifest that does not say complete (a folder with a
 // results.csv and no manifest, such as a hand-made baseline, passes).
 func CheckComplete(dir string) error {

@@ -204,8 +204,20 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 				v.Protocol = append(v.Protocol, c)
 			}
 			continue
-		case r.Metric == report.MetricAccuracy && pooled:
+		case r.Metric == report.MetricShareWords:
+			if !opts.equal(b.Mean, r.Mean) {
+				c.Method, c.P, c.AdjustedP, c.Moved = MethodProtocol, 0, 0, true
+				v.Protocol = append(v.Protocol, c)
+			}
 			continue
+		case r.Metric == report.MetricAccuracy && pooled, hasCounts(base, cur, r.Key), derived(r.Metric):
+			continue
+		case countOf[r.Metric] != "":
+			kb, kr, n, ok := countRepeats(base, cur, r.Key)
+			if !ok {
+				continue // the denominators differ: a protocol change, listed above
+			}
+			c.Method, c.P = MethodPairedBinomial, pairedBinomialP(kb, kr, n)
 		case r.Metric == report.MetricCorrect && pooled:
 			c.Method = MethodFisher
 			c.P = stats.FisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),
@@ -227,6 +239,14 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 		v.Tested[i].Moved = v.Tested[i].AdjustedP <= opts.Alpha
 	}
 	return v, nil
+}
+
+// derived reports whether metric is a function of other rows of the same file: the relative_*
+// rows (private / the none row) and the gains (differences of two scorers' macro F1). They
+// move only when the rows they are made of move, which are tested, so testing them again
+// would only spend the family-wise α.
+func derived(metric string) bool {
+	return strings.HasPrefix(metric, "relative_") || metric == report.MetricDeltaF1 || metric == report.MetricDeltaRelativeF1
 }
 
 // missingRepeats lists, for cells present on both sides, the repeats only one side has, in

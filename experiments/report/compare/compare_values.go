@@ -69,7 +69,7 @@ func checkValues(rows []report.Row, side string) error {
 			why = "is not a finite number"
 		case unitMetrics[r.Metric] && (v < 0 || v > 1):
 			why = "is outside [0, 1]"
-		case (countMetrics[r.Metric] || r.Scorer == report.SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
+		case (countMetrics[r.Metric] || wordCounts[r.Metric] || r.Scorer == report.SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
 			why = "is not a count (a whole number ≥ 0)"
 		}
 		if why == "" && countMetrics[r.Metric] {
