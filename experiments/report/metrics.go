@@ -40,6 +40,9 @@ const (
 	// that unchanged_share is a share of (the in-vocabulary tokens for EMD, every token for
 	// expmech): the denominator of MetricUnchangedWords.
 	MetricShareWords = "share_words"
+	// MetricAuditViolations (a privacy row, with [audit]) counts the audit's tests that refute
+	// the mechanism's claim at the cell's ε: 0 when the audit passes.
+	MetricAuditViolations = "audit_violations"
 )
 
 // Task values name what a scorer is scored on: the task of a table column (Column.Task in
@@ -72,7 +75,7 @@ func ScorerMetrics() []string {
 // (TestPrivacyMetricsListEveryMechanismsNames in registry checks every registered one).
 var PrivacyMetrics = []string{
 	// privacy rows of every mechanism with a guarantee (experiments/runner/privacy.go)
-	"epsilon_doc", "log_multiplier_mean", "log_multiplier_infinite_share", "audited_eps_lcb", "audited_eps_ceiling",
+	"epsilon_doc", "log_multiplier_mean", "log_multiplier_infinite_share", "audited_eps_lcb", "audited_eps_ceiling", MetricAuditViolations,
 	// Guarantee.Bounds of the mechanisms
 	"eps_n", "eps_ln_eta_n", "ell_n", "eps_l", "word_eps", "candidate_eps_l", "token_eps_l", "gamma",
 	"gumbel_scale", "delta_min", "delta_max",

@@ -112,11 +112,13 @@ func pairBoundRows(pb mechanisms.PairBounder, set *protocol.SetData, row func(st
 }
 
 // auditRows audits m (once per set, mechanism and ε: Env.Memo) and returns its
-// "audited_eps_lcb" row and its "audited_eps_ceiling" row, the largest value the audit's tests
+// "audit_violations" row (the tests whose bound exceeds the claim or whose goodness-of-fit
+// test rejected it: 0 when the audit passes), its "audited_eps_lcb" row and its
+// "audited_eps_ceiling" row, the largest value the audit's tests
 // could have shown per claim unit (+Inf where a test is exact): a lower bound close to its
 // ceiling is a property of the sample size, not of the mechanism. It is called only for
-// mechanisms that claim a guarantee, and returns no rows when no test bounded anything (every
-// tested pair unprotected, e.g. a claim of ∞).
+// mechanisms that claim a guarantee, and returns only the violations when no test bounded
+// anything (every tested pair unprotected, e.g. a claim of ∞).
 func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *registry.Env, cfg *runconfig.Config) ([]report.Row, error) {
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
@@ -131,20 +133,18 @@ func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.
 		if err != nil {
 			return nil, err
 		}
-		if !rep.Measured() {
-			return nil, nil
-		}
-		return [2]float64{rep.AuditedEpsilon(), rep.AuditedCeiling()}, nil
+		return rep, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit of %s at ε = %v: %w", probe.Mechanism, probe.Epsilon, err)
 	}
-	if v == nil {
-		return nil, nil // nothing bounded: every tested pair is unprotected (the table shows –)
+	rep := v.(*audit.Report)
+	rows := []report.Row{row("privacy", report.MetricAuditViolations, float64(len(rep.Violations())))}
+	if !rep.Measured() {
+		return rows, nil // nothing bounded: every tested pair is unprotected (the table shows –)
 	}
-	vals := v.([2]float64)
-	probe.Value = vals[0]
-	return []report.Row{probe, row("privacy", "audited_eps_ceiling", vals[1])}, nil
+	probe.Value = rep.AuditedEpsilon()
+	return append([]report.Row{probe, row("privacy", "audited_eps_ceiling", rep.AuditedCeiling())}, rows...), nil
 }
 
 // unchangedCountRows writes the counts behind a mechanism's unchanged_share (shares: each

@@ -60,6 +60,9 @@ const (
 	MethodExact = "exact"
 	// MethodProtocol marks a changed set fact or evaluation size: a hard failure.
 	MethodProtocol = "protocol"
+	// MethodAudit marks an audit ([audit]) that passed in the baseline (no violation in any
+	// repeat) and fails in the run: a hard failure.
+	MethodAudit = "audit"
 )
 
 // Change is the comparison of one cell between baseline and run.
@@ -80,6 +83,8 @@ type Verdict struct {
 	Tested []Change
 	// Protocol lists changed set facts and evaluation sizes (hard failures).
 	Protocol []Change
+	// Audits lists the audits that passed in the baseline and fail in the run (hard failures).
+	Audits []Change
 	// OnlyInBaseline and OnlyInRun are the cells the other side lacks.
 	OnlyInBaseline, OnlyInRun []report.Key
 	// RepeatsOnlyInBaseline and RepeatsOnlyInRun are the repeats of cells present on both
@@ -107,10 +112,10 @@ func (v Verdict) Moved() []Change {
 	return out
 }
 
-// OK reports whether the run matches the baseline: no moved cell, no protocol change and the
-// same set of cells.
+// OK reports whether the run matches the baseline: no moved cell, no protocol change, no audit
+// that passed in the baseline failing in the run, and the same set of cells.
 func (v Verdict) OK() bool {
-	return len(v.Moved()) == 0 && len(v.Protocol) == 0 && len(v.OnlyInBaseline) == 0 && len(v.OnlyInRun) == 0 &&
+	return len(v.Moved()) == 0 && len(v.Protocol) == 0 && len(v.Audits) == 0 && len(v.OnlyInBaseline) == 0 && len(v.OnlyInRun) == 0 &&
 		len(v.RepeatsOnlyInBaseline) == 0 && len(v.RepeatsOnlyInRun) == 0
 }
 
@@ -122,11 +127,14 @@ func (v Verdict) String() string {
 		status = "FAIL"
 	}
 	moved := v.Moved()
-	fmt.Fprintf(&b, "%s: %d cells tested at family-wise α = %g (%s); %d moved, %d protocol changes, %d only in baseline, %d only in run, %d repeats missing\n",
-		status, len(v.Tested), v.Alpha, v.Correction, len(moved), len(v.Protocol), len(v.OnlyInBaseline), len(v.OnlyInRun),
+	fmt.Fprintf(&b, "%s: %d cells tested at family-wise α = %g (%s); %d moved, %d protocol changes, %d audits failing, %d only in baseline, %d only in run, %d repeats missing\n",
+		status, len(v.Tested), v.Alpha, v.Correction, len(moved), len(v.Protocol), len(v.Audits), len(v.OnlyInBaseline), len(v.OnlyInRun),
 		len(v.RepeatsOnlyInBaseline)+len(v.RepeatsOnlyInRun))
 	for _, c := range v.Protocol {
 		fmt.Fprintf(&b, "protocol  %s: baseline %s, run %s\n", c.Key, fmtG(c.Baseline), fmtG(c.Run))
+	}
+	for _, c := range v.Audits {
+		fmt.Fprintf(&b, "audit     %s: passed in the baseline, fails in the run (%s violations per repeat, mean)\n", c.Key, fmtG(c.Run))
 	}
 	for _, c := range moved {
 		fmt.Fprintf(&b, "moved     %s: baseline %s (n=%d), run %s (n=%d), %s p=%.3g, adjusted p=%.3g\n",
@@ -157,7 +165,11 @@ func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
 // same documents, so it errs towards not flagging. Other metrics are tested with Welch's t-test
 // over repeats, and cells without spread must agree within the tolerance. The p-values are
 // corrected over all tested cells (Holm or Bonferroni) so the family-wise false-alarm rate is
-// Alpha. Changed `split` protocol metrics and changed `total` counts are hard failures, and cells
+// Alpha. Counts of words (unchanged_words of share_words) are tested paired by repeat (see
+// pairedBinomialP) and cover their share; derived rows (relative_*, gains) are not tested
+// again. An audit that passed in the baseline (audit_violations 0 in every repeat) and fails
+// in the run is a hard failure. Changed `split` protocol metrics and changed `total` and
+// `share_words` counts are hard failures, and cells
 // present on one side only are listed. Rows without a cell to test on either side (header-only
 // files) are an error: a comparison that tests nothing passes nothing.
 func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
@@ -202,6 +214,12 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 			if !opts.equal(b.Mean, r.Mean) {
 				c.Method, c.P, c.AdjustedP, c.Moved = MethodProtocol, 0, 0, true
 				v.Protocol = append(v.Protocol, c)
+			}
+			continue
+		case r.Metric == report.MetricAuditViolations:
+			if slices.Max(b.Values) == 0 && slices.Max(r.Values) > 0 {
+				c.Method, c.P, c.AdjustedP, c.Moved = MethodAudit, 0, 0, true
+				v.Audits = append(v.Audits, c)
 			}
 			continue
 		case r.Metric == report.MetricShareWords:
