@@ -68,6 +68,9 @@ func Power(baseline []report.Row, opts Options) ([]MetricPower, int, error) {
 			d = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(1-level/2) * cell.SD * math.Sqrt(2/float64(cell.N()))
 		default: // exact: no spread, any change beyond the tolerance
 			d = opts.Tolerance * math.Max(1, math.Abs(cell.Mean))
+			if math.IsInf(cell.Mean, 0) {
+				d = 0 // an infinite value agrees only with itself
+			}
 			unit = "any change (no spread in the baseline)"
 		}
 		g := group{rows, c.Key.Metric, c.Method, unit}
@@ -162,7 +165,7 @@ func pairedThreshold(kb, n []float64, level float64) float64 {
 func PowerString(ps []MetricPower, m int, alpha float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "power at the baseline's size: %d cells tested at family-wise α = %g; one cell moving alone is flagged when its p ≤ α/%d = %.2g (Holm's first step).\n", m, alpha, m, alpha/float64(m))
-	fmt.Fprintf(&b, "Smallest change flagged per cell (flagged about half the time at that size, almost always at twice it), smallest / median / largest over the metric's cells:\n")
+	fmt.Fprintf(&b, "Smallest change flagged per cell (flagged about half the time at that size, almost always at twice it), smallest / median / largest over the metric's cells; a change beyond the metric's range (an accuracy change above 1) means no change of that cell is flagged at this size:\n")
 	for _, p := range ps {
 		fmt.Fprintf(&b, "  %-9s %-30s %-15s %3d cells: %.3g / %.3g / %.3g (%s)\n", p.Rows, p.Metric, p.Method, p.Cells, p.Smallest, p.Median, p.Largest, p.Unit)
 	}
