@@ -4,7 +4,9 @@
 package runreport
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,6 +207,61 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 		return false, "", err
 	}
 	return !v.OK(), v.String(), nil
+}
+
+// CompareFigure writes to path (.png or .pdf) the figure of what moved between the runs in
+// baselineDir and runDir (render.ComparisonFigure): every moved cell, then the cells that
+// moved most relative to their band, at most render.MaxMovedCells.
+func CompareFigure(baselineDir, runDir string, alpha float64, path string) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if format != "png" && format != "pdf" {
+		return fmt.Errorf("--figure %s: want a file name ending in .png or .pdf", path)
+	}
+	base, err := report.ReadRowsFile(filepath.Join(baselineDir, "results.csv"))
+	if err != nil {
+		return err
+	}
+	run, err := report.ReadRowsFile(filepath.Join(runDir, "results.csv"))
+	if err != nil {
+		return err
+	}
+	opts := compare.DefaultOptions()
+	opts.Alpha = alpha
+	v, err := compare.Runs(base, run, opts)
+	if err != nil {
+		return err
+	}
+	shifts, err := compare.Shifts(base, v, opts)
+	if err != nil {
+		return err
+	}
+	cells := make([]render.MovedCell, len(shifts))
+	for i, s := range shifts {
+		cells[i] = render.MovedCell{Label: s.Change.Key.String(), Change: s.Change.Run - s.Change.Baseline, Band: s.Band, Moved: s.Change.Moved}
+	}
+	size := func(c render.MovedCell) float64 {
+		if c.Band > 0 {
+			return math.Abs(c.Change / c.Band)
+		}
+		return math.Abs(c.Change) * math.MaxFloat64
+	}
+	slices.SortStableFunc(cells, func(a, b render.MovedCell) int {
+		if a.Moved != b.Moved {
+			if a.Moved {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(size(b), size(a))
+	})
+	cells = cells[:min(len(cells), render.MaxMovedCells)]
+	title := fmt.Sprintf("%s against %s: %d of %d cells moved, %d audits failing, %d protocol changes", filepath.Base(filepath.Clean(runDir)),
+		filepath.Base(filepath.Clean(baselineDir)), len(v.Moved()), len(v.Tested), len(v.Audits), len(v.Protocol))
+	data, err := render.ComparisonFigure(title, cells, format)
+	if err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(path, data)
 }
 
 // ComparePower prints, per metric of the baseline in baselineDir, the smallest change

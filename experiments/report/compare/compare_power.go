@@ -49,30 +49,7 @@ func Power(baseline []report.Row, opts Options) ([]MetricPower, int, error) {
 		if c.Key.Scorer == "privacy" || c.Key.Scorer == "mechanism" || c.Key.Scorer == report.SplitScorer {
 			rows = c.Key.Scorer
 		}
-		cell, _ := sum.Cell(c.Key)
-		var d float64
-		unit := "the metric's unit"
-		switch c.Method {
-		case MethodFisher:
-			p, _ := sum.Pooled(c.Key)
-			d, unit = fisherThreshold(int(math.Round(p.Correct)), int(math.Round(p.Total)), level)/p.Total, "accuracy (correct/total pooled over repeats)"
-		case MethodPairedBinomial:
-			kb, _, n, _ := countRepeats(sum, sum, c.Key)
-			t, words := pairedThreshold(kb, n, level), 0.0
-			for _, x := range n {
-				words += x
-			}
-			d, unit = t/words, "share of words"
-		case MethodWelch:
-			nu := float64(2 * (cell.N() - 1))
-			d = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(1-level/2) * cell.SD * math.Sqrt(2/float64(cell.N()))
-		default: // exact: no spread, any change beyond the tolerance
-			d = opts.Tolerance * math.Max(1, math.Abs(cell.Mean))
-			if math.IsInf(cell.Mean, 0) {
-				d = 0 // an infinite value agrees only with itself
-			}
-			unit = "any change (no spread in the baseline)"
-		}
+		d, _, unit := cellThreshold(sum, c, level, opts)
 		g := group{rows, c.Key.Metric, c.Method, unit}
 		if _, ok := found[g]; !ok {
 			order = append(order, g)
@@ -89,6 +66,60 @@ func Power(baseline []report.Row, opts Options) ([]MetricPower, int, error) {
 		return cmp.Or(cmp.Compare(a.Rows, b.Rows), cmp.Compare(a.Metric, b.Metric), cmp.Compare(a.Method, b.Method))
 	})
 	return out, m, nil
+}
+
+// cellThreshold returns the smallest change of tested cell c that its test flags at level,
+// for a baseline summarised by sum: in the unit Power prints (d, with its unit) and in the
+// unit of the cell's means, Change.Baseline and Change.Run (mean: the mean correct count per
+// repeat for Fisher, the mean count of words per repeat for the paired test).
+func cellThreshold(sum *report.Summary, c Change, level float64, opts Options) (d, mean float64, unit string) {
+	cell, _ := sum.Cell(c.Key)
+	switch c.Method {
+	case MethodFisher:
+		p, _ := sum.Pooled(c.Key)
+		k := fisherThreshold(int(math.Round(p.Correct)), int(math.Round(p.Total)), level)
+		return k / p.Total, k / float64(cell.N()), "accuracy (correct/total pooled over repeats)"
+	case MethodPairedBinomial:
+		kb, _, n, _ := countRepeats(sum, sum, c.Key)
+		t, words := pairedThreshold(kb, n, level), 0.0
+		for _, x := range n {
+			words += x
+		}
+		return t / words, t / float64(len(n)), "share of words"
+	case MethodWelch:
+		nu := float64(2 * (cell.N() - 1))
+		d = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(1-level/2) * cell.SD * math.Sqrt(2/float64(cell.N()))
+		return d, d, "the metric's unit"
+	}
+	// exact: no spread, any change beyond the tolerance
+	d = opts.Tolerance * math.Max(1, math.Abs(cell.Mean))
+	if math.IsInf(cell.Mean, 0) {
+		d = 0 // an infinite value agrees only with itself
+	}
+	return d, d, "any change (no spread in the baseline)"
+}
+
+// Shift is one tested cell's change as the figure of what moved shows it.
+type Shift struct {
+	Change Change
+	// Band is the smallest change of the cell flagged at the baseline's size when it moves
+	// alone (cellThreshold), in the unit of Change.Baseline and Change.Run.
+	Band float64
+}
+
+// Shifts returns every tested cell of v (a comparison against baseline) with its band.
+func Shifts(baseline []report.Row, v Verdict, opts Options) ([]Shift, error) {
+	sum, err := report.Aggregate(baseline, nil, 0.95)
+	if err != nil {
+		return nil, err
+	}
+	level := opts.Alpha / float64(max(1, len(v.Tested)))
+	out := make([]Shift, 0, len(v.Tested))
+	for _, c := range v.Tested {
+		_, band, _ := cellThreshold(sum, c, level, opts)
+		out = append(out, Shift{Change: c, Band: band})
+	}
+	return out, nil
 }
 
 // fisherThreshold is the smallest shift k of the pooled count c of n for which Fisher's exact
