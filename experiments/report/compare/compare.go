@@ -173,6 +173,14 @@ func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
 // present on one side only are listed. Rows without a cell to test on either side (header-only
 // files) are an error: a comparison that tests nothing passes nothing.
 func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
+	return RunsWithItems(baseline, run, nil, nil, opts)
+}
+
+// RunsWithItems is Runs with the per-item scores of both sides (predictions.csv): a `correct`
+// or utility `mean` cell whose items both sides scored is tested paired, by the exact sign test
+// of the per-item differences (pairedItemsP; McNemar's exact test for right/wrong answers),
+// instead of Fisher's or Welch's test.
+func RunsWithItems(baseline, run []report.Row, baseItems, runItems []Item, opts Options) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
 	}
@@ -192,6 +200,7 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("compare: run: %w", err)
 	}
+	bItems, rItems := itemIndex(baseItems), itemIndex(runItems)
 	v.RepeatsOnlyInBaseline, v.RepeatsOnlyInRun = missingRepeats(baseline, run)
 	for _, b := range base.Cells {
 		if _, ok := cur.Cell(b.Key); !ok {
@@ -208,6 +217,11 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 		bp, bPooled := base.Pooled(r.Key)
 		rp, rPooled := cur.Pooled(r.Key)
 		pooled := bPooled && rPooled
+		var pairedP float64
+		paired := false
+		if r.Metric == report.MetricCorrect || r.Metric == report.MetricMean {
+			pairedP, _, _, paired = pairedItemsP(bItems[r.Key.String()], rItems[r.Key.String()])
+		}
 		switch {
 		case r.Scorer == report.SplitScorer && slices.Contains(opts.ProtocolMetrics, r.Metric),
 			r.Metric == "total":
@@ -236,6 +250,8 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 				continue // the denominators differ: a protocol change, listed above
 			}
 			c.Method, c.P = MethodPairedBinomial, pairedBinomialP(kb, kr, n)
+		case paired:
+			c.Method, c.P = MethodPairedItems, pairedP
 		case r.Metric == report.MetricCorrect && pooled:
 			c.Method = MethodFisher
 			c.P = stats.FisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),

@@ -30,8 +30,8 @@ type MetricPower struct {
 
 // Power returns, per metric and test of baseline compared with a run of its size and spread,
 // the smallest change compare flags (see MetricPower), and the number of cells tested.
-func Power(baseline []report.Row, opts Options) ([]MetricPower, int, error) {
-	v, err := Runs(baseline, baseline, opts)
+func Power(baseline []report.Row, items []Item, opts Options) ([]MetricPower, int, error) {
+	v, err := RunsWithItems(baseline, baseline, items, items, opts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -49,7 +49,7 @@ func Power(baseline []report.Row, opts Options) ([]MetricPower, int, error) {
 		if c.Key.Scorer == "privacy" || c.Key.Scorer == "mechanism" || c.Key.Scorer == report.SplitScorer {
 			rows = c.Key.Scorer
 		}
-		d, _, unit := cellThreshold(sum, c, level, opts)
+		d, _, unit := cellThreshold(sum, itemIndex(items)[c.Key.String()], c, level, opts)
 		g := group{rows, c.Key.Metric, c.Method, unit}
 		if _, ok := found[g]; !ok {
 			order = append(order, g)
@@ -72,9 +72,16 @@ func Power(baseline []report.Row, opts Options) ([]MetricPower, int, error) {
 // for a baseline summarised by sum: in the unit Power prints (d, with its unit) and in the
 // unit of the cell's means, Change.Baseline and Change.Run (mean: the mean correct count per
 // repeat for Fisher, the mean count of words per repeat for the paired test).
-func cellThreshold(sum *report.Summary, c Change, level float64, opts Options) (d, mean float64, unit string) {
+func cellThreshold(sum *report.Summary, items map[[2]int]float64, c Change, level float64, opts Options) (d, mean float64, unit string) {
 	cell, _ := sum.Cell(c.Key)
 	switch c.Method {
+	case MethodPairedItems:
+		n := len(items)
+		k := float64(signThreshold(n, level))
+		if c.Key.Metric == report.MetricCorrect {
+			return k / float64(n), k / float64(cell.N()), "accuracy (items turning right or wrong, all one way)"
+		}
+		return k / float64(n), math.NaN(), "share of items moving one way (no unit of the metric)"
 	case MethodFisher:
 		p, _ := sum.Pooled(c.Key)
 		k := fisherThreshold(int(math.Round(p.Correct)), int(math.Round(p.Total)), level)
@@ -107,8 +114,10 @@ type Shift struct {
 	Band float64
 }
 
-// Shifts returns every tested cell of v (a comparison against baseline) with its band.
-func Shifts(baseline []report.Row, v Verdict, opts Options) ([]Shift, error) {
+// Shifts returns every tested cell of v (a comparison against baseline, with the baseline's
+// items) with its band (NaN for a paired cell of a utility measure: its test has no threshold in
+// the metric's unit).
+func Shifts(baseline []report.Row, items []Item, v Verdict, opts Options) ([]Shift, error) {
 	sum, err := report.Aggregate(baseline, nil, 0.95)
 	if err != nil {
 		return nil, err
@@ -116,7 +125,7 @@ func Shifts(baseline []report.Row, v Verdict, opts Options) ([]Shift, error) {
 	level := opts.Alpha / float64(max(1, len(v.Tested)))
 	out := make([]Shift, 0, len(v.Tested))
 	for _, c := range v.Tested {
-		_, band, _ := cellThreshold(sum, c, level, opts)
+		_, band, _ := cellThreshold(sum, itemIndex(items)[c.Key.String()], c, level, opts)
 		out = append(out, Shift{Change: c, Band: band})
 	}
 	return out, nil

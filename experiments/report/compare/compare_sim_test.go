@@ -13,12 +13,15 @@ import (
 // simDesign is configs/ci.toml's design as compare sees it: one set of 8 evaluation documents,
 // 3 repeats, emd at ε 30, 10, 5 and expmech at 40 with the counts behind unchanged_share (each
 // token of the same 3,302 in-vocabulary tokens released unchanged with its own probability),
-// 6 classifiers' counts of 8 and a continuous diagnostic per mechanism.
+// 6 classifiers' answers on 8 items (each item right with its own probability) and a
+// continuous diagnostic per mechanism.
 type simDesign struct {
 	// tokenP[cell][j] is token j's probability of being released unchanged, the same on both
 	// sides (same documents): heterogeneous around the ci.toml shares 0.998, 0.59, 0.067, 0.06.
 	tokenP [][]float64
-	accP   []float64
+	// itemP[s][i] is scorer s's probability of answering item i right (the same items on both
+	// sides: predictions.csv's items, tested paired).
+	itemP [][]float64
 }
 
 var simEps = []float64{30, 10, 5, 40}
@@ -36,14 +39,20 @@ func newSimDesign(seed uint64) *simDesign {
 		d.tokenP = append(d.tokenP, ps)
 	}
 	for range simScorers {
-		d.accP = append(d.accP, 0.2+0.6*rng.Float64())
+		ps := make([]float64, simDocs*simRepeats)
+		for i := range ps {
+			ps[i] = rng.Float64()
+		}
+		d.itemP = append(d.itemP, ps)
 	}
 	return d
 }
 
-// rows draws one run: shift[c] is added to every token's probability in mechanism cell c.
-func (d *simDesign) rows(rng *rand.Rand, shift []float64) []report.Row {
+// rows draws one run, its rows and its items (predictions.csv): shift[c] is added to every
+// token's probability in mechanism cell c.
+func (d *simDesign) rows(rng *rand.Rand, shift []float64) ([]report.Row, []Item) {
 	var rows []report.Row
+	var items []Item
 	for rep := range simRepeats {
 		rows = append(rows, report.Row{Set: "8", Repeat: rep, Scorer: report.SplitScorer, Metric: "eval_docs", Value: simDocs})
 		for c, ps := range d.tokenP {
@@ -62,24 +71,26 @@ func (d *simDesign) rows(rng *rand.Rand, shift []float64) []report.Row {
 			}
 			rows = append(rows, row("mechanism", report.MetricUnchangedWords, k), row("mechanism", report.MetricShareWords, simWords),
 				row("mechanism", "unchanged_share", k/simWords), row("mechanism", "mean_cosine", 0.5+0.01*rng.NormFloat64()))
-			for s, p := range d.accP {
-				correct := 0.0
-				for range simDocs {
-					if rng.Float64() < p {
-						correct++
-					}
-				}
+			for s, ps := range d.itemP {
 				sc := fmt.Sprintf("scorer%d", s)
+				correct := 0.0
+				for i := range simDocs {
+					v := 0.0
+					if rng.Float64() < ps[rep*simDocs+i] {
+						v, correct = 1, correct+1
+					}
+					items = append(items, Item{Key: report.Key{Set: "8", Mechanism: mech, Epsilon: report.EpsilonOf(simEps[c]), Scorer: sc, Metric: report.MetricCorrect}, Repeat: rep, Item: i, Value: v})
+				}
 				rows = append(rows, row(sc, report.MetricCorrect, correct), row(sc, report.MetricTotal, simDocs), row(sc, report.MetricAccuracy, correct/simDocs))
 			}
 		}
 	}
-	return rows
+	return rows, items
 }
 
 // simFlagRate is the share of trials in which compare flags anything when the baseline is
 // drawn from the design and the run from it with shift.
-func simFlagRate(t *testing.T, trials int, alpha float64, shift []float64) float64 {
+func simFlagRate(t *testing.T, trials int, alpha float64, shift []float64, paired bool) float64 {
 	t.Helper()
 	d := newSimDesign(1)
 	opts := DefaultOptions()
@@ -87,7 +98,12 @@ func simFlagRate(t *testing.T, trials int, alpha float64, shift []float64) float
 	flagged := 0
 	for i := range trials {
 		rng := rngs.New(uint64(i), "sim/trial")
-		v, err := Runs(d.rows(rng, []float64{0, 0, 0, 0}), d.rows(rng, shift), opts)
+		base, baseItems := d.rows(rng, []float64{0, 0, 0, 0})
+		run, runItems := d.rows(rng, shift)
+		if !paired {
+			baseItems, runItems = nil, nil
+		}
+		v, err := RunsWithItems(base, run, baseItems, runItems, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,17 +116,21 @@ func simFlagRate(t *testing.T, trials int, alpha float64, shift []float64) float
 
 // The family-wise false-alarm rate over everything compare tests is at most α: 1,000 null
 // trials of ci.toml's design (baseline and run drawn from the same law, other draws) at
-// α = 0.05 flag at most 0.05 + 3 standard errors (0.071). Measured: 0.020 — the count tests
-// are conservative (a sum of Bernoulli draws of unequal probabilities has less than the
-// binomial variance) and the Fisher tests on 24 items rarely reach α/m. Mutant: without the
-// factor 2 in the paired variance (only one side's noise) the rate is 0.104 and this fails.
+// α = 0.05 flag at most 0.05 + 3 standard errors (0.071), with the classifiers' counts tested
+// by Fisher's test and with their items tested paired. Measured: 0.007 and 0.009 — the count
+// tests are conservative (a sum of Bernoulli draws of unequal probabilities has less than the
+// binomial variance) and 24 items rarely reach α/m. Mutants: without the factor 2 in the paired
+// variance of the word counts (only one side's noise) the rate is 0.092; with ties counted as
+// items moving up in the sign test it is 1.000; each fails this.
 func TestCompareFamilywiseFalseAlarmBySimulation(t *testing.T) {
 	const trials, alpha = 1000, 0.05
-	rate := simFlagRate(t, trials, alpha, []float64{0, 0, 0, 0})
 	bound := alpha + 3*math.Sqrt(alpha*(1-alpha)/trials)
-	t.Logf("false-alarm rate over %d null trials at α = %g: %.3f (bound %.3f)", trials, alpha, rate, bound)
-	if rate > bound {
-		t.Errorf("family-wise false-alarm rate %.3f over %d null trials, want ≤ α = %g (+3 SE: %.3f)", rate, trials, alpha, bound)
+	for _, paired := range []bool{false, true} {
+		rate := simFlagRate(t, trials, alpha, []float64{0, 0, 0, 0}, paired)
+		t.Logf("false-alarm rate over %d null trials at α = %g (items paired: %v): %.3f (bound %.3f)", trials, alpha, paired, rate, bound)
+		if rate > bound {
+			t.Errorf("family-wise false-alarm rate %.3f over %d null trials (items paired: %v), want ≤ α = %g (+3 SE: %.3f)", rate, trials, paired, alpha, bound)
+		}
 	}
 }
 
@@ -131,7 +151,7 @@ func TestCompareCatchesTheIssuesFaultsBySimulation(t *testing.T) {
 		{"EMD releasing 5 % unchanged (ε 5: +0.045)", []float64{0, 0, 0.045, 0}},
 		{"a smaller fault (ε 5: +0.025)", []float64{0, 0, 0.025, 0}},
 	} {
-		rate := simFlagRate(t, 200, 0.01, tc.shift)
+		rate := simFlagRate(t, 200, 0.01, tc.shift, true)
 		t.Logf("%s: flagged in %.3f of 200 trials", tc.name, rate)
 		if rate < 0.99 {
 			t.Errorf("%s: flagged in %.3f of 200 trials, want ≥ 0.99", tc.name, rate)

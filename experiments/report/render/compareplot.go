@@ -13,7 +13,9 @@ import (
 
 // MovedCell is one cell of a comparison of a run with a baseline as the figure of what moved
 // shows it: its label, its change (run − baseline, in the unit of the cell's means) and its
-// band, the smallest change of the cell flagged at the baseline's size (0: any change is).
+// band, the smallest change of the cell flagged at the baseline's size (0: any change is; NaN:
+// its test has no threshold in the metric's unit, and the cell is drawn at the clip when moved,
+// else at 0).
 type MovedCell struct {
 	Label        string
 	Change, Band float64
@@ -93,6 +95,8 @@ func ComparisonFigure(title string, cells []MovedCell, format string) ([]byte, e
 func bands(c MovedCell) float64 {
 	switch {
 	case c.Change == 0 || math.IsNaN(c.Change):
+		return 0
+	case math.IsNaN(c.Band) && !c.Moved:
 		return 0
 	case c.Band > 0:
 		return math.Max(-movedClip, math.Min(movedClip, c.Change/c.Band))
