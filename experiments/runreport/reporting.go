@@ -329,8 +329,13 @@ func CompareFigure(baselineDir, runDir string, alpha float64, path string) error
 		return cmp.Compare(size(b), size(a))
 	})
 	cells = cells[:min(len(cells), render.MaxMovedCells)]
-	title := fmt.Sprintf("%s against %s: %d of %d cells moved, %d audits failing, %d protocol changes", filepath.Base(filepath.Clean(runDir)),
-		filepath.Base(filepath.Clean(baselineDir)), len(v.Moved()), len(v.Tested), len(v.Audits), len(v.Protocol))
+	title := fmt.Sprintf("%s against %s: %d of %d moved", filepath.Base(filepath.Clean(runDir)), filepath.Base(filepath.Clean(baselineDir)), len(v.Moved()), len(v.Tested))
+	if n := len(v.Audits); n > 0 {
+		title += fmt.Sprintf(", %d audits failing", n)
+	}
+	if n := len(v.Protocol); n > 0 {
+		title += fmt.Sprintf(", %d protocol changes", n)
+	}
 	data, err := render.ComparisonFigure(title, cells, format)
 	if err != nil {
 		return err
