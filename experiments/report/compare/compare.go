@@ -176,10 +176,13 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 	return RunsWithItems(baseline, run, nil, nil, opts)
 }
 
-// RunsWithItems is Runs with the per-item scores of both sides (predictions.csv): a `correct`
-// or utility `mean` cell whose items both sides scored is tested paired, by the exact sign test
-// of the per-item differences (pairedItemsP; McNemar's exact test for right/wrong answers),
-// instead of Fisher's or Welch's test.
+// RunsWithItems is Runs with the per-item scores of both sides (predictions.csv): a utility
+// measure's `mean` cell whose items both sides scored is tested paired, by the exact sign test
+// of the per-item differences (pairedItemsP), instead of Welch's test over repeats. A
+// classifier's `correct` stays with Fisher's test of the pooled counts: when a mechanism moves
+// items both ways (a random release turns some wrong answers right), the net count is the
+// stronger evidence (measured: TestCompareFlagsABrokenMechanism, package runner, fails with
+// McNemar's test in its place).
 func RunsWithItems(baseline, run []report.Row, baseItems, runItems []Item, opts Options) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
@@ -219,7 +222,7 @@ func RunsWithItems(baseline, run []report.Row, baseItems, runItems []Item, opts 
 		pooled := bPooled && rPooled
 		var pairedP float64
 		paired := false
-		if r.Metric == report.MetricCorrect || r.Metric == report.MetricMean {
+		if r.Metric == report.MetricMean {
 			pairedP, _, _, paired = pairedItemsP(bItems[r.Key.String()], rItems[r.Key.String()])
 		}
 		switch {

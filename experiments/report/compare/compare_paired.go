@@ -7,9 +7,8 @@ import (
 	"dptext/internal/stats"
 )
 
-// MethodPairedItems tests a cell whose evaluation items baseline and run both scored (from
-// predictions.csv): the sign test of the per-item differences (for a classifier's right or
-// wrong answers, McNemar's exact test).
+// MethodPairedItems tests a utility measure's cell whose evaluation items baseline and run both
+// scored (from predictions.csv): the exact sign test of the per-item differences.
 const MethodPairedItems = "paired-items"
 
 // Item is one evaluation item's score in predictions.csv: its cell (metric correct for a

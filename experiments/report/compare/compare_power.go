@@ -78,9 +78,6 @@ func cellThreshold(sum *report.Summary, items map[[2]int]float64, c Change, leve
 	case MethodPairedItems:
 		n := len(items)
 		k := float64(signThreshold(n, level))
-		if c.Key.Metric == report.MetricCorrect {
-			return k / float64(n), k / float64(cell.N()), "accuracy (items turning right or wrong, all one way)"
-		}
 		return k / float64(n), math.NaN(), "share of items moving one way (no unit of the metric)"
 	case MethodFisher:
 		p, _ := sum.Pooled(c.Key)
