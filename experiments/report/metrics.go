@@ -32,6 +32,17 @@ const (
 	MetricDeltaF1 = "delta_f1"
 	// MetricDeltaRelativeF1 is the gain on F1 relative to the none mechanism.
 	MetricDeltaRelativeF1 = "delta_relative_f1"
+	// MetricUnchangedWords (a mechanism row) counts the in-vocabulary tokens of a cell's
+	// evaluation documents released as themselves: the numerator of unchanged_share, summed
+	// over the documents.
+	MetricUnchangedWords = "unchanged_words"
+	// MetricShareWords (a mechanism row) counts the tokens of a cell's evaluation documents
+	// that unchanged_share is a share of (the in-vocabulary tokens for EMD, every token for
+	// expmech): the denominator of MetricUnchangedWords.
+	MetricShareWords = "share_words"
+	// MetricAuditViolations (a privacy row, with [audit]) counts the audit's tests that refute
+	// the mechanism's claim at the cell's ε: 0 when the audit passes.
+	MetricAuditViolations = "audit_violations"
 )
 
 // Task values name what a scorer is scored on: the task of a table column (Column.Task in
@@ -64,7 +75,7 @@ func ScorerMetrics() []string {
 // (TestPrivacyMetricsListEveryMechanismsNames in registry checks every registered one).
 var PrivacyMetrics = []string{
 	// privacy rows of every mechanism with a guarantee (experiments/runner/privacy.go)
-	"epsilon_doc", "log_multiplier_mean", "log_multiplier_infinite_share", "audited_eps_lcb", "audited_eps_ceiling",
+	"epsilon_doc", "log_multiplier_mean", "log_multiplier_infinite_share", "audited_eps_lcb", "audited_eps_ceiling", MetricAuditViolations,
 	// Guarantee.Bounds of the mechanisms
 	"eps_n", "eps_ln_eta_n", "ell_n", "eps_l", "word_eps", "candidate_eps_l", "token_eps_l", "gamma",
 	"gumbel_scale", "delta_min", "delta_max",
@@ -73,4 +84,6 @@ var PrivacyMetrics = []string{
 	"syntf_terms", "syntf_output_in_input", "syntf_oov_terms", "scrubbed_names", "scrubbed_numbers",
 	"original_mass", "top5_similarity", "top5_similarity_centered", "released_top5_share",
 	"release_top5_mass", "release_similarity_centered", "release_top5_similarity_centered", "release_tail_similarity_centered",
+	// counts behind unchanged_share (experiments/runner/privacy.go)
+	MetricUnchangedWords, MetricShareWords,
 }

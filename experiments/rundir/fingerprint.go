@@ -17,18 +17,25 @@ import (
 )
 
 // Fingerprint is everything that determines a finished cell besides its own coordinates: the
-// config text, the component versions, the seed and the content hash of every input. Finished
-// cells are reused only under an equal fingerprint. It is kept in cells/fingerprint.json.
+// config text, the component versions and behaviour fingerprints, the seed and the content
+// hash of every input. Finished cells are reused only under an equal fingerprint. It is kept
+// in cells/fingerprint.json.
 type Fingerprint struct {
 	ConfigHash string            `json:"config_sha256"`
 	Seed       uint64            `json:"seed"`
 	Components map[string]string `json:"component_versions"`
 	// Inputs maps each input's role to its content hash.
 	Inputs map[string]string `json:"inputs"`
+	// Behaviour maps each component to its behaviour fingerprint (package
+	// experiments/fingerprint): code that releases or decides differently on the canary has
+	// another, whatever its registry version says.
+	Behaviour map[string]string `json:"behaviour,omitempty"`
 }
 
-func NewFingerprint(cfg *runconfig.Config, inputs []Input) *Fingerprint {
-	fp := &Fingerprint{ConfigHash: cfg.Hash, Seed: uint64(cfg.Seed), Components: ComponentVersions(cfg), Inputs: map[string]string{}}
+// NewFingerprint is the fingerprint of a run of cfg on inputs by components behaving as
+// behaviour says (component → fingerprint; see Fingerprint.Behaviour).
+func NewFingerprint(cfg *runconfig.Config, inputs []Input, behaviour map[string]string) *Fingerprint {
+	fp := &Fingerprint{ConfigHash: cfg.Hash, Seed: uint64(cfg.Seed), Components: ComponentVersions(cfg), Inputs: map[string]string{}, Behaviour: behaviour}
 	for _, in := range inputs {
 		fp.Inputs[in.Role] = in.SHA256
 	}
@@ -61,6 +68,14 @@ func (fp *Fingerprint) Diff(old *Fingerprint) []string {
 		out = append(out, fmt.Sprintf("seed (%d → %d)", old.Seed, fp.Seed))
 	}
 	out = append(out, ChangedComponents(old.Components, fp.Components)...)
+	if old.Behaviour == nil && fp.Behaviour != nil {
+		out = append(out, "behaviour fingerprints (none recorded: made by a dptext that did not fingerprint its components)")
+	}
+	for _, k := range slices.Sorted(maps.Keys(fp.Behaviour)) {
+		if o, ok := old.Behaviour[k]; ok && o != fp.Behaviour[k] {
+			out = append(out, fmt.Sprintf("behaviour of %s (%s → %s: the code releases or decides differently on the canary)", k, short(o), short(fp.Behaviour[k])))
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(mergeKeys(old.Inputs, fp.Inputs))) {
 		if old.Inputs[k] != fp.Inputs[k] {
 			out = append(out, fmt.Sprintf("%s (sha256 %s → %s)", k, short(old.Inputs[k]), short(fp.Inputs[k])))
@@ -119,7 +134,7 @@ func CheckFingerprint(dir string, now *Fingerprint) error {
 	if !hasCellFiles(dir) {
 		return now.Write(dir)
 	}
-	return Refusef("%s holds finished cells computed from other data or settings; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
+	return Refusef("%s holds finished cells computed from other data or settings, or by code that behaves differently; changed: %s. Reusing them would mix old and new results: choose another --out, or --force to recompute every cell",
 		dir, strings.Join(now.Diff(old), ", "))
 }
 

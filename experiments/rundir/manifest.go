@@ -45,7 +45,11 @@ type Manifest struct {
 	Repeats    int               `json:"repeats"`
 	Jobs       int               `json:"jobs"`
 	Components map[string]string `json:"component_versions"`
-	Inputs     []Input           `json:"inputs"`
+	// Behaviour is each component's behaviour fingerprint (package experiments/fingerprint:
+	// the SHA-256 of its outputs on a fixed canary with fixed seeds), or why it has none;
+	// cells, cached releases and fits are reused only under equal fingerprints.
+	Behaviour map[string]string `json:"behaviour_fingerprints,omitempty"`
+	Inputs    []Input           `json:"inputs"`
 	// Corpus describes the corpus read (counts, merged identities, what was skipped); the
 	// captions of `dptext report` are built from it.
 	Corpus *CorpusRead `json:"corpus_read,omitempty"`

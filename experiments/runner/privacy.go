@@ -52,13 +52,21 @@ func privacyRows(m mechanisms.Mechanism, set *protocol.SetData, private [][]stri
 	}
 	if dg, ok := m.(mechanisms.Diagnoser); ok {
 		sums := map[string]float64{}
+		shares := make([]float64, 0, len(private))
 		for i := range private {
-			for k, v := range dg.Diagnose(set.Eval[i], private[i]) {
+			d := dg.Diagnose(set.Eval[i], private[i])
+			for k, v := range d {
 				sums[k] += v
+			}
+			if v, ok := d["unchanged_share"]; ok {
+				shares = append(shares, v)
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(sums)) {
 			rows = append(rows, row("mechanism", k, sums[k]/n))
+		}
+		if len(shares) == len(private) {
+			rows = append(rows, unchangedCountRows(shares, set, row, env)...)
 		}
 	}
 	return rows, nil
@@ -104,11 +112,13 @@ func pairBoundRows(pb mechanisms.PairBounder, set *protocol.SetData, row func(st
 }
 
 // auditRows audits m (once per set, mechanism and ε: Env.Memo) and returns its
-// "audited_eps_lcb" row and its "audited_eps_ceiling" row, the largest value the audit's tests
+// "audit_violations" row (the tests whose bound exceeds the claim or whose goodness-of-fit
+// test rejected it: 0 when the audit passes), its "audited_eps_lcb" row and its
+// "audited_eps_ceiling" row, the largest value the audit's tests
 // could have shown per claim unit (+Inf where a test is exact): a lower bound close to its
 // ceiling is a property of the sample size, not of the mechanism. It is called only for
-// mechanisms that claim a guarantee, and returns no rows when no test bounded anything (every
-// tested pair unprotected, e.g. a claim of ∞).
+// mechanisms that claim a guarantee, and returns only the violations when no test bounded
+// anything (every tested pair unprotected, e.g. a claim of ∞).
 func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.Row, env *registry.Env, cfg *runconfig.Config) ([]report.Row, error) {
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
@@ -123,18 +133,54 @@ func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.
 		if err != nil {
 			return nil, err
 		}
-		if !rep.Measured() {
-			return nil, nil
-		}
-		return [2]float64{rep.AuditedEpsilon(), rep.AuditedCeiling()}, nil
+		return rep, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit of %s at ε = %v: %w", probe.Mechanism, probe.Epsilon, err)
 	}
-	if v == nil {
-		return nil, nil // nothing bounded: every tested pair is unprotected (the table shows –)
+	rep := v.(*audit.Report)
+	rows := []report.Row{row("privacy", report.MetricAuditViolations, float64(len(rep.Violations())))}
+	if !rep.Measured() {
+		return rows, nil // nothing bounded: every tested pair is unprotected (the table shows –)
 	}
-	vals := v.([2]float64)
-	probe.Value = vals[0]
-	return []report.Row{probe, row("privacy", "audited_eps_ceiling", vals[1])}, nil
+	probe.Value = rep.AuditedEpsilon()
+	return append([]report.Row{probe, row("privacy", "audited_eps_ceiling", rep.AuditedCeiling())}, rows...), nil
+}
+
+// unchangedCountRows writes the counts behind a mechanism's unchanged_share (shares: each
+// evaluation document's), summed over the cell's evaluation documents: unchanged_words of
+// share_words, so that `dptext compare` tests the share as a proportion of words rather than
+// as a mean over repeats. The share's denominator is the document's in-vocabulary tokens (EMD)
+// or all its tokens (expmech): the first of the two that makes every document's share times
+// it a whole number. When neither does, no count row is written.
+func unchangedCountRows(shares []float64, set *protocol.SetData, row func(string, string, float64) report.Row, env *registry.Env) []report.Row {
+	if env == nil || env.Embeddings == nil {
+		return nil
+	}
+	inVocab := func(doc []string) int {
+		n := 0
+		for _, w := range doc {
+			if _, ok := env.Embeddings.Lookup(w); ok {
+				n++
+			}
+		}
+		return n
+	}
+	allTokens := func(doc []string) int { return len(doc) }
+	for _, denominator := range []func([]string) int{inVocab, allTokens} {
+		unchanged, words, whole := 0.0, 0.0, true
+		for i, share := range shares {
+			n := float64(denominator(set.Eval[i]))
+			k := share * n
+			if math.Abs(k-math.Round(k)) > 1e-6 {
+				whole = false
+				break
+			}
+			unchanged, words = unchanged+math.Round(k), words+n
+		}
+		if whole {
+			return []report.Row{row("mechanism", report.MetricUnchangedWords, unchanged), row("mechanism", report.MetricShareWords, words)}
+		}
+	}
+	return nil
 }

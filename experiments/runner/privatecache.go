@@ -26,15 +26,15 @@ type privateCache struct {
 }
 
 // key hashes what the private documents of c depend on: the mechanism (name, registry
-// version, parameters, ε), the seed and the unit's path, the inputs (corpus and embeddings
+// version, behaviour fingerprint, parameters, ε), the seed and the unit's path, the inputs (corpus and embeddings
 // hashes, vocabulary, protocol, sets — which fix the split and the training corpus some
 // mechanisms learn from) and the documents themselves.
 func (r *runner) privateKey(c cell, what string, docs [][]string) string {
 	mc := r.cfg.Mechanisms[c.mech]
 	params, _ := json.Marshal(mc.ParamsRecord()) // the table as written; map keys are sorted
 	h := sha256.New()
-	fmt.Fprintf(h, "dptext-private-v2\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s/%s\x00",
-		mc.Name, registry.Mechanisms[mc.Name].Version, params, c.eps, r.cfg.Seed, r.cellPath(c), what)
+	fmt.Fprintf(h, "dptext-private-v3\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d\x00%s/%s\x00",
+		mc.Name, registry.Mechanisms[mc.Name].Version, r.behaviour["mechanism/"+mc.ID()], params, c.eps, r.cfg.Seed, r.cellPath(c), what)
 	for _, in := range r.in.inputs {
 		fmt.Fprintf(h, "%s=%s\x00", in.Role, in.SHA256)
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"dptext/attackers"
+	"dptext/experiments/fingerprint"
 	"dptext/experiments/protocol"
 	"dptext/experiments/registry"
 	"dptext/experiments/report"
@@ -123,7 +125,19 @@ func Run(ctx context.Context, cfg *runconfig.Config, opts RunOptions) (string, e
 		recordFailedStart(dir, cfg, opts, err)
 		return dir, err
 	}
-	fp := rundir.NewFingerprint(cfg, in.inputs)
+	start := time.Now()
+	behaviour := fingerprint.Components(cfg, fingerprint.Inputs{Store: in.store, ConfigDir: filepath.Dir(cfg.Path), InputSHA256: in.dataSums, Context: ctx})
+	logf("behaviour fingerprints of %d components in %s (each mechanism on the canary at its ε, each scorer on the fixture)", len(behaviour), time.Since(start).Round(time.Millisecond))
+	for _, k := range slices.Sorted(maps.Keys(behaviour)) {
+		if !fingerprint.Usable(behaviour[k]) {
+			logf("%s: %s; its cells and releases are keyed by its registry version only", k, behaviour[k])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		recordFailedStart(dir, cfg, opts, err)
+		return dir, err
+	}
+	fp := rundir.NewFingerprint(cfg, in.inputs, behaviour)
 	if err := prepareDir(dir, cfg, opts, fp, logf); err != nil {
 		return dir, err
 	}
@@ -136,6 +150,7 @@ func runWithManifest(ctx context.Context, cfg *runconfig.Config, opts RunOptions
 	man := rundir.NewManifest(cfg, opts.Jobs)
 	man.SetShard(opts.Shard)
 	man.Inputs = in.inputs
+	man.Behaviour = fp.Behaviour
 	man.Corpus = in.corpus
 	live := rundir.NewLiveManifest(dir, man)
 	if err := live.Update(func(*rundir.Manifest) {}); err != nil {
@@ -285,7 +300,7 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 		return err
 	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
-	r.fingerprint, r.ctx, r.logf, r.force = fp.Hash(), ctx, logf, opts.Force
+	r.fingerprint, r.behaviour, r.ctx, r.logf, r.force = fp.Hash(), fp.Behaviour, ctx, logf, opts.Force
 	all := gridCells(cfg, sets)
 	cells := all
 	if opts.Shard.Sharded() {
@@ -557,6 +572,9 @@ type runner struct {
 	// look-ups found them.
 	// fingerprint is the hash written into every cell file (see fingerprint).
 	fingerprint string
+	// behaviour maps each component to its behaviour fingerprint (package fingerprint): the
+	// private cache keys a mechanism's releases by it.
+	behaviour map[string]string
 	// ownsFit, in a shard, says which fit files the shard writes (nil: all; see writesFit).
 	ownsFit map[string]bool
 	// ctx cancels the run, including long mechanism constructions.

@@ -4,7 +4,11 @@
 package runreport
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,13 +205,165 @@ func CompareRuns(baselineDir, runDir string, alpha float64) (bool, string, error
 	if err != nil {
 		return false, "", err
 	}
+	baseItems, runItems, err := bothItems(baselineDir, runDir)
+	if err != nil {
+		return false, "", err
+	}
 	opts := compare.DefaultOptions()
 	opts.Alpha = alpha
-	v, err := compare.Runs(base, run, opts)
+	v, err := compare.RunsWithItems(base, run, baseItems, runItems, opts)
 	if err != nil {
 		return false, "", err
 	}
 	return !v.OK(), v.String(), nil
+}
+
+// bothItems reads the per-item scores of both folders (ReadItems), or of neither when one has
+// no predictions.csv: items are compared paired only when both sides have them.
+func bothItems(baselineDir, runDir string) (base, run []compare.Item, err error) {
+	if base, err = ReadItems(baselineDir); err != nil || base == nil {
+		return nil, nil, err
+	}
+	if run, err = ReadItems(runDir); err != nil || run == nil {
+		return nil, nil, err
+	}
+	return base, run, nil
+}
+
+// ReadItems reads dir/predictions.csv into the items `dptext compare` tests paired: a
+// classifier's answer as 1 (right) or 0 (wrong) under metric correct, a utility measure's score
+// under metric mean (NaN when it scored none). Per-item reciprocal ranks (scorer "<id>/…") are
+// left out. Nil without an error when there is no predictions.csv.
+func ReadItems(dir string) ([]compare.Item, error) {
+	path := filepath.Join(dir, "predictions.csv")
+	data, err := filehash.ReadRegular(path, filehash.MaxStateBytes, "a run's predictions")
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	want := []string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction", "item", "author", "value"}
+	if len(recs) == 0 || !slices.Equal(recs[0], want) {
+		return nil, fmt.Errorf("%s: the header is not %s", path, strings.Join(want, ","))
+	}
+	var out []compare.Item
+	for i, r := range recs[1:] {
+		line := i + 2
+		if strings.Contains(r[4], "/") {
+			continue
+		}
+		eps, err := report.ParseEpsilon(r[2])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: epsilon %q: %w", path, line, r[2], err)
+		}
+		rep, err1 := strconv.Atoi(r[3])
+		item, err2 := strconv.Atoi(r[8])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s:%d: repeat %q and item %q: want whole numbers", path, line, r[3], r[8])
+		}
+		it := compare.Item{Key: report.Key{Set: r[0], Mechanism: r[1], Epsilon: eps, Scorer: r[4], Metric: report.MetricCorrect}, Repeat: rep, Item: item}
+		switch {
+		case r[10] != "":
+			v, err := strconv.ParseFloat(r[10], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: value %q: want a number", path, line, r[10])
+			}
+			it.Key.Metric, it.Value = report.MetricMean, v
+		case r[6] == r[7]:
+			it.Value = 1
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// CompareFigure writes to path (.png or .pdf) the figure of what moved between the runs in
+// baselineDir and runDir (render.ComparisonFigure): every moved cell, then the cells that
+// moved most relative to their band, at most render.MaxMovedCells.
+func CompareFigure(baselineDir, runDir string, alpha float64, path string) error {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if format != "png" && format != "pdf" {
+		return fmt.Errorf("--figure %s: want a file name ending in .png or .pdf", path)
+	}
+	base, err := report.ReadRowsFile(filepath.Join(baselineDir, "results.csv"))
+	if err != nil {
+		return err
+	}
+	run, err := report.ReadRowsFile(filepath.Join(runDir, "results.csv"))
+	if err != nil {
+		return err
+	}
+	baseItems, runItems, err := bothItems(baselineDir, runDir)
+	if err != nil {
+		return err
+	}
+	opts := compare.DefaultOptions()
+	opts.Alpha = alpha
+	v, err := compare.RunsWithItems(base, run, baseItems, runItems, opts)
+	if err != nil {
+		return err
+	}
+	shifts, err := compare.Shifts(base, baseItems, v, opts)
+	if err != nil {
+		return err
+	}
+	cells := make([]render.MovedCell, len(shifts))
+	for i, s := range shifts {
+		cells[i] = render.MovedCell{Label: s.Change.Key.String(), Change: s.Change.Run - s.Change.Baseline, Band: s.Band, Moved: s.Change.Moved}
+	}
+	size := func(c render.MovedCell) float64 {
+		if c.Band > 0 {
+			return math.Abs(c.Change / c.Band)
+		}
+		return math.Abs(c.Change) * math.MaxFloat64
+	}
+	slices.SortStableFunc(cells, func(a, b render.MovedCell) int {
+		if a.Moved != b.Moved {
+			if a.Moved {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(size(b), size(a))
+	})
+	cells = cells[:min(len(cells), render.MaxMovedCells)]
+	title := fmt.Sprintf("%s against %s: %d of %d moved", filepath.Base(filepath.Clean(runDir)), filepath.Base(filepath.Clean(baselineDir)), len(v.Moved()), len(v.Tested))
+	if n := len(v.Audits); n > 0 {
+		title += fmt.Sprintf(", %d audits failing", n)
+	}
+	if n := len(v.Protocol); n > 0 {
+		title += fmt.Sprintf(", %d protocol changes", n)
+	}
+	data, err := render.ComparisonFigure(title, cells, format)
+	if err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(path, data)
+}
+
+// ComparePower prints, per metric of the baseline in baselineDir, the smallest change
+// `dptext compare` flags at the baseline's size (compare.Power).
+func ComparePower(baselineDir string, alpha float64) (string, error) {
+	base, err := report.ReadRowsFile(filepath.Join(baselineDir, "results.csv"))
+	if err != nil {
+		return "", err
+	}
+	items, err := ReadItems(baselineDir)
+	if err != nil {
+		return "", err
+	}
+	opts := compare.DefaultOptions()
+	opts.Alpha = alpha
+	ps, m, err := compare.Power(base, items, opts)
+	if err != nil {
+		return "", err
+	}
+	return compare.PowerString(ps, m, alpha), nil
 }
 
 // CheckComplete fails when dir has a manifest that does not say complete (a folder with a
@@ -226,13 +382,13 @@ func CheckComplete(dir string) error {
 	return nil
 }
 
-// CopyBaseline copies a finished run's results.csv, tables and manifest into dst, replacing
-// what was there.
+// CopyBaseline copies a finished run's results.csv, predictions.csv (the items compare tests
+// paired), tables and manifest into dst, replacing what was there.
 func CopyBaseline(runDir, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []string{"results.csv", "table.md", "table.csv", "manifest.json"} {
+	for _, f := range []string{"results.csv", "predictions.csv", "table.md", "table.csv", "manifest.json"} {
 		data, err := filehash.ReadRegular(filepath.Join(runDir, f), filehash.MaxStateBytes, "a run's output")
 		if err != nil {
 			return err

@@ -60,6 +60,9 @@ const (
 	MethodExact = "exact"
 	// MethodProtocol marks a changed set fact or evaluation size: a hard failure.
 	MethodProtocol = "protocol"
+	// MethodAudit marks an audit ([audit]) that passed in the baseline (no violation in any
+	// repeat) and fails in the run: a hard failure.
+	MethodAudit = "audit"
 )
 
 // Change is the comparison of one cell between baseline and run.
@@ -80,6 +83,8 @@ type Verdict struct {
 	Tested []Change
 	// Protocol lists changed set facts and evaluation sizes (hard failures).
 	Protocol []Change
+	// Audits lists the audits that passed in the baseline and fail in the run (hard failures).
+	Audits []Change
 	// OnlyInBaseline and OnlyInRun are the cells the other side lacks.
 	OnlyInBaseline, OnlyInRun []report.Key
 	// RepeatsOnlyInBaseline and RepeatsOnlyInRun are the repeats of cells present on both
@@ -107,10 +112,10 @@ func (v Verdict) Moved() []Change {
 	return out
 }
 
-// OK reports whether the run matches the baseline: no moved cell, no protocol change and the
-// same set of cells.
+// OK reports whether the run matches the baseline: no moved cell, no protocol change, no audit
+// that passed in the baseline failing in the run, and the same set of cells.
 func (v Verdict) OK() bool {
-	return len(v.Moved()) == 0 && len(v.Protocol) == 0 && len(v.OnlyInBaseline) == 0 && len(v.OnlyInRun) == 0 &&
+	return len(v.Moved()) == 0 && len(v.Protocol) == 0 && len(v.Audits) == 0 && len(v.OnlyInBaseline) == 0 && len(v.OnlyInRun) == 0 &&
 		len(v.RepeatsOnlyInBaseline) == 0 && len(v.RepeatsOnlyInRun) == 0
 }
 
@@ -122,11 +127,14 @@ func (v Verdict) String() string {
 		status = "FAIL"
 	}
 	moved := v.Moved()
-	fmt.Fprintf(&b, "%s: %d cells tested at family-wise α = %g (%s); %d moved, %d protocol changes, %d only in baseline, %d only in run, %d repeats missing\n",
-		status, len(v.Tested), v.Alpha, v.Correction, len(moved), len(v.Protocol), len(v.OnlyInBaseline), len(v.OnlyInRun),
+	fmt.Fprintf(&b, "%s: %d cells tested at family-wise α = %g (%s); %d moved, %d protocol changes, %d audits failing, %d only in baseline, %d only in run, %d repeats missing\n",
+		status, len(v.Tested), v.Alpha, v.Correction, len(moved), len(v.Protocol), len(v.Audits), len(v.OnlyInBaseline), len(v.OnlyInRun),
 		len(v.RepeatsOnlyInBaseline)+len(v.RepeatsOnlyInRun))
 	for _, c := range v.Protocol {
 		fmt.Fprintf(&b, "protocol  %s: baseline %s, run %s\n", c.Key, fmtG(c.Baseline), fmtG(c.Run))
+	}
+	for _, c := range v.Audits {
+		fmt.Fprintf(&b, "audit     %s: passed in the baseline, fails in the run (%s violations per repeat, mean)\n", c.Key, fmtG(c.Run))
 	}
 	for _, c := range moved {
 		fmt.Fprintf(&b, "moved     %s: baseline %s (n=%d), run %s (n=%d), %s p=%.3g, adjusted p=%.3g\n",
@@ -157,10 +165,25 @@ func fmtG(v float64) string { return fmt.Sprintf("%.4g", v) }
 // same documents, so it errs towards not flagging. Other metrics are tested with Welch's t-test
 // over repeats, and cells without spread must agree within the tolerance. The p-values are
 // corrected over all tested cells (Holm or Bonferroni) so the family-wise false-alarm rate is
-// Alpha. Changed `split` protocol metrics and changed `total` counts are hard failures, and cells
+// Alpha. Counts of words (unchanged_words of share_words) are tested paired by repeat (see
+// pairedBinomialP) and cover their share; derived rows (relative_*, gains) are not tested
+// again. An audit that passed in the baseline (audit_violations 0 in every repeat) and fails
+// in the run is a hard failure. Changed `split` protocol metrics and changed `total` and
+// `share_words` counts are hard failures, and cells
 // present on one side only are listed. Rows without a cell to test on either side (header-only
 // files) are an error: a comparison that tests nothing passes nothing.
 func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
+	return RunsWithItems(baseline, run, nil, nil, opts)
+}
+
+// RunsWithItems is Runs with the per-item scores of both sides (predictions.csv): a utility
+// measure's `mean` cell whose items both sides scored is tested paired, by the exact sign test
+// of the per-item differences (pairedItemsP), instead of Welch's test over repeats. A
+// classifier's `correct` stays with Fisher's test of the pooled counts: when a mechanism moves
+// items both ways (a random release turns some wrong answers right), the net count is the
+// stronger evidence (measured: TestCompareFlagsABrokenMechanism, package runner, fails with
+// McNemar's test in its place).
+func RunsWithItems(baseline, run []report.Row, baseItems, runItems []Item, opts Options) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
 	}
@@ -180,6 +203,7 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("compare: run: %w", err)
 	}
+	bItems, rItems := itemIndex(baseItems), itemIndex(runItems)
 	v.RepeatsOnlyInBaseline, v.RepeatsOnlyInRun = missingRepeats(baseline, run)
 	for _, b := range base.Cells {
 		if _, ok := cur.Cell(b.Key); !ok {
@@ -196,6 +220,11 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 		bp, bPooled := base.Pooled(r.Key)
 		rp, rPooled := cur.Pooled(r.Key)
 		pooled := bPooled && rPooled
+		var pairedP float64
+		paired := false
+		if r.Metric == report.MetricMean {
+			pairedP, _, _, paired = pairedItemsP(bItems[r.Key.String()], rItems[r.Key.String()])
+		}
 		switch {
 		case r.Scorer == report.SplitScorer && slices.Contains(opts.ProtocolMetrics, r.Metric),
 			r.Metric == "total":
@@ -204,12 +233,38 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 				v.Protocol = append(v.Protocol, c)
 			}
 			continue
-		case r.Metric == report.MetricAccuracy && pooled:
+		case r.Metric == report.MetricAuditViolations:
+			if slices.Max(b.Values) == 0 && slices.Max(r.Values) > 0 {
+				c.Method, c.P, c.AdjustedP, c.Moved = MethodAudit, 0, 0, true
+				v.Audits = append(v.Audits, c)
+			}
 			continue
+		case r.Metric == report.MetricShareWords:
+			if !opts.equal(b.Mean, r.Mean) {
+				c.Method, c.P, c.AdjustedP, c.Moved = MethodProtocol, 0, 0, true
+				v.Protocol = append(v.Protocol, c)
+			}
+			continue
+		case r.Metric == report.MetricAccuracy && pooled, hasCounts(base, cur, r.Key), derived(r.Metric):
+			continue
+		case countOf[r.Metric] != "":
+			kb, kr, n, ok := countRepeats(base, cur, r.Key)
+			if !ok {
+				continue // the denominators differ: a protocol change, listed above
+			}
+			c.Method, c.P = MethodPairedBinomial, pairedBinomialP(kb, kr, n)
+		case paired:
+			c.Method, c.P = MethodPairedItems, pairedP
 		case r.Metric == report.MetricCorrect && pooled:
 			c.Method = MethodFisher
 			c.P = stats.FisherExact(int(math.Round(bp.Correct)), int(math.Round(bp.Total-bp.Correct)),
 				int(math.Round(rp.Correct)), int(math.Round(rp.Total-rp.Correct)))
+		case math.IsInf(b.Mean, 0) || math.IsInf(r.Mean, 0):
+			// An infinite value (an exact audit's ceiling) agrees only with itself.
+			c.Method, c.P = MethodExact, 0
+			if slices.Equal(b.Values, r.Values) {
+				c.P = 1
+			}
 		case opts.equal(b.Mean, r.Mean) && (b.N() < 2 || r.N() < 2 || b.SD == 0 && r.SD == 0):
 			c.Method, c.P = MethodExact, 1
 		case b.N() < 2 || r.N() < 2 || b.SD == 0 && r.SD == 0:
@@ -228,6 +283,20 @@ func Runs(baseline, run []report.Row, opts Options) (Verdict, error) {
 	}
 	return v, nil
 }
+
+// derived reports whether metric is not tested on its own: the relative_* rows (private / the
+// none row) and the gains (differences of two scorers' macro F1) are functions of rows that
+// are tested, so testing them again would only spend the family-wise α; the audit's lower
+// bound stands for its verdict (auditedLowerBound).
+func derived(metric string) bool {
+	return strings.HasPrefix(metric, "relative_") || metric == report.MetricDeltaF1 || metric == report.MetricDeltaRelativeF1 ||
+		metric == auditedLowerBound
+}
+
+// auditedLowerBound is the audit's ε lower confidence bound: one random draw per mechanism and
+// ε, the same in every repeat, so there is no spread to test it against (a redraw with the
+// same law would move it); the audit's verdict, audit_violations, is compared instead.
+const auditedLowerBound = "audited_eps_lcb"
 
 // missingRepeats lists, for cells present on both sides, the repeats only one side has, in
 // the order of the rows.

@@ -15,6 +15,9 @@ var unitMetrics = map[string]bool{report.MetricAccuracy: true, report.MetricMacr
 // eval_docs.
 var countMetrics = map[string]bool{report.MetricCorrect: true, report.MetricTotal: true, report.MetricUnscored: true}
 
+// infiniteMetrics may be +Inf: the audit's ceiling where a test is exact.
+var infiniteMetrics = map[string]bool{"audited_eps_ceiling": true}
+
 // splitCounts are the split facts that count something.
 var splitCounts = map[string]bool{"authors": true, "topics": true, "n_words": true, "eval_docs": true,
 	"topic_train_docs": true, "topic_validation_docs": true}
@@ -23,7 +26,8 @@ var splitCounts = map[string]bool{"authors": true, "topics": true, "n_words": tr
 // the quotient itself; 1e-9 leaves room for a results.csv rewritten with fewer digits).
 const accuracyTolerance = 1e-9
 
-// checkValues fails when rows hold a value no run writes: NaN or ±Inf, a proportion outside
+// checkValues fails when rows hold a value no run writes: NaN or ±Inf (+Inf is allowed where
+// a run writes it: infiniteMetrics), a proportion outside
 // [0, 1], a count that is negative, fractional, above the set's eval_docs (of the same repeat,
 // else the largest of the set), a correct count above its total, or an accuracy that is not
 // its repeat's correct/total (Runs tests the counts of such cells, so an accuracy that
@@ -65,11 +69,12 @@ func checkValues(rows []report.Row, side string) error {
 	for _, r := range rows {
 		v, why := r.Value, ""
 		switch {
+		case math.IsInf(v, 1) && infiniteMetrics[r.Metric]:
 		case math.IsNaN(v) || math.IsInf(v, 0):
 			why = "is not a finite number"
 		case unitMetrics[r.Metric] && (v < 0 || v > 1):
 			why = "is outside [0, 1]"
-		case (countMetrics[r.Metric] || r.Scorer == report.SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
+		case (countMetrics[r.Metric] || wordCounts[r.Metric] || r.Scorer == report.SplitScorer && splitCounts[r.Metric]) && (v < 0 || v != math.Trunc(v)):
 			why = "is not a count (a whole number ≥ 0)"
 		}
 		if why == "" && countMetrics[r.Metric] {

@@ -1,0 +1,253 @@
+// Package fingerprint computes a behaviour fingerprint of each component a config uses: every
+// mechanism is run on fixed canary documents with fixed seeds at each of its configured ε,
+// every scorer is fitted and scored on a tiny fixture, and the outputs are hashed. A change to
+// a component's draws or decisions changes its fingerprint, even when nobody bumps its
+// registry version; a change to documentation or reports changes none. The runner puts the
+// fingerprints into cell keys, private-cache keys and cached fits, so that results are reused
+// only by code that behaves the same.
+//
+// The fixture is drawn from the config's own vocabulary (its CanaryVocabulary most frequent
+// words, in the store's order), so it needs no data beyond the run's inputs and takes
+// milliseconds for the word-level mechanisms and scorers.
+package fingerprint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"dptext/embeddings"
+	"dptext/experiments/registry"
+	"dptext/experiments/runconfig"
+	"dptext/internal/rngs"
+	"dptext/mechanisms"
+)
+
+// CanaryVocabulary is the number of the store's first (most frequent) words the fixture's
+// vocabulary holds.
+const CanaryVocabulary = 400
+
+// canarySeed seeds every stream of the fixture; its value only has to stay fixed.
+const canarySeed = 20260328
+
+// Fixture sizes: documents privatised per ε, and the scorers' training and test documents.
+const (
+	canaryDocs        = 4
+	canaryWords       = 60
+	fixtureLabels     = 3
+	fixtureTrainEach  = 3
+	fixtureTestDocs   = 12
+	fixtureDocWords   = 40
+	outOfVocabularyWd = "qzxcanaryword"
+)
+
+// Prefix starts every fingerprint of a component that could be computed; a component that
+// failed on the fixture gets NotFingerprinted and the error instead.
+const (
+	Prefix           = "sha256:"
+	NotFingerprinted = "not fingerprinted: "
+)
+
+// Inputs are what the fixture is built from.
+type Inputs struct {
+	// Store is the run's word vectors; the fixture uses its CanaryVocabulary first words.
+	Store *embeddings.Store
+	// ConfigDir and InputSHA256 are passed on to builders (erae's model file).
+	ConfigDir   string
+	InputSHA256 map[string]string
+	// Context cancels long constructions.
+	Context context.Context
+}
+
+// Components returns, per component of cfg ("mechanism/<id>", "scorer/<id>"), its behaviour
+// fingerprint: Prefix and the SHA-256 of its outputs on the fixture, or NotFingerprinted and
+// why the fixture could not be run through it (such a component is then keyed by its registry
+// version alone, and the manifest says so).
+func Components(cfg *runconfig.Config, in Inputs) map[string]string {
+	small := in.Store.TopK(min(CanaryVocabulary, in.Store.Len()))
+	words := small.Words()
+	env := func(corpus [][]string) *registry.Env {
+		return &registry.Env{Embeddings: small, Workers: 1, Corpus: corpus, RawTexts: rawTexts(corpus), Context: in.Context,
+			ConfigDir: in.ConfigDir, InputSHA256: in.InputSHA256, CellDocs: canaryDocs, TextWords: canaryWords + 1}
+	}
+	train, trainLabels, test := fixture(words)
+	out := map[string]string{}
+	for i, mc := range cfg.Mechanisms {
+		out["mechanism/"+mc.ID()] = result(mechanismPrint(cfg, i, env(train), canary(words)))
+	}
+	for i, sc := range cfg.Scorers {
+		out["scorer/"+sc.ID()] = result(scorerPrint(cfg, i, env(train), train, trainLabels, test))
+	}
+	return out
+}
+
+// Usable reports whether fp is a fingerprint of behaviour (not NotFingerprinted).
+func Usable(fp string) bool { return strings.HasPrefix(fp, Prefix) }
+
+func result(sum string, err error) string {
+	if err != nil {
+		return NotFingerprinted + err.Error()
+	}
+	return Prefix + sum
+}
+
+// canary is the documents every mechanism privatises: fixed words of the fixture's vocabulary
+// in a fixed order, each ending with a word outside it.
+func canary(words []string) [][]string {
+	docs := make([][]string, canaryDocs)
+	for d := range docs {
+		doc := make([]string, 0, canaryWords+1)
+		for i := 0; i < canaryWords; i++ {
+			doc = append(doc, words[(d*canaryWords+i*7)%len(words)])
+		}
+		docs[d] = append(doc, outOfVocabularyWd)
+	}
+	return docs
+}
+
+// fixture draws the scorers' documents: fixtureLabels labels, each with its own slice of the
+// vocabulary it draws most words from, fixtureTrainEach training documents per label and
+// fixtureTestDocs test documents.
+func fixture(words []string) (train [][]string, labels []string, test [][]string) {
+	rng := rngs.New(canarySeed, "fingerprint/fixture")
+	doc := func(label int) []string {
+		d := make([]string, fixtureDocWords)
+		for i := range d {
+			if rng.IntN(3) == 0 {
+				d[i] = words[rng.IntN(len(words))]
+			} else {
+				span := max(1, len(words)/fixtureLabels)
+				d[i] = words[(label*span+rng.IntN(span))%len(words)]
+			}
+		}
+		return d
+	}
+	for l := 0; l < fixtureLabels; l++ {
+		for j := 0; j < fixtureTrainEach; j++ {
+			train = append(train, doc(l))
+			labels = append(labels, fmt.Sprintf("label%d", l))
+		}
+	}
+	for j := 0; j < fixtureTestDocs; j++ {
+		test = append(test, doc(j%fixtureLabels))
+	}
+	return train, labels, test
+}
+
+func rawTexts(docs [][]string) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = strings.Join(d, " ")
+	}
+	return out
+}
+
+// mechanismPrint hashes mechanism i's releases of the canary documents at each of its ε (the
+// one-element grid of a mechanism without ε), and its guarantee for each.
+func mechanismPrint(cfg *runconfig.Config, i int, env *registry.Env, docs [][]string) (string, error) {
+	mc := cfg.Mechanisms[i]
+	o, err := cfg.MechanismOptions(i)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, e := range mc.Grid() {
+		m, err := o.Build(env, e.Value())
+		if err != nil {
+			return "", fmt.Errorf("building it at ε = %s on the fixture: %w", e, err)
+		}
+		gens := make([]*rand.Rand, len(docs))
+		for d := range docs {
+			gens[d] = rngs.New(canarySeed, fmt.Sprintf("fingerprint/mech/eps=%s/doc=%d", e, d))
+		}
+		out, err := mechanisms.PrivatizeBatch(m, gens, docs)
+		if err != nil {
+			return "", fmt.Errorf("releasing the canary at ε = %s: %w", e, err)
+		}
+		fmt.Fprintf(h, "eps=%s\x00", e)
+		writeDocs(h, out)
+		for _, d := range docs {
+			g := m.Guarantee(d)
+			fmt.Fprintf(h, "%s\x00%x\x00%s\x00", g.Kind, math.Float64bits(g.Epsilon), g.Metric)
+			for _, k := range slices.Sorted(maps.Keys(g.Bounds)) {
+				fmt.Fprintf(h, "%s=%x\x00", k, math.Float64bits(g.Bounds[k]))
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ranker is a classifier that scores every candidate (attackers.Ranker, without the import).
+type ranker interface {
+	PredictRanked(rng *rand.Rand, docs [][]string) ([]string, []string, [][]float64)
+}
+
+// scorerPrint hashes scorer i's answers on the fixture: a classifier's predictions (and the
+// scores of every candidate, for one that ranks) after fitting on the training documents, a
+// utility measure's score of each test document against each training document of its label.
+func scorerPrint(cfg *runconfig.Config, i int, env *registry.Env, train [][]string, labels []string, test [][]string) (string, error) {
+	o, err := cfg.ScorerOptions(i)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	switch {
+	case o.Metric != nil:
+		pm, err := o.Metric.Build(env)
+		if err != nil {
+			return "", err
+		}
+		for j, d := range test {
+			for _, k := range []int{j % len(train), (j + 1) % len(train)} {
+				writeFloat(h, pm.Measure(train[k], d))
+			}
+		}
+	case o.Classifier != nil:
+		c, err := o.Classifier.Build(env)
+		if err != nil {
+			return "", err
+		}
+		if err := c.Fit(rngs.New(canarySeed, "fingerprint/fit"), train, labels); err != nil {
+			return "", fmt.Errorf("fitting it on the fixture: %w", err)
+		}
+		if rk, ok := c.(ranker); ok {
+			pred, cands, scores := rk.PredictRanked(rngs.New(canarySeed, "fingerprint/predict"), test)
+			writeDocs(h, [][]string{pred, cands})
+			for _, s := range scores {
+				for _, x := range s {
+					writeFloat(h, x)
+				}
+			}
+		} else {
+			writeDocs(h, [][]string{c.Predict(rngs.New(canarySeed, "fingerprint/predict"), test)})
+		}
+	default:
+		return "", fmt.Errorf("neither a classifier nor a utility measure")
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func writeDocs(h hash.Hash, docs [][]string) {
+	for _, d := range docs {
+		for _, w := range d {
+			io.WriteString(h, w)
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+}
+
+func writeFloat(h hash.Hash, x float64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+	h.Write(b[:])
+}

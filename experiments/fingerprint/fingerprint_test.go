@@ -1,0 +1,80 @@
+package fingerprint
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"dptext/experiments/runconfig"
+	"dptext/internal/fixtures"
+	"dptext/internal/rngs"
+)
+
+// fingerprintConfig has one mechanism of each family the fixture can run and every kind of
+// scorer: a classifier that ranks (koppel11 is not used: it reads characters, which the
+// numbered words have few of), one that does not, and a utility measure.
+const fingerprintConfig = `name = "fp"
+seed = 1
+%s[[sets]]
+name = "4"
+authors = 4
+[[mechanisms]]
+name = "none"
+[[mechanisms]]
+name = "emd"
+epsilons = [10, 5]
+[[mechanisms]]
+name = "expmech"
+epsilons = [8]
+[[scorers]]
+name = "sr-nn"
+[[scorers]]
+name = "nb"
+[[scorers]]
+name = "cosine"
+`
+
+func components(t *testing.T, text string) map[string]string {
+	t.Helper()
+	corpusPath, vecPath := fixtures.Corpus(t, 2, 2, 400)
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "fp.toml"), fmt.Sprintf(text, fixtures.Inputs(corpusPath, vecPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := fixtures.RandomStore(t, rngs.New(1, "fingerprint-test/store"), 600, 8, 1)
+	return Components(cfg, Inputs{Store: store, Context: context.Background()})
+}
+
+// Every component gets a fingerprint of its behaviour, the same on every call; another ε of a
+// mechanism changes that mechanism's alone; a second label of the same mechanism with the same
+// options behaves the same and gets the same fingerprint. Deterministic. Mutant: only the
+// first ε of each mechanism run on the canary leaves emd's fingerprint unchanged when its
+// second ε changes, and this fails. (A mechanism whose code changed under the same name and
+// version: experiments/runner's TestChangedBehaviourIsRecomputedNotReused.)
+func TestComponentsFingerprintBehaviour(t *testing.T) {
+	a := components(t, fingerprintConfig)
+	if len(a) != 6 {
+		t.Fatalf("%d fingerprints, want 6: %v", len(a), a)
+	}
+	for k, v := range a {
+		if !Usable(v) {
+			t.Errorf("%s: %s", k, v)
+		}
+	}
+	if b := components(t, fingerprintConfig); !maps.Equal(a, b) {
+		t.Errorf("two calls differ:\n%v\n%v", a, b)
+	}
+	c := components(t, strings.Replace(fingerprintConfig, "epsilons = [10, 5]", "epsilons = [10, 4]", 1))
+	for k := range a {
+		if changed := a[k] != c[k]; changed != (k == "mechanism/emd") {
+			t.Errorf("%s: changed %v after emd's ε changed", k, changed)
+		}
+	}
+	d := components(t, fingerprintConfig+"\n[[mechanisms]]\nname = \"emd\"\nlabel = \"emd-copy\"\nepsilons = [10, 5]\n")
+	if d["mechanism/emd-copy"] != a["mechanism/emd"] {
+		t.Errorf("the same mechanism under another label has another fingerprint")
+	}
+}
