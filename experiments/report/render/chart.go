@@ -651,10 +651,11 @@ func (l *labelLayer) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // labelOffsets are the places tried for a label of size w × h, from its point to its
-// bottom-left corner: right, above right, below right, left, above, below, then further out.
+// bottom-left corner: right, above right, below right, left, above, below, then a little further
+// out; no further, where a label would be read as another point's.
 func labelOffsets(w, h vg.Length) []vg.Point {
 	var out []vg.Point
-	for _, g := range []vg.Length{vg.Points(4.5), vg.Points(11), vg.Points(20)} {
+	for _, g := range []vg.Length{vg.Points(4.5), vg.Points(11)} {
 		out = append(out,
 			vg.Point{X: g, Y: -h / 2}, vg.Point{X: g, Y: g / 2}, vg.Point{X: g, Y: -h - g/2},
 			vg.Point{X: -g - w, Y: -h / 2}, vg.Point{X: -w / 2, Y: g}, vg.Point{X: -w / 2, Y: -g - h},
