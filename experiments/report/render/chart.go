@@ -601,8 +601,9 @@ func (v verticalLine) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // labelLayer draws point labels at draw time, when the canvas positions are known: each label
-// takes the first of several places around its point whose box lies inside the axes and
-// overlaps no label placed before and no point; a label that fits nowhere is left out.
+// takes the first of several places around its point whose box lies inside the axes, overlaps
+// no point and stays labelGap away from every label placed before; a label that fits nowhere is
+// left out.
 type labelLayer struct {
 	fig       *figure
 	items     []labelItem
@@ -637,7 +638,7 @@ func (l *labelLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		for _, off := range labelOffsets(w, h) {
 			at := vg.Point{X: ax + off.X, Y: ay + off.Y}
 			rect := vg.Rectangle{Min: vg.Point{X: at.X + box.Min.X, Y: at.Y + box.Min.Y}, Max: vg.Point{X: at.X + box.Max.X, Y: at.Y + box.Max.Y}}
-			if !inside(rect, c.Rectangle) || overlapsAny(rect, blocked) || overlapsAny(rect, l.fig.placed) {
+			if !inside(rect, c.Rectangle) || overlapsAny(rect, blocked) || overlapsAny(grow(rect, labelGap), l.fig.placed) {
 				continue
 			}
 			// a white, slightly transparent box: the label stays legible over lines and bars
@@ -650,16 +651,26 @@ func (l *labelLayer) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // labelOffsets are the places tried for a label of size w × h, from its point to its
-// bottom-left corner: right, above right, below right, left, above, below, then further out.
+// bottom-left corner: right, above right, below right, left, above, below, then a little further
+// out; no further, where a label would be read as another point's.
 func labelOffsets(w, h vg.Length) []vg.Point {
 	var out []vg.Point
-	for _, g := range []vg.Length{vg.Points(4.5), vg.Points(11), vg.Points(20)} {
+	for _, g := range []vg.Length{vg.Points(4.5), vg.Points(11)} {
 		out = append(out,
 			vg.Point{X: g, Y: -h / 2}, vg.Point{X: g, Y: g / 2}, vg.Point{X: g, Y: -h - g/2},
 			vg.Point{X: -g - w, Y: -h / 2}, vg.Point{X: -w / 2, Y: g}, vg.Point{X: -w / 2, Y: -g - h},
 			vg.Point{X: -g - w, Y: g / 2}, vg.Point{X: -g - w, Y: -h - g/2})
 	}
 	return out
+}
+
+// labelGap is the least space between two labels' boxes, so that two labels never read as one
+// ("ε=60ε=400000").
+const labelGap = vg.Length(2)
+
+// grow is r widened by d on every side.
+func grow(r vg.Rectangle, d vg.Length) vg.Rectangle {
+	return vg.Rectangle{Min: vg.Point{X: r.Min.X - d, Y: r.Min.Y - d}, Max: vg.Point{X: r.Max.X + d, Y: r.Max.Y + d}}
 }
 
 func inside(r, area vg.Rectangle) bool {

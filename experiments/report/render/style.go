@@ -3,6 +3,7 @@ package render
 import (
 	"hash/fnv"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -78,13 +79,41 @@ type Style struct {
 // Color is the series' colour.
 func (s Style) Color() color.Color { return okabeIto[s.Colour] }
 
-// textColor is the colour of the series' labels: its colour, but yellow darkened to olive, as
-// thin yellow text on white cannot be read.
+// textColor is the colour of the series' labels: its colour, darkened (its hue kept) until it
+// stands against the white label box at a contrast ratio of at least minTextContrast, as thin
+// text in the palette's light colours (yellow, orange, sky blue) cannot be read on white.
 func (s Style) textColor() color.Color {
-	if s.Colour == yellow {
-		return color.RGBA{0x9a, 0x8c, 0x00, 0xff}
+	return darkenForText(s.Color())
+}
+
+// minTextContrast is WCAG 2's contrast ratio for normal-size text (level AA).
+const minTextContrast = 4.5
+
+// darkenForText scales c's channels down in steps of 5 % until its contrast ratio against
+// white reaches minTextContrast; a colour dark enough already is returned unchanged.
+func darkenForText(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	rgb := [3]float64{float64(r) / 0xffff, float64(g) / 0xffff, float64(b) / 0xffff}
+	for f := 1.0; f > 0; f -= 0.05 {
+		d := [3]float64{rgb[0] * f, rgb[1] * f, rgb[2] * f}
+		if contrastOnWhite(d) >= minTextContrast {
+			return color.RGBA{uint8(math.Floor(d[0] * 255)), uint8(math.Floor(d[1] * 255)), uint8(math.Floor(d[2] * 255)), 0xff}
+		}
 	}
-	return s.Color()
+	return color.Black
+}
+
+// contrastOnWhite is WCAG 2's contrast ratio (L_white + 0.05) / (L + 0.05) of an sRGB colour
+// with channels in [0, 1] against white, L the relative luminance.
+func contrastOnWhite(rgb [3]float64) float64 {
+	lin := func(v float64) float64 {
+		if v <= 0.04045 {
+			return v / 12.92
+		}
+		return math.Pow((v+0.055)/1.055, 2.4)
+	}
+	l := 0.2126*lin(rgb[0]) + 0.7152*lin(rgb[1]) + 0.0722*lin(rgb[2])
+	return 1.05 / (l + 0.05)
 }
 
 // Line is the series' line style at the given width.

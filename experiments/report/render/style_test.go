@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"image/color"
+	"math"
 	"strings"
 	"testing"
 
@@ -40,7 +42,8 @@ func sixteenMechanisms() ([]report.Row, []string) {
 // A figure of 16 mechanisms gives every mechanism its own (colour, marker, dash) triple and
 // places no label over another. Mutants: a palette that repeats a colour (okabeIto's yellow
 // replaced by its orange) fails the colour count; the fixed table with two equal entries fails
-// the distinct looks; a label layer that ignores the boxes placed before fails the overlap check.
+// the distinct looks; a label layer that ignores the boxes placed before fails the overlap check,
+// and one that keeps no gap between labels (labelGap 0 in the layer) fails the gap check.
 func TestSixteenMechanismsDistinctAndLabelsApart(t *testing.T) {
 	rows, names := sixteenMechanisms()
 	l := DefaultLayout()
@@ -113,8 +116,8 @@ func TestSixteenMechanismsDistinctAndLabelsApart(t *testing.T) {
 		}
 		for i, a := range fig.placed {
 			for _, b := range fig.placed[:i] {
-				if overlaps(a, b) {
-					t.Errorf("%s: label boxes overlap: %v and %v", fig.title, a, b)
+				if overlaps(grow(a, labelGap), b) {
+					t.Errorf("%s: label boxes overlap or are closer than %v pt: %v and %v", fig.title, labelGap, a, b)
 				}
 			}
 		}
@@ -215,5 +218,36 @@ func TestAccuracyFigureColoursAndAxes(t *testing.T) {
 	}
 	if _, err := f.render("png"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every series' labels can be read on their white box: the text colour of each palette colour
+// has WCAG 2's contrast ratio of at least 4.5 against white, keeps the colour's hue (its
+// channels in the same proportions, within 8-bit rounding) and leaves a colour dark enough
+// already unchanged. Mutant: textColor returning the series' colour fails it (the palette's
+// yellow, orange and sky blue stand at 1.1–2.3 against white).
+func TestLabelTextContrast(t *testing.T) {
+	for i, c := range okabeIto {
+		tc := Style{Colour: i}.textColor()
+		r, g, b, _ := tc.RGBA()
+		rgb := [3]float64{float64(r) / 0xffff, float64(g) / 0xffff, float64(b) / 0xffff}
+		if got := contrastOnWhite(rgb); got < minTextContrast {
+			t.Errorf("palette colour %d: label colour %v has contrast %.2f against white, want ≥ %v", i, tc, got, minTextContrast)
+		}
+		or, og, ob, _ := c.RGBA()
+		orig := [3]float64{float64(or) / 0xffff, float64(og) / 0xffff, float64(ob) / 0xffff}
+		if contrastOnWhite(orig) >= minTextContrast && tc != color.RGBA(c.(color.RGBA)) {
+			t.Errorf("palette colour %d (%v) is dark enough, but its label colour is %v", i, c, tc)
+		}
+		maxOrig := math.Max(orig[0], math.Max(orig[1], orig[2]))
+		maxNew := math.Max(rgb[0], math.Max(rgb[1], rgb[2]))
+		for ch := range 3 {
+			if maxOrig == 0 {
+				break
+			}
+			if math.Abs(orig[ch]/maxOrig-rgb[ch]/maxNew) > 0.03 {
+				t.Errorf("palette colour %d: label colour %v changes the hue of %v (channel %d)", i, tc, c, ch)
+			}
+		}
 	}
 }
