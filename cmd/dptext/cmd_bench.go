@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"dptext/experiments/bench"
 	"dptext/experiments/registry"
 	"dptext/experiments/runconfig"
+	"dptext/internal/datasets"
 	"dptext/internal/filehash"
 	"dptext/internal/resources"
 	"dptext/internal/rngs"
@@ -204,7 +206,12 @@ func cmdBenchMechanisms(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	env := &registry.Env{Embeddings: store, Workers: 1, Context: ctx}
+	dataDir, err := datasets.DefaultCacheDir()
+	if err != nil {
+		return err
+	}
+	// The runner's cache of derived data (SynTF's ℓ, computed once per vocabulary and ε).
+	env := &registry.Env{Embeddings: store, Workers: 1, Context: ctx, CacheDir: filepath.Join(dataDir, "derived")}
 	return bench.Mechanisms(ctx, stdout, env, bench.MechanismsOptions{Epsilon: *epsilon, Names: names, Documents: *documents, Words: *words,
 		ReferenceWords: *referenceWords, Rounds: *rounds, Vocabulary: vocabularyName(true)})
 }
