@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"dptext/embeddings"
 	"dptext/experiments/registry"
 	"dptext/experiments/report"
 	"dptext/internal/rngs"
@@ -125,7 +126,7 @@ func benchMechanism(ctx context.Context, w io.Writer, env *registry.Env, name st
 		// serves it.
 		if fresh, err := mo.Build(env, eps.Value()); err != nil {
 			return "", "", fmt.Errorf("%s: %w", name, err)
-		} else if r, ok := NewReference(fresh, env.Embeddings, entry.Releases == registry.ReleaseTermFrequencies); ok {
+		} else if r, ok := referenceOf(fresh, env.Embeddings, entry.Releases == registry.ReleaseTermFrequencies); ok {
 			gens := generators(len(refDocs), name, round, "reference")
 			start = time.Now()
 			n := 0
@@ -142,6 +143,19 @@ func benchMechanism(ctx context.Context, w io.Writer, env *registry.Env, name st
 		return line + "no reference\t–\t", "", nil
 	}
 	return line + fmt.Sprintf("%.0f\t%.1f×\t", stats.Median(ref), stats.Median(batch)/stats.Median(ref)), "", nil
+}
+
+// referencer releases a document token by token (Reference, GumbelReference).
+type referencer interface {
+	Apply(rng *rand.Rand, doc []string) []string
+}
+
+// referenceOf is m's per-token reference, false when it has none.
+func referenceOf(m mechanisms.Mechanism, store *embeddings.Store, termFrequencies bool) (referencer, bool) {
+	if g, ok := m.(gumbelParams); ok {
+		return &GumbelReference{params: g, store: store}, true
+	}
+	return NewReference(m, store, termFrequencies)
 }
 
 // generators are the streams of the documents of one round of one path.

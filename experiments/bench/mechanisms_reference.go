@@ -3,8 +3,10 @@ package bench
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"dptext/embeddings"
+	"dptext/internal/linalg"
 	"dptext/mechanisms"
 )
 
@@ -88,4 +90,78 @@ func sampleLog(rng *rand.Rand, lp []float64) int {
 		u -= p
 	}
 	return last // rounding left u a hair above the sum: the last possible row
+}
+
+// gumbelParams is the truncated Gumbel mechanism's calibration.
+type gumbelParams interface {
+	Scale() float64
+	DeltaRange() (float64, float64)
+	PoissonMean() float64
+	OOV() string
+}
+
+// GumbelReference is the straightforward per-token implementation of the truncated Gumbel
+// mechanism (Carvalho et al.): for every known token, the distances to the whole vocabulary
+// computed and sorted by (distance, row) from scratch, k ~ Poisson(μ) truncated to |V| − 1,
+// and the word among the k nearest with the smallest distance plus Gumbel(0, b) noise truncated
+// to [−Δ_max, Δ_max] (k = 0: the word itself); an unknown word kept or replaced uniformly as the
+// mechanism's policy says.
+type GumbelReference struct {
+	params gumbelParams
+	store  *embeddings.Store
+}
+
+// Apply releases doc token by token with rng.
+func (r *GumbelReference) Apply(rng *rand.Rand, doc []string) []string {
+	out := make([]string, len(doc))
+	n := r.store.Len()
+	b, mu := r.params.Scale(), r.params.PoissonMean()
+	_, bound := r.params.DeltaRange()
+	order := make([]int, n)
+	dist := make([]float64, n)
+	for i, w := range doc {
+		x, ok := r.store.Lookup(w)
+		if !ok {
+			if r.params.OOV() == "keep" {
+				out[i] = w
+			} else {
+				out[i] = r.store.Word(rng.IntN(n))
+			}
+			continue
+		}
+		for j := range n {
+			order[j], dist[j] = j, linalg.Euclidean(r.store.Vector(x), r.store.Vector(j))
+		}
+		sort.Slice(order, func(p, q int) bool {
+			if dist[order[p]] != dist[order[q]] {
+				return dist[order[p]] < dist[order[q]]
+			}
+			return order[p] < order[q]
+		})
+		var k int
+		for k = poisson(rng, mu); k > n-1; k = poisson(rng, mu) {
+		}
+		best, bestScore := x, math.Inf(1)
+		for _, j := range order[:k] {
+			g := math.Inf(1)
+			for math.Abs(g) > bound {
+				g = -b * math.Log(-math.Log(1-rng.Float64())) // 1 − U ∈ (0, 1]: never ln 0 of 0
+			}
+			if s := dist[j] + g; s < bestScore {
+				best, bestScore = j, s
+			}
+		}
+		out[i] = r.store.Word(best)
+	}
+	return out
+}
+
+// poisson draws from Poisson(mu) by Knuth's product of uniforms.
+func poisson(rng *rand.Rand, mu float64) int {
+	l, k, p := math.Exp(-mu), 0, rng.Float64()
+	for p > l {
+		k++
+		p *= rng.Float64()
+	}
+	return k
 }

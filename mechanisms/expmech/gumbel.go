@@ -286,6 +286,12 @@ func (m *TruncatedGumbel) Scale() float64 { return m.b }
 // DeltaRange returns Δ_min and Δ_max in use.
 func (m *TruncatedGumbel) DeltaRange() (float64, float64) { return m.deltaMin, m.deltaMax }
 
+// PoissonMean is μ of the truncated Poisson draw of how many nearest words compete.
+func (m *TruncatedGumbel) PoissonMean() float64 { return m.mu }
+
+// OOV is the out-of-vocabulary policy in use.
+func (m *TruncatedGumbel) OOV() string { return m.opts.OOV }
+
 // neighbours returns the ordered nearest rows of x and their distances, at least want of them
 // (all rows at most), from prepared (see prepare) or the cache, else computed and cached up to
 // gumbelPrefix.
