@@ -165,3 +165,46 @@ func TestCountFlagsAreBounded(t *testing.T) {
 		t.Error("a refused slurm command wrote its scripts")
 	}
 }
+
+// Every command refuses a non-finite or out-of-range ε, count or size the same way, for every
+// mechanism: `audit --mechanism random --epsilon X` exited 0 printing "at ε = X" (mutant:
+// mechanismFlags.decode without its check of mechanisms that take no ε), ε lists are sets
+// (mutant: parseFloats without its duplicate check), and privacy's --n is bounded (mutant: no
+// check; the table of n = 0 printed εn = 0).
+func TestEveryCommandRefusesBadEpsilonsAndCounts(t *testing.T) {
+	for _, eps := range []string{"-1", "0", "1e-300", "1e308", "inf"} {
+		for _, mech := range []string{"random", "none", "scrub"} {
+			code, _, stderr := run(t, "audit", "--mechanism", mech, "--epsilon", eps)
+			if code != 2 || !strings.Contains(stderr, "--epsilon") || !strings.Contains(stderr, `mechanism "`+mech+`" takes no ε; leave --epsilon out`) {
+				t.Errorf("audit %s --epsilon %s: exit %d, %q", mech, eps, code, stderr)
+			}
+		}
+		for _, mech := range []string{"emd", "expmech", "syntf"} {
+			code, _, stderr := run(t, "audit", "--mechanism", mech, "--epsilon", eps)
+			if code == 0 || !strings.Contains(stderr, "--epsilon") || !strings.Contains(stderr, mech) {
+				t.Errorf("audit %s --epsilon %s: exit %d, %q", mech, eps, code, stderr)
+			}
+		}
+		code, _, stderr := run(t, "obfuscate", "--mechanism", "random", "--epsilon", eps)
+		if code != 2 || !strings.Contains(stderr, `mechanism "random" takes no ε`) {
+			t.Errorf("obfuscate random --epsilon %s: exit %d, %q", eps, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "--epsilons", "5,10,5"}, "--epsilons: entries 1 and 3 are both 5: want distinct values"},
+		{[]string{"privacy", "--epsilons", "47.5,47.5"}, "--epsilons: entries 1 and 2 are both 47.5"},
+		{[]string{"privacy", "--n", "0"}, "--n 0: want 1 to 1000000000"},
+		{[]string{"privacy", "--n", "-3"}, "--n -3: want 1 to 1000000000"},
+		{[]string{"audit", "--mechanism", "emd", "--epsilon", "10", "--top-k", "2000000000"}, "--top-k 2000000000"},
+		{[]string{"bench", "decode", "--epsilon", "inf"}, "--epsilon +Inf: want a finite number"},
+		{[]string{"bench", "decode", "--epsilon", "0"}, "--epsilon 0: want a finite number > 0"},
+	} {
+		code, _, stderr := run(t, c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %q; want a refusal containing %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"dptext/experiments/runconfig"
+	"dptext/experiments/runner"
 )
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -23,6 +24,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg, err := runconfig.LoadConfig(p)
 		if err == nil {
 			err = runconfig.CheckComponents(cfg)
+		}
+		if err == nil {
+			// The values that depend on the data (set sizes, snippet lengths): checked on the
+			// sets drawn from the corpus as `run` draws them.
+			err = runner.CheckData(ctx, cfg, "", func(string, ...any) {})
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, err)

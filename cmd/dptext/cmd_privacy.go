@@ -35,6 +35,9 @@ func cmdPrivacy(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return usagef("--mechanism %q: has no vocabulary-wide bound to compute (its bound is in dptext list); those that have: %s", *mech, strings.Join(have, ", "))
 	}
+	if *n < 1 || *n > configfile.MaxCount {
+		return usagef("--n %d: want 1 to %d", *n, configfile.MaxCount)
+	}
 	eps, err := parseFloats(*epsList)
 	if err != nil {
 		return usagef("--epsilons: %v", err)

@@ -59,6 +59,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := runreport.Rereport(pos[0]); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "rewrote tables and plots in %s\n", pos[0])
+	fmt.Fprintf(stdout, "rewrote tables, plots and report.html in %s\n", pos[0])
 	return nil
 }

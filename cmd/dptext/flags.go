@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"dptext/experiments/report"
 	"dptext/experiments/runconfig"
 	"dptext/experiments/runner"
+	"dptext/internal/configfile"
 	"dptext/internal/datasets"
 	"dptext/internal/text"
 )
@@ -49,8 +51,8 @@ func (e *embeddingFlags) load(ctx context.Context, log io.Writer) (*embeddings.S
 	if e.vocabulary != runconfig.VocabularyWords && e.vocabulary != runconfig.VocabularyAll {
 		return nil, usagef("--vocabulary %q: want words or all", e.vocabulary)
 	}
-	if e.topK < 0 {
-		return nil, usagef("--top-k %d: want 0 or more", e.topK)
+	if e.topK < 0 || e.topK > configfile.MaxCount {
+		return nil, usagef("--top-k %d: want 0 (all) to %d", e.topK, configfile.MaxCount)
 	}
 	dataDir, err := datasets.DefaultCacheDir()
 	if err != nil {
@@ -83,8 +85,13 @@ func addMechanismFlags(fs *flag.FlagSet, defaultName, nameHelp, paramName string
 	return m
 }
 
-// decode decodes the mechanism's parameters, checking its name and ε.
+// decode decodes the mechanism's parameters, checking its name and ε: a mechanism without ε
+// refuses --epsilon as a config refuses its epsilons key (`audit --mechanism random
+// --epsilon inf` printed "at ε = inf"), one with ε takes only its range.
 func (m *mechanismFlags) decode() (*registry.MechanismOptions, error) {
+	if e, ok := registry.Mechanisms[m.name]; ok && !e.UsesEpsilon && m.epsilon.Set() {
+		return nil, usagef("--epsilon %s: mechanism %q takes no ε; leave --epsilon out", m.epsilon, m.name)
+	}
 	body := m.params.String()
 	if body != "" && m.inline != "" {
 		body += ", "
@@ -167,10 +174,13 @@ func (p *paramFlag) setDefault(key, val string) {
 
 func parseFloats(s string) ([]float64, error) {
 	var out []float64
-	for _, f := range strings.Split(s, ",") {
+	for i, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 			return nil, fmt.Errorf("%q is not a finite number > 0", f)
+		}
+		if j := slices.Index(out, v); j >= 0 {
+			return nil, fmt.Errorf("entries %d and %d are both %v: want distinct values", j+1, i+1, v)
 		}
 		out = append(out, v)
 	}

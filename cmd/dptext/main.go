@@ -45,7 +45,7 @@ func init() {
 		"slurm":     {"CONFIG", "write (and with --submit, submit) a Slurm job array running the shards of CONFIG and a merge job after it", cmdSlurm, false},
 		"check":     {"CONFIG...", "validate configs without running them", cmdCheck, false},
 		"list":      {"[NAME...]", "every name a config may use, with version and description; with names, their parameters and defaults", cmdList, false},
-		"report":    {"RUN_DIR", "rewrite a run's tables and plots from its results.csv, or print it for benchstat", cmdReport, false},
+		"report":    {"RUN_DIR", "rewrite a run's tables, plots and report.html from its results.csv, or print it for benchstat", cmdReport, false},
 		"calibrate": {"", "print, per ε, how many words the emd mechanism changes and how far they move", cmdCalibrate, false},
 		"obfuscate": {"[FILE]", "write the privatised text of a file (or standard input) to standard output", cmdObfuscate, false},
 		"bench":     {"decode", "nearest-word decoding throughput (words_per_second) of the float32 and int8 first passes, share re-checked, roofline fraction", cmdBench, false},

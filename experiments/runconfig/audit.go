@@ -23,13 +23,13 @@ func (c *Config) validateAudit() error {
 		return nil
 	}
 	d := audit.DefaultOptions()
-	if a.Samples == 0 {
+	if a.Samples == 0 && !c.isWritten("audit", "samples") {
 		a.Samples = d.Samples
 	}
-	if a.Alpha == 0 {
+	if a.Alpha == 0 && !c.isWritten("audit", "alpha") {
 		a.Alpha = d.Alpha
 	}
-	if a.Pairs == 0 {
+	if a.Pairs == 0 && !c.isWritten("audit", "pairs") {
 		a.Pairs = d.Pairs
 	}
 	switch {

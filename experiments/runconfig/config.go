@@ -11,8 +11,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -57,6 +59,9 @@ type Config struct {
 	Hash string `toml:"-"`
 
 	lines configfile.Lines
+	// written holds the dotted keys the text gives (array indices dropped), so that an absent
+	// key takes its default while a written one, 0 included, is validated as given.
+	written map[string]bool
 	// skipFileChecks: validation does not look the corpus and embeddings paths up.
 	skipFileChecks bool
 	// mechOptions[i] and scorerOptions[i] are the params of Mechanisms[i] and Scorers[i],
@@ -256,6 +261,16 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 			}
 			return nil, &configfile.Error{File: path, Line: pe.Position.Line, Key: key, Msg: pe.Message}
 		}
+		if m := decodeErrorRE.FindStringSubmatch(err.Error()); m != nil {
+			// A value of the wrong type ("incompatible types: TOML value has type bool;
+			// destination has type float"): the decoder names its line and key in the text.
+			line, _ := strconv.Atoi(m[1])
+			key := m[2]
+			if p, k := configfile.Locate(src).At(line); configfile.StripIndices(configfile.JoinKey(p, k)) == key {
+				key = configfile.JoinKey(p, k) // with its array index: "sets[1].name"
+			}
+			return nil, &configfile.Error{File: path, Line: line, Key: key, Msg: m[3]}
+		}
 		return nil, &configfile.Error{File: path, Msg: err.Error()}
 	}
 	cfg.Path, cfg.Text = path, src
@@ -271,6 +286,10 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	sum := sha256.Sum256([]byte(src))
 	cfg.Hash = hex.EncodeToString(sum[:])
 	cfg.lines = doc.Lines
+	cfg.written = map[string]bool{}
+	for _, k := range md.Keys() {
+		cfg.written[k.String()] = true
+	}
 	var und []toml.Key
 	for _, k := range md.Undecoded() {
 		// Keys inside a component's params table (nested tables included) are checked
@@ -291,6 +310,10 @@ func parseConfig(path, src string, checkFiles bool) (*Config, error) {
 	}
 	return cfg, nil
 }
+
+// decodeErrorRE reads the line, key and message of a decoding error that is not a
+// toml.ParseError: "toml: line 3 (last key "verdict.alpha"): incompatible types: …".
+var decodeErrorRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 
 // validKeys lists the keys a table of the config accepts.
 func validKeys(cfg *Config, table string) []string {
@@ -322,6 +345,11 @@ func validKeys(cfg *Config, table string) []string {
 	return configfile.TOMLKeys(v)
 }
 
+// isWritten reports whether the config's text gives key in table ("verdict"; "" for the top
+// level): a numeric key left at 0 takes its default only when it is absent.
+func (c *Config) isWritten(table, key string) bool { return c.written[configfile.JoinKey(table, key)] }
+
+// ErrAt is an error about key in the table at path (indexed, as "sets[1]"), at the key's line.
 func (c *Config) ErrAt(path, key, format string, args ...any) error {
 	name := key
 	if path != "" {
@@ -500,6 +528,13 @@ func (c *Config) validateData() error {
 		if c.Corpus.Topic != "party" && c.Corpus.Topic != "era" {
 			return c.ErrAt("corpus", "topic", "%q: want \"party\" or \"era\"", c.Corpus.Topic)
 		}
+		// The reader refused these only once the run read the corpus.
+		if c.Corpus.Topic == "era" && (c.Corpus.EraSplitYear < 1791 || c.Corpus.EraSplitYear > 2100) {
+			return c.ErrAt("corpus", "era_split_year", "%d: want a year in 1791…2100", c.Corpus.EraSplitYear)
+		}
+		if c.Corpus.Topic != "era" && c.isWritten("corpus", "era_split_year") {
+			return c.ErrAt("corpus", "era_split_year", "applies to topic = \"era\" only (topic is %q): remove it, or set topic = \"era\"", c.Corpus.Topic)
+		}
 	case c.Corpus.Path == "":
 		return c.ErrAt("corpus", "path", "missing: format %q reads a file or folder", c.Corpus.Format)
 	case !c.skipFileChecks:
@@ -591,6 +626,14 @@ func (c *Config) validateProtocol() error {
 	case !(p.ValidationShare >= 0 && p.ValidationShare < 1):
 		return c.ErrAt("protocol", "validation_share", "%v: want a share in [0, 1)", p.ValidationShare)
 	}
+	if p.Kind != ProtocolClassification {
+		// Only the classification protocol reads these: elsewhere a value was silently unused.
+		for _, k := range []string{"chunk_words", "min_topics_per_author", "test_share", "max_docs_per_author"} {
+			if c.isWritten("protocol", k) {
+				return c.ErrAt("protocol", k, "applies to the classification protocol only (kind = %q does not read it): remove it, or set kind = %q", p.Kind, ProtocolClassification)
+			}
+		}
+	}
 	return c.validateTopicsResample()
 }
 
@@ -618,7 +661,7 @@ func (c *Config) validateSets() error {
 		}
 		seen[plotName(s.Name)] = i
 		switch {
-		case s.AllAuthors && s.Authors != 0:
+		case s.AllAuthors && (s.Authors != 0 || c.lines.Line(path, "authors") > 0):
 			return c.ErrAt(path, "all_authors", "with authors = %d: give one of them", s.Authors)
 		case s.AllAuthors && c.Protocol.Kind != ProtocolAuthorship:
 			return c.ErrAt(path, "all_authors", "applies to the authorship protocol only")
@@ -692,6 +735,9 @@ func (c *Config) checkIdentity(path, kind string, comp ComponentConfig, valid []
 	if !slices.Contains(valid, comp.Name) {
 		return c.ErrAt(path, "name", "unknown %s %q; valid: %s", kind, comp.Name, strings.Join(valid, ", "))
 	}
+	if comp.Label == "" && c.lines.Line(path, "label") > 0 {
+		return c.ErrAt(path, "label", `"": want a label, or leave label out (the %s is then named %q)`, kind, comp.Name)
+	}
 	if ids[comp.ID()] {
 		return c.ErrAt(path, "label", "%s %q appears twice: give one a distinct label", kind, comp.ID())
 	}
@@ -725,15 +771,13 @@ func (c *Config) validateMechanisms() error {
 		if !entry.UsesEpsilon && len(m.Epsilons) > 0 {
 			return c.ErrAt(path, "epsilons", "mechanism %q takes no ε; remove the key", m.Name)
 		}
-		seenEps := map[report.Epsilon]bool{}
 		for _, e := range m.Epsilons {
 			if err := entry.Epsilons.Check(e.Value()); err != nil {
 				return c.ErrAt(path, "epsilons", "mechanism %q: %v", m.Name, err)
 			}
-			if seenEps[e] {
-				return c.ErrAt(path, "epsilons", "%v appears twice", e)
-			}
-			seenEps[e] = true
+		}
+		if i, j := firstRepeat(m.Epsilons); i > 0 {
+			return c.ErrAt(path, "epsilons", "%v appears twice (entries %d and %d): want distinct ε, one cell each", m.Epsilons[i-1], j, i)
 		}
 		o, err := entry.Decode(m.params)
 		if err != nil {
@@ -758,6 +802,9 @@ func (c *Config) validateScorers() error {
 		}
 		if entry.Task == registry.TaskTopic && c.Protocol.Kind == ProtocolPAN {
 			return c.ErrAt(path, "name", "%q is a topic classifier, but in the pan protocol every unknown text of a problem has the same topic (its target fandom): there is no topic to classify; use authorship attackers and utility measures", s.Name)
+		}
+		if s.Protocol == "" && c.lines.Line(path, "protocol") > 0 {
+			return c.ErrAt(path, "protocol", `"": want "static" or "adaptive", or leave protocol out`)
 		}
 		switch s.Protocol {
 		case "", "static":
@@ -799,8 +846,13 @@ func (c *Config) validateGains() error {
 	for _, s := range c.Scorers {
 		ids[s.ID()] = registry.Scorers[s.Name].Task
 	}
+	seen := map[string]int{}
 	for i, g := range c.Gains {
 		path := fmt.Sprintf("gains[%d]", i)
+		if j, ok := seen[g.Name]; ok && g.Name != "" {
+			return c.ErrAt(path, "name", "%q: [[gains]] %d and %d share the name: want distinct names (their rows would mix)", g.Name, j+1, i+1)
+		}
+		seen[g.Name] = i
 		switch {
 		case g.Name == "":
 			return c.ErrAt(path, "name", "missing: the scorer name of the gain rows")
@@ -878,7 +930,7 @@ func (c *Config) validateReport() error {
 		return err
 	}
 	if err := c.Report.Validate(); err != nil {
-		return &configfile.Error{File: c.Path, Key: "report", Msg: err.Error()}
+		return c.reportError(err)
 	}
 	sets, mechs := map[string]bool{}, map[string]bool{}
 	var setNames, mechNames []string
@@ -892,6 +944,10 @@ func (c *Config) validateReport() error {
 	}
 	for i, r := range c.Report.References {
 		path := fmt.Sprintf("report.references[%d]", i)
+		if r.Authors == 0 && c.lines.Line(path, "authors") > 0 {
+			// 0 reads as "not given": written, it is a value out of range.
+			return c.ErrAt(path, "authors", "0: want the number of authors of the published set (≥ 1), or leave authors out")
+		}
 		if !sets[r.Set] {
 			return c.ErrAt(path, "set", "%q is not a set of this config; sets: %s", r.Set, strings.Join(setNames, ", "))
 		}
@@ -900,6 +956,28 @@ func (c *Config) validateReport() error {
 		}
 	}
 	return nil
+}
+
+// reportKeyRE finds the key a layout error names: "report: columns[1].label …",
+// "report: level = …", "report: frontier.attack …".
+var reportKeyRE = regexp.MustCompile(`^report: ([a-z_]+)(\[\d+\])?(?:\.([a-z_]+))?`)
+
+// reportError places an error of render.Layout.Validate at the line of the key it names (else
+// at [report]'s header).
+func (c *Config) reportError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "report: ")
+	m := reportKeyRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &configfile.Error{File: c.Path, Line: c.lines.Line("report", ""), Key: "report", Msg: msg}
+	}
+	path, key := "report", m[1]
+	switch {
+	case m[2] != "" && m[3] != "": // columns[1].label
+		path, key = "report."+m[1]+m[2], m[3]
+	case m[3] != "": // frontier.attack
+		path, key = "report."+m[1], m[3]
+	}
+	return &configfile.Error{File: c.Path, Line: c.lines.Near(path, key), Key: path + "." + key, Msg: msg}
 }
 
 // privacyMetricNames lists the privacy and diagnostic metrics this config's runs may write:
@@ -956,6 +1034,9 @@ func (c *Config) checkReportMetrics() error {
 		if err := check("report", "privacy_metrics", m, privacy, fmt.Sprintf("(privacy_metrics[%d]) %s", i, privacyKind)); err != nil {
 			return err
 		}
+	}
+	if i, j := firstRepeat(r.PrivacyMetrics); i > 0 {
+		return c.ErrAt("report", "privacy_metrics", "%q: entries %d and %d are both %q: want distinct metrics (a repeat prints its table twice)", r.PrivacyMetrics, j, i, r.PrivacyMetrics[i-1])
 	}
 	if r.Frontier.Attack != "" {
 		if err := check("report.frontier", "attack_metric", r.Frontier.AttackMetric, scorer, scorerKind); err != nil {

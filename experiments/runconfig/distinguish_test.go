@@ -20,8 +20,8 @@ func TestDistinguishTable(t *testing.T) {
 		t.Errorf("defaults %+v, want %+v", d, def)
 	}
 	for _, c := range []struct{ table, want string }{
-		{"pairs = 1", "ok.toml:24: distinguish.pairs: 1: want at least 2"},
-		{"releases = 100000", "distinguish.releases: 100000: want at most"},
+		{"pairs = 1", "ok.toml:24: distinguish.pairs: 1: want 2 to 10000"},
+		{"releases = 100000", "distinguish.releases: 100000: want 2 to 1000"},
 		{"words = 10\ndistances = [1, 25]", "ok.toml:25: distinguish.distances: [1 25]: 25: want 0 (whole documents) or 1 to words = 10"},
 		{"distinguishers = [\"oracle\"]", "distinguish.distinguishers"},
 		{"alpha = 0.7", "distinguish.alpha: 0.7"},

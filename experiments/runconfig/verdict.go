@@ -2,8 +2,10 @@ package runconfig
 
 import (
 	"math"
+	"slices"
 	"strings"
 
+	"dptext/attackers"
 	"dptext/experiments/registry"
 )
 
@@ -12,8 +14,8 @@ import (
 // grid at the attack levels chance + each of AboveChance (with Search, the grid is first
 // extended until each level is closely bracketed), with intervals from a cluster bootstrap
 // over the evaluation authors, and every pair of mechanisms is compared with p-values from
-// the same replicates and Holm's correction over the whole file (verdict.Matched,
-// verdict.AdjustFamily); with ClaimedEps or AuditedEps the mechanisms that share a unit of
+// the same replicates adjusted by the stepdown over the whole file, or over the Primary
+// comparisons and the rest apart (verdict.MatchedWeights, verdict.AdjustFamilies); with ClaimedEps or AuditedEps the mechanisms that share a unit of
 // guarantee are also compared at those levels of claimed or audited ε. Written as verdict.md
 // and verdict.csv in the run folder.
 type VerdictConfig struct {
@@ -34,9 +36,10 @@ type VerdictConfig struct {
 	// Baseline is the unprivatised mechanism (default "none"; "" for none): no point of any
 	// curve; verdict.md reports how often it meets each level by itself.
 	Baseline *string `toml:"baseline"`
-	// Replicates of the bootstrap (default 20000: p-values are never below 1/(B+1), and Holm's
-	// first step over m comparisons needs one below α/m), Confidence of the intervals (default
-	// 0.95), Alpha the family-wise error rate of the verdicts over the whole file (default 0.05).
+	// Replicates of the bootstrap (default 20000: a family of m compared pairs needs about 2m/α,
+	// verdict.MinReplicates, so the default serves m ≤ 500 at α = 0.05), Confidence of the
+	// utilities' intervals (default 0.95), Alpha the family-wise error rate of each family of
+	// verdicts (default 0.05).
 	Replicates int     `toml:"replicates"`
 	Confidence float64 `toml:"confidence"`
 	Alpha      float64 `toml:"alpha"`
@@ -57,11 +60,47 @@ type VerdictConfig struct {
 	AuditedEps map[string][]float64 `toml:"audited_eps"`
 	// Search (default true) adds cells at new ε, within each mechanism's ε range, until every
 	// attack level is bracketed by points of the mechanism's own grid closely enough (see
-	// runner's epsearch.go and the README); the added cells are ordinary cells of the run.
+	// experiments/verdictrun's epsearch.go and docs/statistics.md); the added cells are ordinary cells of the run.
 	Search *bool `toml:"search"`
+	// Primary lists the planned comparisons, tested as their own family at Alpha (every other
+	// comparison is then an exploratory family of its own): "A vs B" compares mechanisms A and
+	// B, "* vs X" every mechanism against X (mechanism ids), on every axis, level and utility.
+	Primary []string `toml:"primary"`
+	// PrimaryComparisons is Primary parsed (filled by validation).
+	PrimaryComparisons []PrimaryComparison `toml:"-"`
 	// SearchRounds bounds the rounds of the search (default 4; each round adds at most two ε
 	// per mechanism and level: one outside the bracket, one inside it).
 	SearchRounds int `toml:"search_rounds"`
+}
+
+// PrimaryComparison is one entry of [verdict] primary: the pair A, B, or (Against set) every
+// mechanism against Against.
+type PrimaryComparison struct{ A, B, Against string }
+
+// parsePrimary checks [verdict] primary's entries against the configured mechanism ids.
+func (c *Config) parsePrimary() error {
+	v := c.Verdict
+	var ids []string
+	for _, m := range c.Mechanisms {
+		ids = append(ids, m.ID())
+	}
+	known := func(id string) bool { return slices.Contains(ids, id) }
+	v.PrimaryComparisons = nil
+	for _, e := range v.Primary {
+		a, b, ok := strings.Cut(e, " vs ")
+		a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+		switch {
+		case !ok || a == "" || b == "":
+			return c.ErrAt("verdict", "primary", "%q: want \"A vs B\" (two mechanism ids) or \"* vs X\" (every mechanism against X)", e)
+		case a == "*" && known(b):
+			v.PrimaryComparisons = append(v.PrimaryComparisons, PrimaryComparison{Against: b})
+		case a != "*" && a != b && known(a) && known(b):
+			v.PrimaryComparisons = append(v.PrimaryComparisons, PrimaryComparison{A: a, B: b})
+		default:
+			return c.ErrAt("verdict", "primary", "%q: want two different configured mechanism ids, or * and one (mechanisms: %s)", e, strings.Join(ids, ", "))
+		}
+	}
+	return nil
 }
 
 // The values of [verdict] attack_measure.
@@ -83,20 +122,20 @@ func (c *Config) validateVerdict() error {
 		none := "none"
 		v.Baseline = &none
 	}
-	if v.Replicates == 0 {
+	if v.Replicates == 0 && !c.isWritten("verdict", "replicates") {
 		v.Replicates = 20000
 	}
 	if v.Search == nil {
 		on := true
 		v.Search = &on
 	}
-	if v.SearchRounds == 0 {
+	if v.SearchRounds == 0 && !c.isWritten("verdict", "search_rounds") {
 		v.SearchRounds = 4
 	}
-	if v.Confidence == 0 {
+	if v.Confidence == 0 && !c.isWritten("verdict", "confidence") {
 		v.Confidence = 0.95
 	}
-	if v.Alpha == 0 {
+	if v.Alpha == 0 && !c.isWritten("verdict", "alpha") {
 		v.Alpha = 0.05
 	}
 	scorer := func(id string) (ComponentConfig, bool) {
@@ -116,6 +155,9 @@ func (c *Config) validateVerdict() error {
 	}
 	switch v.AttackMeasure {
 	case "":
+		if c.isWritten("verdict", "attack_measure") {
+			return c.ErrAt("verdict", "attack_measure", `"": want %q or %q, or leave attack_measure out (%q)`, AttackAccuracy, AttackReciprocalRank, AttackAccuracy)
+		}
 		v.AttackMeasure = AttackAccuracy
 	case AttackAccuracy:
 	case AttackReciprocalRank:
@@ -140,6 +182,12 @@ func (c *Config) validateVerdict() error {
 			return c.ErrAt("verdict", "above_chance", "%v: want values in [0, 1)", x)
 		}
 	}
+	if i, j := firstRepeat(v.AboveChance); i > 0 {
+		return c.ErrAt("verdict", "above_chance", "%v: entries %d and %d are both %v: want distinct levels (a repeat prints its table twice and widens the familywise correction)", v.AboveChance, j, i, v.AboveChance[i-1])
+	}
+	if err := c.checkAboveChanceReachable(); err != nil {
+		return err
+	}
 	if len(v.Utilities) == 0 {
 		return c.ErrAt("verdict", "utilities", "missing: want ids of topic classifiers or utility measures")
 	}
@@ -149,6 +197,9 @@ func (c *Config) validateVerdict() error {
 		} else if registry.Scorers[s.Name].Distance {
 			return c.ErrAt("verdict", "utilities", "%q: %s is a distance (a higher score keeps less), and a verdict reads every utility as \"higher keeps more\": want a similarity or a topic classifier (e.g. cosine, embf1, chrf)", u, s.Name)
 		}
+	}
+	if i, j := firstRepeat(v.Utilities); i > 0 {
+		return c.ErrAt("verdict", "utilities", "%q: entries %d and %d are both %q: want distinct ids (a repeat is compared twice and widens the familywise correction)", v.Utilities, j, i, v.Utilities[i-1])
 	}
 	if *v.Baseline != "" {
 		found := false
@@ -175,14 +226,20 @@ func (c *Config) validateVerdict() error {
 					return c.ErrAt("verdict", t.key, "unit %q: level %v: want finite ε > 0", unit, x)
 				}
 			}
+			if i, j := firstRepeat(t.levels[unit]); i > 0 {
+				return c.ErrAt("verdict", t.key, "unit %q: %v: entries %d and %d are both %v: want distinct levels", unit, t.levels[unit], j, i, t.levels[unit][i-1])
+			}
 		}
+	}
+	if err := c.parsePrimary(); err != nil {
+		return err
 	}
 	if len(v.AuditedEps) > 0 && c.Audit == nil {
 		return c.ErrAt("verdict", "audited_eps", "needs an [audit] table (the audited ε comes from it)")
 	}
 	switch {
 	case v.SearchRounds < 1 || v.SearchRounds > 20:
-		return c.ErrAt("verdict", "search_rounds", "%d: want 1 to 20", v.SearchRounds)
+		return c.ErrAt("verdict", "search_rounds", "%d: want 1 to 20 (search = false switches the search off)", v.SearchRounds)
 	case v.Replicates < 100 || v.Replicates > 100_000:
 		return c.ErrAt("verdict", "replicates", "%d: want 100 to 100000", v.Replicates)
 	case !(v.Confidence > 0 && v.Confidence < 1):
@@ -193,7 +250,60 @@ func (c *Config) validateVerdict() error {
 	return nil
 }
 
+// AttackChance is the attack measure's chance level among n authors (a uniform guess): 1/n for
+// accuracy, H_n/n for reciprocal rank.
+func (v *VerdictConfig) AttackChance(n int) float64 {
+	if v.AttackMeasure == AttackReciprocalRank {
+		return attackers.ChanceReciprocalRank(n)
+	}
+	return 1 / float64(n)
+}
+
+// checkAboveChanceReachable refuses, for every set whose number of authors the config gives, an
+// above_chance level whose attack level chance + x is above 1 (see CheckAboveChance).
+func (c *Config) checkAboveChanceReachable() error {
+	for _, s := range c.Sets {
+		if s.Authors >= 2 {
+			if err := c.CheckAboveChance(s.Name, s.Authors); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CheckAboveChance refuses an above_chance level that puts the attack level chance + x of set
+// (of n authors) above 1, a success no attack measure can reach (verdict.md printed such a
+// level, and every mechanism "never reached" it).
+func (c *Config) CheckAboveChance(set string, n int) error {
+	v := c.Verdict
+	if v == nil {
+		return nil
+	}
+	chance := v.AttackChance(n)
+	for _, x := range v.AboveChance {
+		if chance+x > 1 {
+			return c.ErrAt("verdict", "above_chance", "%v: set %q has %d authors, so its %s level is chance %.4g + %v = %.4g, above 1 (no attack exceeds 1): want levels at most %.4g for this set",
+				x, set, n, v.AttackMeasure, chance, x, chance+x, 1-chance)
+		}
+	}
+	return nil
+}
+
 // validUnit reports whether a [verdict] unit key has the form guaranteeUnit gives.
 func validUnit(u string) bool {
 	return u == "pure" || (strings.HasPrefix(u, "metric:") && len(u) > len("metric:"))
+}
+
+// firstRepeat finds the first entry of list equal to an earlier one: its position and the
+// earlier one's, counted from 1 (0, 0: the entries are distinct).
+func firstRepeat[T comparable](list []T) (at, first int) {
+	seen := map[T]int{}
+	for i, x := range list {
+		if j, ok := seen[x]; ok {
+			return i + 1, j + 1
+		}
+		seen[x] = i
+	}
+	return 0, 0
 }

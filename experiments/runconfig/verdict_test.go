@@ -46,3 +46,51 @@ func TestVerdictAttackMeasure(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictPrimary: [verdict] primary takes "A vs B" pairs and "* vs X" of configured
+// mechanism ids, parsed into PrimaryComparisons, and refuses any other entry with the key, the
+// line and what would be valid.
+func TestVerdictPrimary(t *testing.T) {
+	verdict := func(primary string) string {
+		return "\n[[scorers]]\nname = \"cosine\"\n[[scorers]]\nname = \"koppel11\"\n[verdict]\nattack = \"koppel11\"\nabove_chance = [0.1]\nutilities = [\"cosine\"]\nprimary = " + primary + "\n"
+	}
+	cfg, err := ParseConfig("ok.toml", validConfig+verdict(`["none vs none", "* vs none"]`))
+	if err == nil {
+		t.Fatalf("a pair of one mechanism with itself was accepted: %+v", cfg.Verdict.PrimaryComparisons)
+	}
+	ids := func(c *Config) []string {
+		var out []string
+		for _, m := range c.Mechanisms {
+			out = append(out, m.ID())
+		}
+		return out
+	}
+	base, err := ParseConfig("ok.toml", validConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := ids(base)
+	if len(ms) < 2 {
+		t.Fatalf("validConfig has mechanisms %v, want two", ms)
+	}
+	cfg, err = ParseConfig("ok.toml", validConfig+verdict(`["`+ms[0]+` vs `+ms[1]+`", "* vs `+ms[1]+`"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PrimaryComparison{{A: ms[0], B: ms[1]}, {Against: ms[1]}}
+	if got := cfg.Verdict.PrimaryComparisons; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("primary parsed %+v, want %+v", got, want)
+	}
+	line := strings.Count(validConfig+verdict(`[]`), "\n")
+	for _, c := range []struct{ primary, want string }{
+		{`["` + ms[0] + `-` + ms[1] + `"]`, `: want "A vs B" (two mechanism ids) or "* vs X"`},
+		{`["` + ms[0] + ` vs nosuch"]`, `: want two different configured mechanism ids, or * and one (mechanisms: `},
+		{`["* vs *"]`, `: want two different configured mechanism ids`},
+	} {
+		_, err := ParseConfig("bad.toml", validConfig+verdict(c.primary))
+		prefix := "bad.toml:" + strconv.Itoa(line) + ": verdict.primary: "
+		if err == nil || !strings.Contains(err.Error(), prefix) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("primary %s: error %v, want one containing %q and %q", c.primary, err, prefix, c.want)
+		}
+	}
+}

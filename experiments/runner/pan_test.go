@@ -212,3 +212,40 @@ func TestRunRefusesTwoTruthsForOneText(t *testing.T) {
 		t.Errorf("results.csv written despite the error")
 	}
 }
+
+// On a PAN set the verdict's chance is the closed-set share the tables use, not 1/authors: a
+// uniform guess naming an author is wrong on every open-set text, so the levels are
+// (closed-set texts / all texts) × 1/authors + above_chance, and verdict.md says so. Mutant run
+// against it: the closed-set share left out (1/authors) fails the level's value.
+func TestPANVerdictChanceIsClosedSet(t *testing.T) {
+	cfg := panConfig(t, "\n[[mechanisms]]\nname = \"emd\"\nepsilons = [40, 10, 2]\n[[scorers]]\nname = \"chrf\"\n[verdict]\nattack = \"koppel11\"\nabove_chance = [0.05]\nutilities = [\"chrf\"]\nsearch = false\nreplicates = 200\n")
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 2, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	rows, err := report.ReadRowsFile(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts, counts := map[string]float64{}, map[string]float64{}
+	for _, r := range rows {
+		if r.Set == "problem00001" && r.Scorer == report.SplitScorer {
+			facts[r.Metric] += r.Value // summed over the repeats' draws
+			counts[r.Metric]++
+		}
+	}
+	open, docs, authors := facts[render.FactOpenSetDocs], facts["eval_docs"], facts["authors"]/counts["authors"]
+	if open == 0 || docs == 0 || authors == 0 {
+		t.Fatalf("facts of problem00001: %v", facts)
+	}
+	chance := (docs - open) / docs / authors
+	md := readFile(t, filepath.Join(dir, "verdict.md"))
+	want := fmt.Sprintf("koppel11 ≤ %.3g (chance %.3g + 0.05)", chance+0.05, chance)
+	if !strings.Contains(md, want) {
+		t.Errorf("verdict.md lacks %q (closed-set share %.3f of %g authors):\n%s", want, (docs-open)/docs, authors, md)
+	}
+	if !strings.Contains(md, "closed-set share of the evaluation texts") {
+		t.Errorf("verdict.md does not say how chance is computed on a PAN set")
+	}
+}

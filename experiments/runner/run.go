@@ -30,6 +30,7 @@ import (
 	"dptext/experiments/runconfig"
 	"dptext/experiments/rundir"
 	"dptext/experiments/runreport"
+	"dptext/experiments/verdictrun"
 	"dptext/internal/learn"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
@@ -280,6 +281,9 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err != nil {
 		return err
 	}
+	if err := cfg.CheckDraws(drawFacts(sets)); err != nil {
+		return err
+	}
 	r := newRunner(cfg, sets, in, dir, opts.Jobs)
 	r.fingerprint, r.ctx, r.logf, r.force = fp.Hash(), ctx, logf, opts.Force
 	all := gridCells(cfg, sets)
@@ -299,10 +303,13 @@ func run(ctx context.Context, cfg *runconfig.Config, opts RunOptions, dir string
 	if err := r.computeCells(ctx, cells, opts, live); err != nil {
 		return err
 	}
+	r.verdicts = verdictrun.New(cfg, r.sets, verdictHost{r, ctx, opts, live})
 	if !opts.Shard.Sharded() {
-		if all, err = r.searchEpsilons(ctx, all, opts, live); err != nil {
+		found, err := r.verdicts.Search(verdictCells(all))
+		if err != nil {
 			return err
 		}
+		all = fromVerdictCells(found)
 	}
 	if opts.Shard.Sharded() {
 		logf("shard %s complete: %d cells in %s; when every shard is complete, dptext merge %s writes the results", opts.Shard, len(cells), filepath.Join(dir, "cells"), dir)
@@ -436,7 +443,7 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 		}
 	}
 	if cfg.Verdict != nil {
-		if err := r.writeVerdicts(dir, out.items, out.rows); err != nil {
+		if err := r.verdicts.Write(dir, verdictItems(out.items), out.rows); err != nil {
 			return err
 		}
 	}
@@ -445,12 +452,9 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}
 	outputs = append(outputs, written...)
+	outputs = append(outputs, runreport.HTMLFile)
 	slices.Sort(outputs)
 	outputs = slices.Compact(outputs)
-	// results.csv last: its presence means the run's outputs are all there.
-	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
-		return err
-	}
 	cellTimes := map[string]*rundir.CellTime{}
 	cellMech := make([]string, len(all))
 	for i, c := range all {
@@ -459,9 +463,18 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 			cellTimes[r.cellPath(c)] = out.times[i]
 		}
 	}
+	var man rundir.Manifest // as report.html shows it: this run's rows, time per phase and files
 	if err := live.Update(func(m *rundir.Manifest) {
 		m.Rows, m.PhaseSeconds, m.Outputs, m.CellTimes = len(out.rows), r.spent.seconds(), outputs, cellTimes
+		man = *m
 	}); err != nil {
+		return err
+	}
+	if err := runreport.WriteHTML(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, &man, out.rows, outputs); err != nil {
+		return fmt.Errorf("writing %s: %w", runreport.HTMLFile, err)
+	}
+	// results.csv last: its presence means the run's outputs are all there.
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
 	}
 	ids := make([]string, len(cfg.Mechanisms))
@@ -573,9 +586,8 @@ type runner struct {
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
 	// time goes.
 	spent phaseTimes
-	// search holds, per set and per verdict axis the ε search runs on (the attack's, and
-	// [distinguish]'s empirical ε), what the search found (epsearch.go).
-	search []map[searchAxis]*axisSearch
+	// verdicts is the verdict orchestration: the ε search and verdict.md (package verdictrun).
+	verdicts *verdictrun.Run
 }
 
 type lazy[T any] struct {

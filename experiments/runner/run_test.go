@@ -68,7 +68,7 @@ func TestRunIsDeterministicAcrossJobsAndWritesEverything(t *testing.T) {
 			t.Errorf("results.csv lacks a row starting %q", want)
 		}
 	}
-	for _, f := range []string{"manifest.json", "table.md", "table.csv", "accuracy-6.png", "accuracy-6.pdf"} {
+	for _, f := range []string{"manifest.json", "table.md", "table.csv", "accuracy-6.png", "accuracy-6.pdf", "report.html"} {
 		if info, err := os.Stat(filepath.Join(d1, f)); err != nil || info.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}

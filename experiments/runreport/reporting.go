@@ -34,7 +34,7 @@ type RunFacts struct {
 // its rows, with a caption naming the config, the corpus read and the embeddings, and returns
 // the names of the files written.
 func WriteReport(dir string, cfg *runconfig.Config, facts RunFacts, rows []report.Row) ([]string, error) {
-	return render.Write(dir, rows, cfg.Report, caption(cfg, facts, filepath.Base(dir)))
+	return render.Write(dir, rows, layoutOf(cfg), caption(cfg, facts, filepath.Base(dir)))
 }
 
 func caption(cfg *runconfig.Config, facts RunFacts, runID string) render.Caption {
@@ -138,7 +138,7 @@ func intervalNote(cfg *runconfig.Config, wholePool []string) string {
 	return note
 }
 
-// Rereport rewrites a run directory's tables and plots from its results.csv and the config
+// Rereport rewrites a run directory's tables, plots and report.html from its results.csv and the config
 // text saved in its manifest, holding the directory's lock meanwhile. It needs nothing outside
 // the folder: the corpus and embeddings the config names are not looked up.
 func Rereport(dir string) error {
@@ -169,9 +169,12 @@ func Rereport(dir string) error {
 	if err != nil {
 		return err
 	}
-	// The plots written are dptext's: the manifest lists them, so that the next run removes
-	// them (and nothing else of their kind).
-	man.Outputs = mergeOutputs(man.Outputs, written)
+	// The plots and report.html written are dptext's: the manifest lists them, so that the
+	// next run removes them (and nothing else of their kind).
+	man.Outputs = mergeOutputs(man.Outputs, append(written, HTMLFile))
+	if err := WriteHTML(dir, cfg, RunFacts{Corpus: man.Corpus, WholePool: man.WholePoolSets}, man, rows, man.Outputs); err != nil {
+		return err
+	}
 	return man.Write(dir)
 }
 

@@ -32,6 +32,9 @@ type Layout struct {
 	PrivacyMetrics []string `toml:"privacy_metrics"`
 	// Frontier names the axes of the privacy–utility frontier plot (none when Attack is empty).
 	Frontier Frontier `toml:"frontier"`
+	// Utilities are the utility scorers of the frontier on the empirical axis (the run sets
+	// them from [verdict] utilities; empty: Frontier.Utility). Not a key of [report].
+	Utilities []string `toml:"-"`
 }
 
 // Column is one column of the main table.

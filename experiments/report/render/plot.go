@@ -1,119 +1,18 @@
 package render
 
 import (
-	"bytes"
+	"image/color"
+
 	"dptext/experiments/report"
 	"fmt"
-	"image/color"
+	"gonum.org/v1/plot/vg/draw"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
-
-// Size of every figure. Axes are linear: ε and accuracies may be 0, where a log axis panics.
-// Text uses plot's default Liberation fonts, which are compiled in, so PNG and PDF need no
-// installed fonts.
-const (
-	figureWidth  = 18 * vg.Centimeter
-	figureHeight = 11 * vg.Centimeter
-	legendGap    = 0.3 * vg.Centimeter
-	figureMargin = 0.15 * vg.Centimeter
-)
-
-var (
-	chanceStyle   = draw.LineStyle{Color: color.Gray{Y: 100}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
-	referenceDash = []vg.Length{vg.Points(2), vg.Points(2)}
-)
-
-// figure is a plot with its legend kept apart, drawn to the right of the axes so that it never
-// covers data.
-type figure struct {
-	plot   *plot.Plot
-	legend plot.Legend
-	// xs and ys collect every plotted value (with error ends) to fit the axes.
-	xs, ys []float64
-}
-
-func newFigure(title, xLabel, yLabel string) *figure {
-	f := &figure{plot: plot.New(), legend: plot.NewLegend()}
-	f.plot.Title.Text = title
-	f.plot.X.Label.Text = xLabel
-	f.plot.Y.Label.Text = yLabel
-	f.plot.Add(plotter.NewGrid())
-	f.legend.Top, f.legend.Left = true, true
-	f.legend.TextStyle.Font.Size = vg.Points(10)
-	return f
-}
-
-// fit sets both axes to cover every collected value with a 5 % margin, including 0 on y.
-func (f *figure) fit(includeZeroX bool) {
-	lo, hi := span(f.xs, includeZeroX)
-	f.plot.X.Min, f.plot.X.Max = lo, hi
-	lo, hi = span(f.ys, true)
-	f.plot.Y.Min, f.plot.Y.Max = lo, hi
-}
-
-func span(vs []float64, includeZero bool) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	if includeZero {
-		lo, hi = 0, 0
-	}
-	for _, v := range vs {
-		if !math.IsNaN(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if math.IsInf(lo, 0) {
-		return 0, 1
-	}
-	pad := 0.05 * (hi - lo)
-	if pad == 0 {
-		pad = math.Max(1, math.Abs(hi)) * 0.05
-	}
-	return lo - pad, hi + pad
-}
-
-// CheckTempDir fails when the temporary folder (os.TempDir: $TMPDIR, else /tmp) cannot hold a
-// new folder: the PDF plots convert their fonts there (gonum's vgpdf, once per process), and
-// without it they would fail only after every cell of a run is computed. A run and `dptext
-// report` call it before they start.
-func CheckTempDir() error {
-	d, err := os.MkdirTemp("", "dptext-tmpdir-check-")
-	if err != nil {
-		return fmt.Errorf("the temporary folder %s (TMPDIR) cannot be used: %w; the PDF plots convert their fonts there: set TMPDIR to a writable folder", os.TempDir(), err)
-	}
-	return os.RemoveAll(d)
-}
-
-// render draws the figure in format ("png" or "pdf"). A panic of the drawing library (vgpdf
-// panics when it cannot write its font files to the temporary folder) is returned as an error.
-func (f *figure) render(format string) (data []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			data, err = nil, fmt.Errorf("drawing the %s failed: %v (is the temporary folder %s writable? set TMPDIR to a writable folder)", format, p, os.TempDir())
-		}
-	}()
-	c, err := draw.NewFormattedCanvas(figureWidth, figureHeight, format)
-	if err != nil {
-		return nil, err
-	}
-	dc := draw.Crop(draw.New(c), figureMargin, -figureMargin, figureMargin, -figureMargin)
-	width := f.legend.Rectangle(dc).Size().X
-	f.plot.Draw(draw.Crop(dc, 0, -(width + legendGap), 0, 0))
-	f.legend.Draw(draw.Crop(dc, dc.Size().X-width, 0, 0, 0))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
 
 // errPoints are points with x and y error bars (0 where unknown): the distances below and
 // above each point, equal unless clipped.
@@ -180,117 +79,171 @@ func proportion(metric string) bool {
 // clippedNote is appended to an axis label whose intervals were clipped to [0, 1].
 const clippedNote = " (intervals clipped to [0, 1])"
 
-// curve adds a line with markers and error bars; xErrors adds horizontal bars too.
-func (f *figure) curve(name string, pts errPoints, clr color.Color, shape draw.GlyphDrawer, xErrors bool) error {
-	line, scatter, err := plotter.NewLinePoints(pts)
-	if err != nil {
-		return err
-	}
-	line.Color, line.Width = clr, vg.Points(1.5)
-	scatter.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(3), Shape: shape}
-	bars, err := plotter.NewYErrorBars(pts)
-	if err != nil {
-		return err
-	}
-	bars.Color = clr
-	f.plot.Add(line, scatter, bars)
-	if xErrors {
-		xbars, err := plotter.NewXErrorBars(pts)
-		if err != nil {
-			return err
-		}
-		xbars.Color = clr
-		f.plot.Add(xbars)
-	}
-	f.legend.Add(name, line, scatter)
-	f.xs, f.ys = append(f.xs, pts.xEnds()...), append(f.ys, pts.yEnds()...)
-	return nil
-}
-
-// horizontal adds a line at height y across the plot.
-func (f *figure) horizontal(name string, y float64, style draw.LineStyle) {
-	fn := plotter.NewFunction(func(float64) float64 { return y })
-	fn.LineStyle = style
-	f.plot.Add(fn)
-	f.legend.Add(name, fn)
-	f.ys = append(f.ys, y)
-}
-
-// vertical adds a line at x spanning the fitted y range; call after fit.
-func (f *figure) vertical(name string, x float64, style draw.LineStyle) error {
-	line, err := plotter.NewLine(plotter.XYs{{X: x, Y: f.plot.Y.Min}, {X: x, Y: f.plot.Y.Max}})
-	if err != nil {
-		return err
-	}
-	line.LineStyle = style
-	f.plot.Add(line)
-	f.legend.Add(name, line)
-	return nil
-}
-
-// metricFigure plots metric against ε for one set: one curve per (scorer, mechanism with ε), the
-// value of each mechanism without ε (such as none) as a dotted line in the scorer's colour, and
-// chance as a grey dashed line. ok is false when no mechanism with ε reports the metric.
+// metricFigure plots metric against ε for one set. With at most maxSeriesPerPanel mechanisms
+// with ε, one panel per scorer: a curve per mechanism in its style on a log ε axis when there
+// are several (their grids may be in different units), the value of each mechanism without ε
+// (such as none) as a line in its style, chance as a grey dashed line and the published numbers
+// of a column (references, as proportions where the column shows counts) as black squares.
+// With more, one panel per mechanism on its own ε axis (log when its grid spans more than a
+// factor of 20), a curve per scorer in the mechanism's colour, told apart by marker and dash.
+// ok is false when no mechanism with ε reports the metric.
 func metricFigure(s *report.Summary, l Layout, set, metric string) (f *figure, ok bool, err error) {
-	f = newFigure(fmt.Sprintf("set %s: %s against ε", set, metric), "ε", metric)
 	var scorers []string
 	for _, sc := range s.Scorers(set) {
 		if sc != report.SplitScorer && slices.Contains(s.Metrics(set, sc), metric) {
 			scorers = append(scorers, sc)
 		}
 	}
+	columns := l.scorerOrder() // the table's columns lead, in their order
+	slices.SortStableFunc(scorers, func(a, b string) int {
+		ia, ib := slices.Index(columns, a), slices.Index(columns, b)
+		if ia < 0 {
+			ia = len(columns)
+		}
+		if ib < 0 {
+			ib = len(columns)
+		}
+		return ia - ib
+	})
 	rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" && c.Metric == metric })
 	mechanisms := mechanismsWithEpsilon(rows)
-	for si, sc := range scorers {
-		clr := plotutil.Color(si)
-		for mi, mech := range mechanisms {
-			var pts errPoints
-			for _, r := range slices.Backward(rows) { // ascending ε
-				if c, found := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: sc, Metric: metric}); found && r.Mechanism == mech {
-					pts.add(r.Epsilon.Value(), c.Mean, 0, c.HalfWidth)
-				}
+	curve := func(sc, mech string) (errPoints, []string) {
+		var pts errPoints
+		var tags []string
+		for _, r := range slices.Backward(rows) { // ascending ε
+			if c, found := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: sc, Metric: metric}); found && r.Mechanism == mech {
+				pts.add(r.Epsilon.Value(), c.Mean, 0, c.HalfWidth)
+				tags = append(tags, "ε="+r.Epsilon.String())
 			}
-			if pts.Len() == 0 {
-				continue
-			}
-			if proportion(metric) && pts.clip(false, true) && !strings.HasSuffix(f.plot.Y.Label.Text, clippedNote) {
-				f.plot.Y.Label.Text += clippedNote
-			}
-			if err := f.curve(l.label(sc)+" · "+mech, pts, clr, plotutil.Shape(mi), false); err != nil {
-				return nil, false, err
-			}
-			ok = true
 		}
-		for k, r := range rows {
-			if r.Epsilon.Set() {
-				continue
-			}
-			if c, found := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: sc, Metric: metric}); found {
-				style := draw.LineStyle{Color: clr, Width: vg.Points(1), Dashes: referenceDash}
-				if r.Mechanism != "none" {
-					style.Dashes = plotutil.Dashes(4 + k)
+		return pts, tags
+	}
+	clipped := false
+	clip := func(pts *errPoints) {
+		if proportion(metric) && pts.clip(false, true) {
+			clipped = true
+		}
+	}
+	chanceLine := func(sc string) []refLine {
+		if v, found := chance(s, set, sc, l.task(sc), metric); found {
+			return []refLine{{name: "chance (" + l.task(sc) + ")", at: v, style: chanceStyle}}
+		}
+		return nil
+	}
+	f = &figure{title: fmt.Sprintf("set %s: %s against ε", set, metric), xLabel: "ε", yLabel: metric}
+	if len(mechanisms) > maxSeriesPerPanel {
+		f.title += " (one panel per mechanism, each on its own ε axis)"
+		f.xLabel = "ε (the mechanism's own unit)"
+		f.ownX = true
+		for _, mech := range mechanisms {
+			p := panel{title: mech}
+			for si, sc := range scorers {
+				pts, _ := curve(sc, mech)
+				if pts.Len() == 0 {
+					continue
 				}
-				f.horizontal(l.label(sc)+" · "+r.Mechanism, c.Mean, style)
+				clip(&pts)
+				st := SeriesStyle(mech)
+				st.Marker, st.Dash = si%len(markers), si%len(dashes)
+				p.series = append(p.series, series{key: mech + "\x00" + sc, name: l.label(sc), pts: pts, style: &st})
+				p.lines = append(p.lines, chanceLine(sc)...)
+				lo, hi := slices.Min(pts.x), slices.Max(pts.x)
+				p.logX = p.logX || (lo > 0 && hi/lo > 20)
+				ok = true
+			}
+			if len(p.series) > 0 {
+				f.panels = append(f.panels, p)
+			}
+		}
+	} else {
+		f.logX = len(mechanisms) > 1
+		if f.logX {
+			f.xLabel = "ε (log scale; each mechanism's own unit)"
+		}
+		for _, sc := range scorers {
+			p := panel{title: l.label(sc)}
+			for _, mech := range mechanisms {
+				pts, tags := curve(sc, mech)
+				if pts.Len() == 0 {
+					continue
+				}
+				clip(&pts)
+				p.series = append(p.series, series{key: mech, name: mech, pts: pts, tags: tags})
+				ok = true
+			}
+			for _, r := range rows {
+				if r.Epsilon.Set() {
+					continue
+				}
+				if c, found := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: sc, Metric: metric}); found {
+					p.lines = append(p.lines, refLine{name: r.Mechanism, at: c.Mean, style: SeriesStyle(r.Mechanism).Line(vg.Points(1))})
+				}
+			}
+			ref, lines := publishedSeries(s, l, set, sc, metric, rows)
+			if ref.pts.Len() > 0 {
+				p.series = append(p.series, ref)
+			}
+			p.lines = append(p.lines, lines...)
+			p.lines = append(p.lines, chanceLine(sc)...)
+			if len(p.series) > 0 {
+				f.panels = append(f.panels, p)
 			}
 		}
 	}
 	if !ok {
 		return nil, false, nil
 	}
-	var tasks []string
-	for _, sc := range scorers {
-		task := l.task(sc)
-		if v, found := chance(s, set, sc, task, metric); found && !slices.Contains(tasks, task) {
-			tasks = append(tasks, task)
-			style := chanceStyle
-			if len(tasks) > 1 {
-				style.Dashes = plotutil.Dashes(4) // dash-dot, to tell the second chance level apart
-			}
-			f.horizontal("chance ("+task+")", v, style)
-		}
+	if clipped {
+		f.yLabel += clippedNote
 	}
-	f.fit(false)
 	return f, true, nil
+}
+
+// publishedStyle draws the published numbers: black squares, no line.
+var publishedStyle = Style{Colour: black, Marker: square, Dash: solid}
+
+// publishedSeries is the published numbers of scorer's column in set (Layout.References) as a
+// reference series at their ε, in the plotted metric: a column of counts ("correct") plotted as
+// accuracy is divided by the set's authors (a reference is only used beside a set of as many
+// authors as the published one). Numbers keyed by a mechanism without ε ("none") are black
+// dotted lines.
+func publishedSeries(s *report.Summary, l Layout, set, scorer, metric string, rows []rowKey) (series, []refLine) {
+	col := l.column(l.label(scorer))
+	if col.Scorer != scorer {
+		return series{}, nil
+	}
+	scale := 1.0
+	authors, hasAuthors := s.Fact(set, "authors")
+	if !hasAuthors {
+		authors = math.NaN()
+	}
+	if colMetric := l.metric(col); colMetric != metric {
+		if colMetric != report.MetricCorrect || metric != report.MetricAccuracy || !(authors > 0) {
+			return series{}, nil
+		}
+		scale = 1 / authors
+	}
+	var pts errPoints
+	var lines []refLine
+	seen := map[report.Epsilon]bool{}
+	for _, r := range slices.Backward(rows) {
+		if seen[r.Epsilon] && r.Epsilon.Set() {
+			continue
+		}
+		v, found := l.reference(set, col.Label, r.Mechanism, r.Epsilon, authors)
+		if !found {
+			continue
+		}
+		if !r.Epsilon.Set() {
+			lines = append(lines, refLine{name: "published: " + r.Mechanism, at: v * scale,
+				style: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: dashes[dotted]}})
+			continue
+		}
+		seen[r.Epsilon] = true
+		pts.add(r.Epsilon.Value(), v*scale, 0, 0)
+	}
+	st := publishedStyle
+	return series{key: "published", name: "published numbers", pts: pts, reference: true, quiet: true, style: &st}, lines
 }
 
 // mechanismsWithEpsilon lists the mechanisms of rows that have an ε, in row order.
@@ -305,14 +258,16 @@ func mechanismsWithEpsilon(rows []rowKey) []string {
 }
 
 // frontierFigure plots, for one set, the attack metric (y) against the utility metric (x): one
-// curve per mechanism with ε, its points labelled by ε, a single marker per mechanism without ε,
-// and the chance levels as grey dashed lines. Error bars are the t intervals over repeats.
-// ok is false when no (mechanism, ε) has both metrics.
+// curve per mechanism with ε, its ends labelled by ε, a single marker per mechanism without ε,
+// and the chance levels as grey dashed lines; with more than maxSeriesPerPanel curves, small
+// multiples. Error bars are the t intervals over repeats. ok is false when no (mechanism, ε)
+// has both metrics.
 func frontierFigure(s *report.Summary, l Layout, set string) (f *figure, ok bool, err error) {
 	fr := l.Frontier
-	f = newFigure(fmt.Sprintf("set %s: privacy–utility frontier", set),
-		fmt.Sprintf("%s %s (utility)", l.label(fr.Utility), fr.UtilityMetric),
-		fmt.Sprintf("%s %s (attack)", l.label(fr.Attack), fr.AttackMetric))
+	f = &figure{title: fmt.Sprintf("set %s: privacy–utility frontier", set),
+		xLabel:  fmt.Sprintf("%s %s (utility)", l.label(fr.Utility), fr.UtilityMetric),
+		yLabel:  fmt.Sprintf("%s %s (attack)", l.label(fr.Attack), fr.AttackMetric),
+		xErrors: true}
 	rows := tableRows(s, func(c report.Cell) bool { return c.Set == set && c.Mechanism != "" })
 	point := func(r rowKey) (u, a report.Cell, found bool) {
 		u, ok1 := s.Cell(report.Key{Set: set, Mechanism: r.Mechanism, Epsilon: r.Epsilon, Scorer: fr.Utility, Metric: fr.UtilityMetric})
@@ -327,86 +282,48 @@ func frontierFigure(s *report.Summary, l Layout, set string) (f *figure, ok bool
 		}
 	}
 	shown, same := coinciding(marked, func(mech string) (report.Cell, report.Cell, bool) { return point(rowKey{mech, report.NoEpsilon}) })
-	var placed []plotter.XY // label anchors so far, to move a label off one already there
-	var xr, yr []float64
-	for _, r := range rows {
-		if u, a, found := point(r); found {
-			xr, yr = append(xr, u.Mean), append(yr, a.Mean)
-		}
-	}
-	xlo, xhi := span(xr, true)
-	ylo, yhi := span(yr, true)
-	near := func(p, q plotter.XY) bool {
-		return math.Abs(p.X-q.X) < 0.03*(xhi-xlo) && math.Abs(p.Y-q.Y) < 0.03*(yhi-ylo)
-	}
 	xClip, yClip := proportion(fr.UtilityMetric), proportion(fr.AttackMetric)
 	clipped := false
+	var p panel
 	for i, mech := range append(mechanisms, shown...) {
 		var pts errPoints
-		var labels []string
-		for _, r := range rows {
+		var tags []string
+		for _, r := range slices.Backward(rows) { // ascending ε: the curve ends at the largest
 			if u, a, found := point(r); found && r.Mechanism == mech {
 				pts.add(u.Mean, a.Mean, u.HalfWidth, a.HalfWidth)
-				labels = append(labels, "ε="+r.Epsilon.String())
+				tags = append(tags, "ε="+r.Epsilon.String())
 			}
 		}
 		if pts.Len() == 0 {
 			continue
 		}
 		ok = true
-		clr := plotutil.Color(i)
-		name := mech
-		if i >= len(mechanisms) {
-			name = strings.Join(append([]string{mech}, same[mech]...), " = ")
-			labels = []string{name}
-		}
 		clipped = pts.clip(xClip, yClip) || clipped
-		if err := f.curve(name, pts, clr, plotutil.Shape(i), true); err != nil {
-			return nil, false, err
+		sr := series{key: mech, name: mech, pts: pts, tags: tags}
+		if i >= len(mechanisms) {
+			sr.name, sr.tags, sr.reference = strings.Join(append([]string{mech}, same[mech]...), " = "), nil, true
 		}
-		for j, xy := range xyOf(pts) {
-			k := 0
-			for _, q := range placed {
-				if near(xy, q) {
-					k++
-				}
-			}
-			placed = append(placed, xy)
-			tag, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{xy}, Labels: []string{labels[j]}})
-			if err != nil {
-				return nil, false, err
-			}
-			tag.TextStyle[0].Font.Size = vg.Points(8)
-			tag.TextStyle[0].Color = clr
-			tag.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3 - 9*float64(k))}
-			f.plot.Add(tag)
-		}
-	}
-	if clipped {
-		if xClip {
-			f.plot.X.Label.Text += clippedNote
-		}
-		if yClip {
-			f.plot.Y.Label.Text += clippedNote
-		}
+		p.series = append(p.series, sr)
 	}
 	if !ok {
 		return nil, false, nil
 	}
-	attackChance, hasAttack := chance(s, set, fr.Attack, l.task(fr.Attack), fr.AttackMetric)
-	if hasAttack {
-		f.horizontal("chance (attack)", attackChance, chanceStyle)
-	}
-	utilityChance, hasUtility := chance(s, set, fr.Utility, l.task(fr.Utility), fr.UtilityMetric)
-	if hasUtility {
-		f.xs = append(f.xs, utilityChance)
-	}
-	f.fit(true)
-	if hasUtility {
-		if err := f.vertical("chance (utility)", utilityChance, chanceStyle); err != nil {
-			return nil, false, err
+	if clipped {
+		if xClip {
+			f.xLabel += clippedNote
+		}
+		if yClip {
+			f.yLabel += clippedNote
 		}
 	}
+	if v, found := chance(s, set, fr.Attack, l.task(fr.Attack), fr.AttackMetric); found {
+		p.lines = append(p.lines, refLine{name: "chance (attack)", at: v, style: chanceStyle})
+	}
+	if v, found := chance(s, set, fr.Utility, l.task(fr.Utility), fr.UtilityMetric); found {
+		p.lines = append(p.lines, refLine{name: "chance (utility)", at: v, vertical: true, style: chanceStyle})
+	}
+	f.panels = []panel{p}
+	f.smallMultiples()
 	return f, true, nil
 }
 

@@ -45,3 +45,53 @@ func TestFrontierCoincidingMechanisms(t *testing.T) {
 		t.Errorf("shown %v, same %v", shown, same)
 	}
 }
+
+// Table 1's figure shows the published numbers beside ours: in set 20 the SRauth panel has the
+// paper's counts as accuracies (count / the published set's 20 authors) at their ε; in set 50
+// only the numbers of a published set of 50 authors are shown. Mutants: the counts plotted unscaled (12
+// instead of 0.6) and the authors check of Layout.reference dropped each fail.
+func TestTable1FigureShowsPublishedNumbers(t *testing.T) {
+	l := fixtureLayout()
+	l.References = append(l.References,
+		Reference{Set: "50", Label: "SRauth", Authors: 20, Values: map[string]float64{"30": 8}},            // of another set size: left out
+		Reference{Set: "50", Label: "DRauth", Authors: 50, Values: map[string]float64{"30": 29, "10": 10}}) // 50 authors: shown
+	s := mustAggregate(t, fixtureRows(), l)
+	published := func(set, panel string) map[float64]float64 {
+		f, ok, err := metricFigure(s, l, set, report.MetricAccuracy)
+		if err != nil || !ok {
+			t.Fatalf("set %s: ok %v, err %v", set, ok, err)
+		}
+		out := map[float64]float64{}
+		for _, p := range f.panels {
+			for _, sr := range p.series {
+				if sr.key == "published" {
+					if p.title != panel {
+						t.Errorf("set %s: published numbers in panel %s, want %s", set, p.title, panel)
+					}
+					for i := range sr.pts.x {
+						out[sr.pts.x[i]] = sr.pts.y[i]
+					}
+				}
+			}
+		}
+		return out
+	}
+	f, _, err := metricFigure(s, l, "20", report.MetricAccuracy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noneLine := false
+	for _, r := range f.panels[0].lines {
+		noneLine = noneLine || (r.name == "published: none" && math.Abs(r.at-12.0/20) < 1e-12)
+	}
+	if f.panels[0].title != "SRauth" || !noneLine {
+		t.Errorf("set 20: first panel %s, lines %+v; want SRauth with the published none (12 of 20) at 0.6", f.panels[0].title, f.panels[0].lines)
+	}
+	want := map[float64]float64{30: 8.0 / 20, 25: 8.0 / 20, 20: 5.0 / 20, 15: 2.0 / 20, 10: 0}
+	if got := published("20", "SRauth"); !reflect.DeepEqual(got, want) {
+		t.Errorf("set 20: published points %v, want %v", got, want)
+	}
+	if got, want := published("50", "DRauth"), map[float64]float64{30: 29.0 / 50, 10: 10.0 / 50}; !reflect.DeepEqual(got, want) {
+		t.Errorf("set 50: published points %v, want %v", got, want)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // passes a missing TMPDIR.
 func TestRenderWithoutATempDir(t *testing.T) {
 	if os.Getenv("DPTEXT_RENDER_CHILD") == "1" {
-		f := newFigure("t", "x", "y")
+		f := &figure{title: "t", panels: []panel{{}}}
 		if _, err := f.render("pdf"); err != nil {
 			os.Stdout.WriteString("render error: " + err.Error() + "\n")
 			return

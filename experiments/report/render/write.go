@@ -1,7 +1,9 @@
 // Package render writes a run's tables and figures in the papers' layouts from its results.csv
 // rows: the main, privacy and diagnostic tables as Markdown, CSV and LaTeX with their captions,
-// the plots of each metric against ε and the privacy–utility frontier, and the at-chance check
-// of the scorers on the original texts.
+// the plots of each metric against ε, the privacy–utility frontier (on the attack's scale and on
+// the empirical ε of the distinguishing game) and the calibration of nominal against empirical
+// ε, each mechanism in its own style (SeriesStyle), the HTML tables of report.html, and the
+// at-chance check of the scorers on the original texts.
 package render
 
 import (
@@ -21,8 +23,9 @@ import (
 
 // Write renders a run's rows into dir: table.md, table.csv and table.tex (see the layout),
 // summary.csv (every cell of the run with its intervals), and for each set a PNG and a PDF of each
-// plot metric against ε (`<metric>-<set>.png`) and of the frontier (`frontier-<set>.png`) when the
-// layout names its axes. Each file is written to a temporary file in dir and renamed into place,
+// plot metric against ε (`<metric>-<set>.png`), of the frontier (`frontier-<set>.png`) when the
+// layout names its axes, and with distinguish rows of the calibration (`distinguish-<k>-<set>`)
+// and the frontier on the empirical axis (`frontier-empirical-<k>-<utility>-<set>`). Each file is written to a temporary file in dir and renamed into place,
 // so a reader never sees half a file. The layout is validated first and then checked against
 // the rows (every column scorer and reference set must occur). It returns the names of the
 // files written, sorted.
@@ -67,6 +70,15 @@ func Write(dir string, rows []report.Row, layout Layout, caption Caption) ([]str
 		figs, err := calibrationFigures(s, set)
 		if err != nil {
 			return nil, fmt.Errorf("report: plotting the calibration of set %s: %w", set, err)
+		}
+		for name, f := range figs {
+			if err := addFigure(files, name, f); err != nil {
+				return nil, err
+			}
+		}
+		figs, err = empiricalFrontierFigures(s, layout, set)
+		if err != nil {
+			return nil, fmt.Errorf("report: plotting the frontier on the empirical axis of set %s: %w", set, err)
 		}
 		for name, f := range figs {
 			if err := addFigure(files, name, f); err != nil {

@@ -76,9 +76,8 @@ func PercentileInterval(reps []float64, level float64) (low, high float64) {
 }
 
 // quantileSorted is the p-quantile of sorted xs by linear interpolation between order
-// statistics at position p·(n−1). xs may hold −∞ and +∞ (unreached replicates counted
-// against a claim): interpolation towards an infinite neighbour is that infinity, the limit
-// of the finite case.
+// statistics at position p·(n−1); interpolation towards an infinite neighbour is that
+// infinity, the limit of the finite case.
 func quantileSorted(xs []float64, p float64) float64 {
 	pos := p * float64(len(xs)-1)
 	i := int(math.Floor(pos))
@@ -103,111 +102,6 @@ func quantileSorted(xs []float64, p float64) float64 {
 func expandedLevel(level float64, n int) float64 {
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + level) / 2)
 	return 2*distuv.UnitNormal.CDF(math.Sqrt(float64(n)/float64(n-1))*t) - 1
-}
-
-// againstClaim returns the replicates sorted twice with every NaN replicate (one in which the
-// compared quantity does not exist, e.g. a curve that does not reach the level) counted
-// against any claim: as −∞ in low (against "the difference is above 0") and as +∞ in high
-// (against "below 0").
-func againstClaim(reps []float64) (low, high []float64) {
-	low, high = make([]float64, len(reps)), make([]float64, len(reps))
-	k := 0 // the NaN replicates
-	for i, x := range reps {
-		low[i] = x
-		if math.IsNaN(x) {
-			low[i] = math.Inf(-1)
-			k++
-		}
-	}
-	sort.Float64s(low)
-	// high is low with its k leading −∞ moved to the end as +∞: sorted without a second sort
-	// (the replicates themselves are finite).
-	copy(high, low[k:])
-	for i := len(low) - k; i < len(high); i++ {
-		high[i] = math.Inf(1)
-	}
-	return low, high
-}
-
-// ConservativeInterval is the expanded percentile interval (ExpandedPercentileInterval) of
-// the replicates over n clusters with every NaN replicate counted against both ends: the low
-// end is taken with the NaN replicates at −∞, the high end with them at +∞. Where every
-// replicate is a number it is the expanded percentile interval; where some are not, an end can
-// be infinite. It excludes 0 exactly when InvertedP(reps, n) < 1 − level (for 1 − level above
-// the p-value floor 1/(B+1)). NaN for n < 2 or fewer than two replicates.
-func ConservativeInterval(reps []float64, level float64, n int) (low, high float64) {
-	if n < 2 || len(reps) < 2 {
-		return math.NaN(), math.NaN()
-	}
-	lo, hi := againstClaim(reps)
-	return conservativeInterval(lo, hi, level, n)
-}
-
-// conservativeInterval is ConservativeInterval of replicates already sorted by againstClaim.
-func conservativeInterval(lo, hi []float64, level float64, n int) (low, high float64) {
-	c := expandedLevel(level, n)
-	return quantileSorted(lo, (1-c)/2), quantileSorted(hi, (1+c)/2)
-}
-
-// InvertedP is the two-sided p-value of "the difference is 0" obtained by inverting
-// ConservativeInterval on the same replicates: the smallest α at which the interval at
-// confidence 1 − α excludes 0, floored at 1/(B+1) for B replicates (B replicates resolve
-// nothing finer). So "the interval at 1 − α excludes 0" and "p < α" agree for every α above
-// 1/(B+1), and a NaN replicate counts against the difference as it does in the interval.
-// Derivation: with c′ the percentile level of the expanded interval at 1 − α, the low end is
-// above 0 exactly when (1 − c′)/2 lies above the quantile position qL where the sorted
-// replicates (NaN at −∞) turn positive, and the high end below 0 exactly when (1 + c′)/2 lies
-// below the position qH where those with NaN at +∞ stop being negative; so the interval
-// excludes 0 for c′ < c* = max(1 − 2qL, 2qH − 1), and mapping c* back through the expansion
-// gives p = 2·P(T_{n−1} > Φ⁻¹((1 + c*)/2)/√(n/(n−1))). NaN for n < 2 or fewer than two
-// replicates.
-func InvertedP(reps []float64, n int) float64 {
-	if n < 2 || len(reps) < 2 {
-		return math.NaN()
-	}
-	lo, hi := againstClaim(reps)
-	return invertedP(lo, hi, n)
-}
-
-// invertedP is InvertedP of replicates already sorted by againstClaim.
-func invertedP(lo, hi []float64, n int) float64 {
-	B := len(lo)
-	last := float64(B - 1)
-	// qL: the quantile position above which the low-side quantile is > 0.
-	qL := 1.0
-	switch k := sort.Search(B, func(i int) bool { return lo[i] > 0 }); {
-	case k == 0:
-		qL = -1 // every replicate above 0: the low end is above 0 at every level
-	case k < B:
-		f := 1.0
-		if !math.IsInf(lo[k-1], -1) {
-			f = -lo[k-1] / (lo[k] - lo[k-1])
-		}
-		qL = (float64(k-1) + f) / last
-	}
-	// qH: the quantile position below which the high-side quantile is < 0.
-	qH := 0.0
-	switch k := sort.Search(B, func(i int) bool { return hi[i] >= 0 }); {
-	case k == B:
-		qH = 2 // every replicate below 0
-	case k > 0:
-		f := 0.0
-		if !math.IsInf(hi[k], 1) {
-			f = -hi[k-1] / (hi[k] - hi[k-1])
-		}
-		qH = (float64(k-1) + f) / last
-	}
-	floor := 1 / float64(B+1)
-	cStar := math.Max(1-2*qL, 2*qH-1)
-	switch {
-	case cStar <= 0:
-		return 1
-	case cStar >= 1:
-		return floor
-	}
-	z := distuv.UnitNormal.Quantile((1 + cStar) / 2)
-	p := 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Survival(z/math.Sqrt(float64(n)/float64(n-1)))
-	return math.Max(p, floor)
 }
 
 // Holm returns the Holm (1979) step-down adjusted p-values of ps, which control the

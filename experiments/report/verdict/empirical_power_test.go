@@ -37,8 +37,8 @@ func empiricalPoint(s *simStudy, mech string, acc func(float64) float64, util fu
 // curve (0.5 at ε → 0, 1 at ε → ∞, centre ε 8), d keeping gap less utility than a at every ε,
 // on a grid of 15, 10, 5 with 2 rounds of the search under rule, at the level empirical ε 1
 // (accuracy 0.731), B = 20,000. It returns the share of studies in which "a keeps more than d"
-// is found at Holm's first step over family comparisons (p < α/family: the verdict whatever
-// the other comparisons are), the share with any significant verdict at α/family (either
+// is found at a Bonferroni bound over family comparisons (unadjusted p < α/family: a verdict
+// under any of the family's adjustments), the share with any significant verdict at α/family (either
 // direction), and the mean number of cells per study.
 func empiricalPower(t *testing.T, studies int, gap float64, family int, rule SearchRule) (found, any, cells float64) {
 	acc := func(eps float64) float64 { return 0.5 + 0.5*sigmoid(1.5*(math.Log(eps)-math.Log(8))) }
@@ -88,13 +88,15 @@ func empiricalPower(t *testing.T, studies int, gap float64, family int, rule Sea
 // design, printed in docs/privacy.md. 40 simulated studies per point (deterministic: fixed
 // seed; a share's standard deviation ≤ 0.08). Measured: with one planned comparison (α = 0.05)
 // a utility gap of 0.10 is found in 1.00 of the studies and 0.05 in 0.68, so the smallest gap
-// found in ≥ 80 % on steps of 0.05 is 0.10; at Holm's first step over 500 comparisons (a
-// verdict.md like mechanisms.toml's) 0.15 is found in 0.97 and 0.10 in 0.78. Without a gap a
+// found in ≥ 80 % on steps of 0.05 is 0.10; at a Bonferroni bound over 500 comparisons (a
+// verdict.md like mechanisms.toml's; the unadjusted p is now the centred bootstrap p of the
+// stepdown, AdjustFamilies) 0.15 is found in 0.75 (0.97 with the inverted-interval p before
+// issue 43). Without a gap a
 // significant verdict at α = 0.05 appears in 0.07 of studies (the size; asserted ≤ 0.15,
 // which Binomial(40, 0.05) exceeds with probability 0.3 %). Mutant: the attack axis's search
 // margin of 2 standard errors on this axis finds 0.15 over 500 in 0.40 of the studies (its
 // curves fail to bracket the level in a few per cent of replicates, which count against the
-// difference), and the ≥ 0.8 assertion fails it.
+// difference), and the ≥ 0.7 assertion fails it.
 func TestEmpiricalAxisPower(t *testing.T) {
 	const studies = 40
 	one10, _, _ := empiricalPower(t, studies, 0.10, 1, EmpiricalSearchRule)
@@ -106,10 +108,10 @@ func TestEmpiricalAxisPower(t *testing.T) {
 	if one10 < 0.8 || one05 >= 0.8 {
 		t.Errorf("the smallest gap found 80 %% of the time with one comparison is not 0.10 (%.2f at 0.10, %.2f at 0.05)", one10, one05)
 	}
-	if fam15 < 0.8 {
-		t.Errorf("over 500 comparisons a gap of 0.15 is found in %.2f of studies, want ≥ 0.8", fam15)
+	if fam15 < 0.7 {
+		t.Errorf("over 500 comparisons a gap of 0.15 is found in %.2f of studies, want ≥ 0.7", fam15)
 	}
-	if mut15 >= 0.8 {
+	if mut15 >= 0.7 {
 		t.Errorf("with the attack axis's margin a gap of 0.15 over 500 is found in %.2f: the test cannot tell the margins apart", mut15)
 	}
 	if null > 0.15 {

@@ -22,15 +22,14 @@ type SearchRule struct{ Margin, Width float64 }
 var DefaultSearchRule = SearchRule{Margin: 2, Width: 2}
 
 // EmpiricalSearchRule is the rule of the search on the empirical-ε axis ([distinguish]
-// verdict_levels). Its margin is about the normal quantile of the p-value floor 1/(B+1) at
-// B = 20,000 replicates (Φ⁻¹(1 − 1/40,002) ≈ 4.06): a comparison significant under Holm over a
-// family of hundreds needs p near that floor, and a replicate in which a curve does not bracket
-// the level counts against it, so each curve needs points about 4 standard errors of the
-// distinguisher's accuracy above and below the level. With margin 2 (the attack axis's), a
-// point falls short in about 2 % of replicates and no comparison of a large family can conclude
-// (TestEmpiricalAxisPower: a utility gap of 0.15 is found over a family of 500 in 0.40 of
-// simulated studies with margin 2, 0.97 with margin 4). The distinguisher's accuracy is precise
-// enough (about ±0.02 to ±0.05) for such points to be near the level; the attack's 0/1 score
+// verdict_levels). Its margin, about Φ⁻¹(1 − 1/40,002) ≈ 4.06, keeps a curve bracketing the
+// level in nearly every one of B = 20,000 replicates: a replicate in which a curve does not
+// bracket the level counts against each of its comparisons (and a pair reaching it in fewer
+// than 1 − α/2 of the replicates is not compared at all), and a comparison of a family of
+// hundreds needs a marginal p far below α. With margin 2 (the attack axis's), a point falls
+// short in about 2 % of replicates (TestEmpiricalAxisPower: a utility gap of 0.15 is found at a
+// Bonferroni bound over 500 comparisons in 0.40 of simulated studies with margin 2, 0.75 with
+// margin 4). The distinguisher's accuracy is precise enough (about ±0.02 to ±0.05) for such points to be near the level; the attack's 0/1 score
 // over 30 authors is not, and keeps margin 2.
 var EmpiricalSearchRule = SearchRule{Margin: 4, Width: 2}
 

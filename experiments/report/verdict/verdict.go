@@ -1,15 +1,19 @@
 // Package verdict compares mechanisms at matched privacy: each mechanism's utility where its attack
 // accuracy falls to a level, interpolated only between points of its own ε grid, with paired
-// cluster-bootstrap intervals over authors, p-values by inverting those intervals and Holm's
-// correction over a family of comparisons (the statistics of verdict.md and verdict.csv).
+// cluster-bootstrap intervals over authors, and every pair compared by the stepdown maximum of
+// the studentised differences over a family of comparisons on the same replicates, with
+// simultaneous intervals, the mechanisms that may keep the most, and the replication on halves
+// (the statistics of verdict.md and verdict.csv).
 package verdict
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"dptext/experiments/report"
 	"dptext/internal/stats"
@@ -37,9 +41,9 @@ type Spec struct {
 	// the share of bootstrap replicates in which the baseline itself already meets the level,
 	// and of those in which only it does. Empty: not reported.
 	Baseline string
-	// Replicates of the cluster bootstrap, Confidence of the intervals and Alpha the
-	// family-wise error rate of the verdicts (Holm over every comparison of the family:
-	// AdjustFamily).
+	// Replicates of the cluster bootstrap, Confidence of the utilities' intervals and Alpha
+	// the family-wise error rate of the verdicts (the stepdown maximum over every comparison of
+	// the family: AdjustFamilies).
 	Replicates int
 	Confidence float64
 	Alpha      float64
@@ -110,16 +114,29 @@ type Cell struct {
 type Pair struct {
 	A, B, Utility string
 	Level         int
-	// Diff and its interval at Spec.Confidence (ConservativeInterval: replicates in which A or
-	// B does not reach the level counted against the difference); P its p-value by inverting
-	// that interval (InvertedP) and Adj P after Holm's correction over the family.
-	Diff, Low, High, P, Adj float64
-	// Reached is the share of replicates in which both curves reach the level: the share the
-	// comparison rests on.
-	Reached float64
+	// Diff is the difference at the point estimate and SE its bootstrap standard error (over
+	// the replicates in which both curves reach the level).
+	Diff, SE float64
+	// Low and High are its simultaneous interval over the family (Diff ∓ the family's
+	// critical value × SE: AdjustFamilies), which excludes 0 exactly when Adj < Alpha; P is its
+	// unadjusted p-value and Adj its p-value adjusted by the stepdown maximum over the family,
+	// from the same replicates. NaN for a pair not compared.
+	Low, High, P, Adj float64
+	// Reached is the share of replicates in which both curves reach the level; Compared says
+	// that it is at least 1 − Alpha/2, so that the pair enters its family (otherwise it is
+	// listed as not compared: a difference that does not exist in more than Alpha/2 of the
+	// replicates is not tested).
+	Reached  float64
+	Compared bool
+	// Family names the family the pair is adjusted in (FamilyAll, FamilyPrimary or
+	// FamilyExploratory) and FamilySize the number of comparisons in it.
+	Family     string
+	FamilySize int
 	// Verdict is "A keeps more U than B at attack ≤ level" where Adj < Alpha, else "no
-	// significant difference".
+	// significant difference" (or "not compared: …").
 	Verdict string
+	// a and b index the two cells' replicates (Result.reps.vals) of A and B.
+	a, b int
 }
 
 // Result is the verdict table of one set.
@@ -134,13 +151,17 @@ type Result struct {
 	Baseline []BaselineLevel
 	// Excluded lists mechanisms without an ε grid (other than the baseline).
 	Excluded []string
-	// Family is the number of comparisons Holm's correction ran over (AdjustFamily), and
-	// FamilyTables the number of tables they come from.
-	Family, FamilyTables int
+	// Families describes the families this table's pairs were adjusted in (AdjustFamilies),
+	// and FamilyTables the number of tables they come from.
+	Families     []FamilyInfo
+	FamilyTables int
 	// Halves holds the replication of each significant verdict on two disjoint halves of the
-	// authors, when CheckHalves was called.
+	// authors, when ReplicateOnHalves was called.
 	Halves        []HalfCheck
 	halvesChecked bool
+	// replication is the size of the replication's family (every verdict replicated).
+	replication int
+	reps        *replicates
 }
 
 // BaselineLevel is the baseline at one level: its attack accuracy and the share of replicates
@@ -157,10 +178,25 @@ type curve struct {
 
 // Matched interpolates every mechanism's utilities at the attack levels and compares every
 // pair, with a cluster bootstrap over authors (cluster[i] is the author index of item i, of
-// nClusters): each replicate resamples authors once and recomputes every point's means with
-// the same weights, so the curves and their differences are resampled together (paired).
-// Holm's correction runs over the pairs of this result; AdjustFamily widens it to several.
+// nClusters) drawn from rng: see MatchedWeights. The result is adjusted as a family of its own
+// (AdjustFamilies widens the family to several results: they must then share their weights).
 func Matched(spec Spec, cluster []int, nClusters int, points []CurvePoint, rng *rand.Rand) (*Result, error) {
+	res, err := MatchedWeights(spec, cluster, nClusters, points, ClusterWeights(rng, nClusters, spec.Replicates))
+	if err != nil {
+		return nil, err
+	}
+	AdjustFamilies([]*Result{res}, nil)
+	return res, nil
+}
+
+// MatchedWeights interpolates every mechanism's utilities at the attack levels and compares
+// every pair that both reach a level, under the given cluster-bootstrap weights (weights[b][c]
+// of cluster c in replicate b: ClusterWeights): each replicate recomputes every point's means
+// with the same weights, so the curves and their differences are resampled together (paired).
+// Every result of one family should be computed with the same weights (one draw per set of
+// authors), so that the family's maximum statistic sees their dependence. The pairs are not
+// yet adjusted: AdjustFamilies sets their p-values, intervals and verdicts.
+func MatchedWeights(spec Spec, cluster []int, nClusters int, points []CurvePoint, weights [][]float64) (*Result, error) {
 	scorers := spec.Utilities
 	if spec.Axis == "" {
 		scorers = append([]string{spec.Attack}, scorers...)
@@ -176,56 +212,57 @@ func Matched(spec Spec, cluster []int, nClusters int, points []CurvePoint, rng *
 			}
 		}
 	}
+	for b, w := range weights {
+		if len(w) != nClusters {
+			return nil, fmt.Errorf("verdict: replicate %d has %d cluster weights, want %d", b, len(w), nClusters)
+		}
+	}
 	res := &Result{Spec: spec, Clusters: nClusters, Items: len(cluster)}
 	curves, base := buildCurves(spec.Baseline, points, res)
 	sums := newSums(spec, curves, base, cluster, nClusters)
-	weights := ClusterWeights(rng, nClusters, spec.Replicates)
 	ones := make([]float64, nClusters)
 	for i := range ones {
 		ones[i] = 1
 	}
-	est := sums.evaluate(spec, ones)
-	reps := make([]evaluation, len(weights))
-	for b, w := range weights {
-		reps[b] = sums.evaluate(spec, w)
-	}
+	est := sums.estimate(spec, ones)
+	reps := sums.replicate(spec, weights)
+	res.reps = reps
+	L, U := len(spec.Levels), len(spec.Utilities)
 	if base != nil {
 		for _, level := range spec.Levels {
 			meets := 0
-			for _, r := range reps {
-				if r.base <= level {
+			for _, x := range reps.base {
+				if x <= level {
 					meets++
 				}
 			}
-			res.Baseline = append(res.Baseline, BaselineLevel{Attack: est.base, Meets: float64(meets) / float64(len(reps))})
+			res.Baseline = append(res.Baseline, BaselineLevel{Attack: est.base, Meets: float64(meets) / float64(reps.B)})
 		}
 	}
 	for c, cv := range curves {
 		lo, hi := axisRange(est.pos[c])
 		for l, level := range spec.Levels {
-			st := est.status[c][l]
+			st := est.status[c*L+l]
+			only := math.NaN()
+			if base != nil {
+				n := 0
+				for b, x := range reps.base {
+					if x <= level && !reps.reached[c*L+l][b] {
+						n++
+					}
+				}
+				only = float64(n) / float64(reps.B)
+			}
 			for u, name := range spec.Utilities {
 				cell := Cell{Mechanism: cv.name, Utility: name, Level: l, Status: st, MinAttack: lo, MaxAxis: hi,
-					Value: est.value[c][l][u], Low: math.NaN(), High: math.NaN(), Reached: math.NaN(), OnlyBaseline: math.NaN()}
+					Value: est.value[(c*L+l)*U+u], Low: math.NaN(), High: math.NaN(), Reached: math.NaN(), OnlyBaseline: only}
 				if st == StatusBelowAtStart {
 					cell.MaxAxis = est.pos[c][0]
 				}
 				if st == StatusReached {
-					xs := make([]float64, len(reps))
-					for b := range reps {
-						xs[b] = reps[b].value[c][l][u]
-					}
+					xs := reps.vals[(c*L+l)*U+u]
 					cell.Low, cell.High = ExpandedPercentileInterval(xs, spec.Confidence, nClusters)
 					cell.Reached = shareFinite(xs)
-				}
-				if base != nil {
-					only := 0
-					for _, r := range reps {
-						if r.base <= level && r.status[c][l] != StatusReached {
-							only++
-						}
-					}
-					cell.OnlyBaseline = float64(only) / float64(len(reps))
 				}
 				res.Cells = append(res.Cells, cell)
 			}
@@ -235,53 +272,24 @@ func Matched(spec Spec, cluster []int, nClusters int, points []CurvePoint, rng *
 		for u, name := range spec.Utilities {
 			for a := range curves {
 				for b := a + 1; b < len(curves); b++ {
-					if est.status[a][l] != StatusReached || est.status[b][l] != StatusReached {
+					if est.status[a*L+l] != StatusReached || est.status[b*L+l] != StatusReached {
 						continue // a level not reached by both at the estimate is no comparison
 					}
 					x, y := a, b
-					if est.value[b][l][u] > est.value[a][l][u] {
+					if est.value[(b*L+l)*U+u] > est.value[(a*L+l)*U+u] {
 						x, y = b, a
 					}
-					d := make([]float64, len(reps))
-					for r := range reps {
-						d[r] = reps[r].value[x][l][u] - reps[r].value[y][l][u]
-					}
-					sortedLow, sortedHigh := againstClaim(d)
-					lo, hi := conservativeInterval(sortedLow, sortedHigh, spec.Confidence, nClusters)
-					res.Pairs = append(res.Pairs, Pair{A: curves[x].name, B: curves[y].name, Utility: name, Level: l,
-						Diff: est.value[x][l][u] - est.value[y][l][u], Low: lo, High: hi, P: invertedP(sortedLow, sortedHigh, nClusters), Reached: shareFinite(d)})
+					p := Pair{A: curves[x].name, B: curves[y].name, Utility: name, Level: l,
+						Diff: est.value[(x*L+l)*U+u] - est.value[(y*L+l)*U+u], Low: math.NaN(), High: math.NaN(), P: math.NaN(), Adj: math.NaN(),
+						a: (x*L+l)*U + u, b: (y*L+l)*U + u}
+					p.SE, p.Reached = res.diffSE(p)
+					p.Compared = p.Reached >= 1-spec.Alpha/2
+					res.Pairs = append(res.Pairs, p)
 				}
 			}
 		}
 	}
-	AdjustFamily(res)
 	return res, nil
-}
-
-// AdjustFamily applies Holm's correction once over every pair of the results (one family:
-// e.g. every table of verdict.md), setting each pair's Adj and Verdict and each result's
-// Family. A result's own Spec.Alpha decides its verdicts.
-func AdjustFamily(results ...*Result) {
-	var ps []float64
-	for _, r := range results {
-		for _, p := range r.Pairs {
-			ps = append(ps, p.P)
-		}
-	}
-	adj := Holm(ps)
-	i := 0
-	for _, r := range results {
-		r.Family, r.FamilyTables = len(ps), len(results)
-		for k := range r.Pairs {
-			p := &r.Pairs[k]
-			p.Adj = adj[i]
-			i++
-			p.Verdict = "no significant difference"
-			if p.Adj < r.Spec.Alpha {
-				p.Verdict = fmt.Sprintf("%s keeps more %s than %s at %s", p.A, p.Utility, p.B, r.Spec.levelText(p.Level))
-			}
-		}
-	}
 }
 
 // buildCurves groups the points by mechanism in order of falling ε and returns the baseline's
@@ -374,42 +382,114 @@ func newSums(spec Spec, curves []curve, base *CurvePoint, cluster []int, n int) 
 	return s
 }
 
-// evaluation is one set of cluster weights evaluated: each curve's positions pos[c][k], its
-// status and interpolated utility at every level (value[c][l][u], NaN where not reached), and
-// the baseline's attack (NaN without one).
-type evaluation struct {
+// estimate is the point estimate (every cluster weight 1): each curve's positions pos[c], the
+// status of every curve and level (status[c·L + l]), the utilities there (value[(c·L + l)·U +
+// u], NaN where not reached) and the baseline's attack (NaN without one).
+type estimate struct {
 	pos    [][]float64
-	status [][]string
-	value  [][][]float64
+	status []string
+	value  []float64
 	base   float64
 }
 
-// evaluate interpolates every curve's utilities at every level under the cluster weights w.
-func (s *sums) evaluate(spec Spec, w []float64) evaluation {
-	e := evaluation{pos: make([][]float64, len(s.curves)), status: make([][]string, len(s.curves)),
-		value: make([][][]float64, len(s.curves)), base: math.NaN()}
-	if s.base != nil {
-		e.base = s.base.mean(w)
-	}
+// replicates are the bootstrap replicates of every curve's utilities at every level:
+// vals[(c·L + l)·U + u][b] (NaN where curve c does not reach level l in replicate b),
+// reached[c·L + l][b], and the baseline's attack base[b] (nil without one).
+type replicates struct {
+	B       int
+	vals    [][]float64
+	reached [][]bool
+	base    []float64
+}
+
+// estimate evaluates the curves at the weights w (all 1 for the point estimate).
+func (s *sums) estimate(spec Spec, w []float64) estimate {
+	L, U := len(spec.Levels), len(spec.Utilities)
+	e := estimate{pos: make([][]float64, len(s.curves)), status: make([]string, len(s.curves)*L), value: make([]float64, len(s.curves)*L*U)}
 	for c, cv := range s.curves {
-		pos := make([]float64, len(cv.points))
-		for k, p := range cv.points {
-			if spec.Axis != "" {
-				pos[k] = p.X
-			} else {
-				pos[k] = s.att[c][k].mean(w)
+		e.pos[c] = make([]float64, len(cv.points))
+	}
+	e.base = s.evaluate(spec, w, e.pos, e.status, e.value)
+	return e
+}
+
+// replicate evaluates the curves under every replicate's weights, in parallel over replicates
+// (each replicate writes only its own column; the buffers are allocated once per worker).
+func (s *sums) replicate(spec Spec, weights [][]float64) *replicates {
+	L, U, B := len(spec.Levels), len(spec.Utilities), len(weights)
+	r := &replicates{B: B, vals: make([][]float64, len(s.curves)*L*U), reached: make([][]bool, len(s.curves)*L)}
+	for i := range r.vals {
+		r.vals[i] = make([]float64, B)
+	}
+	for i := range r.reached {
+		r.reached[i] = make([]bool, B)
+	}
+	if s.base != nil {
+		r.base = make([]float64, B)
+	}
+	parallelChunks(B, 256, func(from, to int) {
+		pos := make([][]float64, len(s.curves))
+		for c, cv := range s.curves {
+			pos[c] = make([]float64, len(cv.points))
+		}
+		status := make([]string, len(s.curves)*L)
+		value := make([]float64, len(s.curves)*L*U)
+		for b := from; b < to; b++ {
+			base := s.evaluate(spec, weights[b], pos, status, value)
+			if r.base != nil {
+				r.base[b] = base
+			}
+			for i, x := range value {
+				r.vals[i][b] = x
+			}
+			for i, st := range status {
+				r.reached[i][b] = st == StatusReached
 			}
 		}
-		e.pos[c] = pos
-		e.status[c] = make([]string, len(spec.Levels))
-		e.value[c] = make([][]float64, len(spec.Levels))
+	})
+	return r
+}
+
+// parallelChunks calls f on consecutive chunks [from, to) covering [0, n), of at least
+// minChunk items, on up to GOMAXPROCS goroutines, and returns when all are done. f must write only its own chunk's
+// results, so the outcome does not depend on the number of goroutines.
+func parallelChunks(n, minChunk int, f func(from, to int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/minChunk))
+	if workers <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range workers {
+		from, to := k*n/workers, (k+1)*n/workers
+		wg.Go(func() { f(from, to) })
+	}
+	wg.Wait()
+}
+
+// evaluate interpolates every curve's utilities at every level under the cluster weights w,
+// writing each curve's positions into pos[c], the statuses into status[c·L + l] and the values
+// into value[(c·L + l)·U + u]; it returns the baseline's attack (NaN without one).
+func (s *sums) evaluate(spec Spec, w []float64, pos [][]float64, status []string, value []float64) float64 {
+	L, U := len(spec.Levels), len(spec.Utilities)
+	base := math.NaN()
+	if s.base != nil {
+		base = s.base.mean(w)
+	}
+	for c, cv := range s.curves {
+		for k, p := range cv.points {
+			if spec.Axis != "" {
+				pos[c][k] = p.X
+			} else {
+				pos[c][k] = s.att[c][k].mean(w)
+			}
+		}
 		for l, level := range spec.Levels {
-			k, t, st := crossing(pos, level)
+			k, t, st := crossing(pos[c], level)
 			if spec.Axis != "" && st == StatusBelowAtStart {
 				st = StatusAboveGrid
 			}
-			e.status[c][l] = st
-			e.value[c][l] = make([]float64, len(spec.Utilities))
+			status[c*L+l] = st
 			for u := range spec.Utilities {
 				v := math.NaN()
 				if st == StatusReached {
@@ -419,11 +499,11 @@ func (s *sums) evaluate(spec Spec, w []float64) evaluation {
 						v = hi + t*(s.util[c][u][k+1].mean(w)-hi)
 					}
 				}
-				e.value[c][l][u] = v
+				value[(c*L+l)*U+u] = v
 			}
 		}
 	}
-	return e
+	return base
 }
 
 // crossing locates level on a curve's positions pos (in order of falling ε): the level lies
@@ -506,16 +586,16 @@ func num(x float64) string {
 	return fmt.Sprintf("%.3f", x)
 }
 
-// Markdown renders the verdict: the utilities at each level with intervals, then the
-// significant verdicts and the pairs compared.
+// Markdown renders the verdict: the utilities at each level with intervals, the mechanisms
+// that may keep the most and the least, the significant verdicts, the pairs not compared, and
+// what the table could have detected.
 func (v *Result) Markdown(set string) string {
 	var b strings.Builder
 	s := v.Spec
-	method := fmt.Sprintf("%d items of %d authors; %.0f %% intervals from a cluster bootstrap over authors (%d replicates, Hesterberg's expanded percentile interval). "+
-		"Pairs: the difference (more − less) with its %.0f %% interval, in which the replicates where a curve does not reach the level count against the difference; "+
-		"p-values by inverting that interval on the same replicates (the smallest α at which the interval at 1 − α excludes 0, never below 1/(B+1) = %.2g), so p < %.2g exactly when the interval excludes 0; "+
-		"Holm's correction over %s, α = %g.",
-		v.Items, v.Clusters, 100*s.Confidence, s.Replicates, 100*s.Confidence, 1/float64(s.Replicates+1), 1-s.Confidence, v.familyText(), s.Alpha)
+	method := fmt.Sprintf("%d items of %d authors; %.0f %% intervals of each utility from a cluster bootstrap over authors (%d replicates, Hesterberg's expanded percentile interval). "+
+		"Pairs: the difference (more − less) with its simultaneous interval over its family (the difference ∓ the family's critical value × its bootstrap standard error), "+
+		"p-values adjusted by the stepdown maximum of the studentised differences over the family on the same replicates (Romano and Wolf 2005), so that an interval excludes 0 exactly when the adjusted p is below α = %g; %s.",
+		v.Items, v.Clusters, 100*s.Confidence, s.Replicates, s.Alpha, v.familyText())
 	if s.Axis != "" {
 		fmt.Fprintf(&b, "## Verdicts at matched %s, set %s\n\n", s.Axis, set)
 		fmt.Fprintf(&b, "Utility each mechanism of this unit keeps at each level of %s (a position fixed per grid point, the same for every item): linear interpolation between the two ε of the mechanism's own grid that bracket the level; a level outside the grid is not reached, nothing is extrapolated. %s\n\n",
@@ -524,10 +604,6 @@ func (v *Result) Markdown(set string) string {
 		fmt.Fprintf(&b, "## Verdicts at matched privacy, set %s\n\n", set)
 		fmt.Fprintf(&b, "Utility kept where %s's %s falls to each level: linear interpolation between the two ε of the mechanism's own grid that bracket the level (no segment towards %s, no extrapolation; a replicate in which the grid does not bracket the level has no value). %s\n\n",
 			s.Attack, s.measureName(), orDash(s.Baseline), method)
-	}
-	if floor := 1 / float64(s.Replicates+1); v.Family > 0 && floor >= s.Alpha/float64(v.Family) {
-		fmt.Fprintf(&b, "With %d replicates no p-value is below %.2g, and Holm's first step over %d comparisons needs one below %.2g: raise `replicates` above %d for a verdict to be possible.\n\n",
-			s.Replicates, floor, v.Family, s.Alpha/float64(v.Family), int(math.Ceil(float64(v.Family)/s.Alpha)))
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(&b, "%s\n\n", n)
@@ -539,29 +615,68 @@ func (v *Result) Markdown(set string) string {
 			fmt.Fprintf(&b, "%s's own %s %s is %.3f; it meets this level in %.1f %% of replicates.\n\n", s.Baseline, s.Attack, s.measureName(), bl.Attack, 100*bl.Meets)
 		}
 		v.levelTable(&b, l)
+		var best []string
+		for _, u := range s.Utilities {
+			if t := v.bestSentence(l, u); t != "" {
+				best = append(best, t)
+			}
+		}
+		if len(best) > 0 {
+			b.WriteString("\nMay keep the most / the least (no mechanism keeps significantly more / less in the family):\n\n")
+			for _, t := range best {
+				fmt.Fprintf(&b, "- %s\n", t)
+			}
+		}
 		b.WriteString("\nSignificant:\n\n")
 		found, compared := false, 0
+		var skipped []string                 // the pairs not compared, by mechanism names in order
+		skippedShare := map[string]float64{} // the smallest share over their utilities
 		for _, p := range v.Pairs {
 			if p.Level != l {
 				continue
 			}
+			if !p.Compared {
+				a, c := p.A, p.B
+				if c < a {
+					a, c = c, a
+				}
+				key := a + " − " + c
+				if x, ok := skippedShare[key]; !ok || p.Reached < x {
+					if !ok {
+						skipped = append(skipped, key)
+					}
+					skippedShare[key] = p.Reached
+				}
+				continue
+			}
 			compared++
 			if p.Adj < s.Alpha {
-				fmt.Fprintf(&b, "- %s: difference %.3f [%s, %s], p = %.2g, Holm p = %.2g; both reach the level in %.1f %% of replicates\n",
-					p.Verdict, p.Diff, num(p.Low), num(p.High), p.P, p.Adj, 100*p.Reached)
+				fmt.Fprintf(&b, "- %s: difference %.3f [%s, %s], p = %.2g, adjusted p = %.2g (%s family of %d); both reach the level in %.1f %% of replicates\n",
+					p.Verdict, p.Diff, num(p.Low), num(p.High), p.P, p.Adj, p.Family, p.FamilySize, 100*p.Reached)
 				found = true
 			}
 		}
 		switch {
-		case compared == 0:
+		case compared == 0 && len(skipped) == 0:
 			b.WriteString("- nothing to compare: fewer than two mechanisms reach this level\n")
+		case compared == 0:
+			b.WriteString("- nothing compared at this level\n")
 		case !found:
 			fmt.Fprintf(&b, "- no significant difference in any of the %d comparisons at this level\n", compared)
+		}
+		if len(skipped) > 0 {
+			for i, k := range skipped {
+				skipped[i] = fmt.Sprintf("%s (%.1f %%)", k, 100*skippedShare[k])
+			}
+			fmt.Fprintf(&b, "\nPairs not compared (both curves reach the level in fewer than 1 − α/2 = %.1f %% of replicates, shown in parentheses): %s.\n", 100*(1-s.Alpha/2), strings.Join(skipped, "; "))
 		}
 		b.WriteString("\n")
 	}
 	if w := v.WidthsText(); w != "" {
 		fmt.Fprintf(&b, "%s\n\n", w)
+	}
+	if d := v.detectableText(); d != "" {
+		fmt.Fprintf(&b, "%s\n\n", d)
 	}
 	if len(v.Excluded) > 0 {
 		fmt.Fprintf(&b, "Not compared (no ε grid): %s.\n\n", strings.Join(v.Excluded, ", "))
@@ -570,6 +685,26 @@ func (v *Result) Markdown(set string) string {
 		v.halvesMarkdown(&b)
 	}
 	return b.String()
+}
+
+// detectableText says what a non-conclusion of this table means: per family and utility, the
+// smallest difference detected with 80 % power and the authors a difference of 0.05 and 0.10
+// would need.
+func (v *Result) detectableText() string {
+	ds := v.Detectables()
+	if len(ds) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, d := range ds {
+		fam := ""
+		if d.Family != FamilyAll {
+			fam = d.Family + " family, "
+		}
+		parts = append(parts, fmt.Sprintf("%s%s: %.3f (median standard error %.3f; authors for 0.05: %d, for 0.10: %d)", fam, d.Utility, d.MDD, d.SE, d.Authors05, d.Authors10))
+	}
+	return fmt.Sprintf("What a non-conclusion means: the smallest difference this table detects with 80 %% power at the family's α (the first step's critical value plus Φ⁻¹(0.8), times the median bootstrap standard error of its compared pairs; %d authors): %s. A difference not declared here is likely smaller than that.",
+		v.Clusters, strings.Join(parts, "; "))
 }
 
 // WidthsText says how precise this table's matched utilities are, to read beside another
@@ -599,12 +734,85 @@ func (v *Result) WidthsText() string {
 		100*v.Spec.Confidence, n, strings.Join(parts, "; "))
 }
 
-// familyText names the family of Holm's correction.
+// familyText names the families of this table's pairs.
 func (v *Result) familyText() string {
-	if v.FamilyTables > 1 {
-		return fmt.Sprintf("all %d comparisons of the %d tables of this file (one family)", v.Family, v.FamilyTables)
+	var parts []string
+	for _, f := range v.Families {
+		what := "every comparison"
+		switch f.Name {
+		case FamilyPrimary:
+			what = "the planned comparisons ([verdict] primary)"
+		case FamilyExploratory:
+			what = "every other comparison (exploratory)"
+		}
+		where := "of this table"
+		if v.FamilyTables > 1 {
+			where = fmt.Sprintf("of the %d tables of this file", v.FamilyTables)
+		}
+		parts = append(parts, fmt.Sprintf("family %q: %s %s, %d compared, first step's critical value %.2f standard errors", f.Name, what, where, f.Size, f.Critical))
 	}
-	return fmt.Sprintf("all %d comparisons of this table", v.Family)
+	if len(parts) == 0 {
+		return "not adjusted"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// MinReplicates is the number of bootstrap replicates a family of m compared pairs needs at α
+// for the resolution of the replicates not to decide a verdict, 2m/α: the adjusted p of a pair
+// beyond all its own replicates is at most about m/(B + 1) (each pair holds its own smallest p
+// in one replicate), so B ≥ 2m/α keeps it at or below α/2.
+func MinReplicates(m int, alpha float64) int {
+	return int(math.Ceil(2 * float64(m) / alpha))
+}
+
+// Summary is verdict.md's first lines: what concluded in each family of the results (adjusted
+// together by AdjustFamilies), and per table, level and utility which mechanisms may keep the
+// most and the least; sets names each result's set.
+func Summary(results []*Result, sets []string) string {
+	if len(results) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Summary\n\n")
+	for _, f := range results[0].Families {
+		fmt.Fprintf(&b, "- Family %q (α = %g, %d replicates): %d of %d comparisons significant", f.Name, f.Alpha, f.Replicates, f.Significant, f.Size)
+		if f.NotCompared > 0 {
+			fmt.Fprintf(&b, "; %d pairs not compared (a curve reaches the level in fewer than 1 − α/2 of replicates)", f.NotCompared)
+		}
+		b.WriteString(".")
+		if need := MinReplicates(f.Size, f.Alpha); f.Replicates < need {
+			fmt.Fprintf(&b, " With %d compared pairs the replicates' resolution can decide: a pair beyond all its replicates has an adjusted p up to %d/%d; raise `replicates` to at least %d (2m/α).", f.Size, f.Size, f.Replicates+1, need)
+		}
+		b.WriteString("\n")
+	}
+	if results[0].halvesChecked {
+		held, n := 0, 0
+		for _, v := range results {
+			for _, h := range v.Halves {
+				n++
+				if h.Holds(0, v.Spec.Alpha) && h.Holds(1, v.Spec.Alpha) {
+					held++
+				}
+			}
+		}
+		fmt.Fprintf(&b, "- Replication on two halves of the authors: %d of %d significant verdicts hold in both.\n", held, n)
+	}
+	b.WriteString("\n")
+	for i, v := range results {
+		for l := range v.Spec.Levels {
+			var parts []string
+			for _, u := range v.Spec.Utilities {
+				if t := v.bestSentence(l, u); t != "" {
+					parts = append(parts, t)
+				}
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(&b, "- Set %s, at %s (%s): %s.\n", sets[i], v.Spec.levelText(l), v.Spec.LevelNames[l], strings.Join(parts, "; "))
+			}
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // levelTable writes the table of level l: each mechanism's utilities or its status.
@@ -692,90 +900,15 @@ func orDash(s string) string {
 	return s
 }
 
-// CSV renders every pair: level, utility, A (keeps more), B, difference A − B, interval, the
-// share of replicates both reach, p, Holm p, verdict.
+// CSV renders every pair: level, utility, A (keeps more), B, difference A − B, its bootstrap
+// standard error, its simultaneous interval, the share of replicates both reach, whether it
+// was compared, its family, p, adjusted p, verdict.
 func (v *Result) CSV(set string) [][]string {
-	rows := [][]string{{"set", "axis", "level", "level_name", "utility", "a", "b", "diff", "low", "high", "reached", "p", "p_holm", "verdict"}}
+	rows := [][]string{{"set", "axis", "level", "level_name", "utility", "a", "b", "diff", "se", "low", "high", "reached", "compared", "family", "p", "p_adjusted", "verdict"}}
 	f := func(x float64) string { return fmt.Sprintf("%g", x) }
 	for _, p := range v.Pairs {
 		rows = append(rows, []string{set, v.Spec.axisName(), f(v.Spec.Levels[p.Level]), v.Spec.LevelNames[p.Level], p.Utility, p.A, p.B,
-			f(p.Diff), f(p.Low), f(p.High), f(p.Reached), f(p.P), f(p.Adj), p.Verdict})
+			f(p.Diff), f(p.SE), f(p.Low), f(p.High), f(p.Reached), fmt.Sprint(p.Compared), p.Family, f(p.P), f(p.Adj), p.Verdict})
 	}
 	return rows
-}
-
-// HalfCheck is the replication of one significant verdict on two disjoint halves of the
-// authors: the same pair, utility and level compared on each half alone (nil where a half
-// has no such comparison, e.g. a curve that does not reach the level there).
-type HalfCheck struct {
-	Full   Pair
-	Halves [2]*Pair
-}
-
-// Diff is half h's difference oriented as the full verdict reads (its more − its less): > 0
-// is the same direction. NaN where the half has no such comparison.
-func (h HalfCheck) Diff(half int) float64 {
-	p := h.Halves[half]
-	switch {
-	case p == nil:
-		return math.NaN()
-	case p.A == h.Full.A:
-		return p.Diff
-	}
-	return -p.Diff
-}
-
-// Holds reports whether the half's comparison has the full verdict's direction and is
-// significant at the spec's α after the half's own Holm correction.
-func (h HalfCheck) Holds(half int, alpha float64) bool {
-	p := h.Halves[half]
-	return p != nil && p.Adj < alpha && h.Diff(half) > 0
-}
-
-// CheckHalves records, for every significant verdict of v, the same comparison in the results
-// on two disjoint halves of the authors (rendered by Markdown).
-func (v *Result) CheckHalves(h1, h2 *Result) {
-	find := func(r *Result, p Pair) *Pair {
-		for i := range r.Pairs {
-			q := &r.Pairs[i]
-			if q.Utility == p.Utility && q.Level == p.Level && (q.A == p.A && q.B == p.B || q.A == p.B && q.B == p.A) {
-				return q
-			}
-		}
-		return nil
-	}
-	v.halvesChecked = true
-	v.Halves = nil
-	for _, p := range v.Pairs {
-		if p.Adj < v.Spec.Alpha {
-			v.Halves = append(v.Halves, HalfCheck{Full: p, Halves: [2]*Pair{find(h1, p), find(h2, p)}})
-		}
-	}
-}
-
-// halvesMarkdown renders the replication on halves.
-func (v *Result) halvesMarkdown(b *strings.Builder) {
-	b.WriteString("### Replication on two disjoint halves of the authors\n\n")
-	if len(v.Halves) == 0 {
-		b.WriteString("No significant verdict of this table to replicate.\n\n")
-		return
-	}
-	b.WriteString("Each half's difference is oriented as the verdict reads (more − less: positive is the same direction); its Holm p is corrected over that half's whole family.\n\n")
-	held := 0
-	for _, h := range v.Halves {
-		fmt.Fprintf(b, "- %s:", h.Full.Verdict)
-		for k, p := range h.Halves {
-			if p == nil {
-				fmt.Fprintf(b, " half %d not compared;", k+1)
-				continue
-			}
-			fmt.Fprintf(b, " half %d difference %+.3f, Holm p = %.2g;", k+1, h.Diff(k), p.Adj)
-		}
-		both := h.Holds(0, v.Spec.Alpha) && h.Holds(1, v.Spec.Alpha)
-		if both {
-			held++
-		}
-		fmt.Fprintf(b, " holds in both: %v\n", both)
-	}
-	fmt.Fprintf(b, "\n%d of %d significant verdicts hold (same direction, significant) in both halves.\n\n", held, len(v.Halves))
 }

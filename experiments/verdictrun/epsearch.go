@@ -1,7 +1,6 @@
-package runner
+package verdictrun
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"dptext/experiments/registry"
 	"dptext/experiments/report"
 	"dptext/experiments/report/verdict"
-	"dptext/experiments/rundir"
 )
 
 // searchAxis names a privacy axis of the verdicts on which the ε search runs.
@@ -37,17 +35,17 @@ type axisSearch struct {
 
 // searchEnds returns the mechanisms whose ε search on axis reached the end of their ε range in
 // set si (nil without a search).
-func (r *runner) searchEnds(si int, axis searchAxis) map[string]bool {
-	if si < len(r.search) && r.search[si][axis] != nil {
-		return r.search[si][axis].ends
+func (o *Run) searchEnds(si int, axis searchAxis) map[string]bool {
+	if si < len(o.search) && o.search[si][axis] != nil {
+		return o.search[si][axis].ends
 	}
 	return nil
 }
 
 // searchNotes returns the sentence saying what the ε search on axis added in set si, to print
 // under that axis's tables (nil when it added nothing).
-func (r *runner) searchNotes(si int, axis searchAxis) []string {
-	if si >= len(r.search) || r.search[si][axis] == nil || len(r.search[si][axis].added) == 0 {
+func (o *Run) searchNotes(si int, axis searchAxis) []string {
+	if si >= len(o.search) || o.search[si][axis] == nil || len(o.search[si][axis].added) == 0 {
 		return nil
 	}
 	what := "the attack"
@@ -56,10 +54,10 @@ func (r *runner) searchNotes(si int, axis searchAxis) []string {
 	}
 	rule := searchRules[axis]
 	return []string{fmt.Sprintf("ε search on this axis (at most %d rounds; a level counts as bracketed with a point %g standard errors of %s above it and one below, the two around it at most %g standard errors apart): added %s.",
-		r.cfg.Verdict.SearchRounds, rule.Margin, what, rule.Width, strings.Join(r.search[si][axis].added, "; "))}
+		o.cfg.Verdict.SearchRounds, rule.Margin, what, rule.Width, strings.Join(o.search[si][axis].added, "; "))}
 }
 
-// searchEpsilons is the ε search of [verdict] (search = true): after the grid's cells are
+// Search is the ε search of [verdict] (search = true): after the grid's cells are
 // done, it adds cells at new ε for every mechanism whose curve does not yet bracket a level of
 // a verdict axis as its rule asks (searchRules; verdict.Propose: beyond the grid ×4 or ÷4,
 // within it the midpoint in log ε of the bracket), runs them, and repeats for at most
@@ -73,16 +71,16 @@ func (r *runner) searchNotes(si int, axis searchAxis) []string {
 // finds their cells done, at any --jobs. A sharded run's shards do not search: `dptext merge`
 // does, after checking every shard's cells, and computes the added cells itself. It returns
 // every cell of the run (the grid's, then the added ones) and records per set and axis which
-// mechanisms ran into the end of their ε range and what was added (r.search).
-func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions, live *rundir.LiveManifest) ([]cell, error) {
-	v := r.cfg.Verdict
-	r.search = make([]map[searchAxis]*axisSearch, len(r.sets))
+// mechanisms ran into the end of their ε range and what was added (o.search).
+func (o *Run) Search(all []Cell) ([]Cell, error) {
+	v := o.cfg.Verdict
+	o.search = make([]map[searchAxis]*axisSearch, len(o.sets))
 	if v == nil || !*v.Search {
 		return all, nil
 	}
 	ranges := map[string]verdict.EpsilonRange{}
 	index := map[string]int{}
-	for mi, m := range r.cfg.Mechanisms {
+	for mi, m := range o.cfg.Mechanisms {
 		spec := registry.Mechanisms[m.Name]
 		if !spec.UsesEpsilon {
 			continue
@@ -90,29 +88,29 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 		ranges[m.ID()] = verdict.EpsilonRange{Min: spec.Epsilons.Min, Max: spec.Epsilons.Max}
 		index[m.ID()] = mi
 	}
-	for si := range r.sets {
-		r.search[si] = map[searchAxis]*axisSearch{attackAxis: {}}
+	for si := range o.sets {
+		o.search[si] = map[searchAxis]*axisSearch{attackAxis: {}}
 	}
 	for round := 1; round <= v.SearchRounds; round++ {
-		out, err := r.collect(all)
+		items, err := o.host.Items(all)
 		if err != nil {
 			return nil, err
 		}
-		var fresh []cell
-		for si := range r.sets {
-			points, cluster, authors, err := r.curvePoints(si, out.items)
+		var fresh []Cell
+		for si := range o.sets {
+			points, cluster, authors, err := o.curvePoints(si, items)
 			if err != nil {
 				return nil, err
 			}
-			studies := map[searchAxis]verdictStudy{attackAxis: {spec: r.attackSpec(si), points: points}}
-			ds, err := r.distinguishStudy(si, out.items, points, cluster)
+			studies := map[searchAxis]verdictStudy{attackAxis: {spec: o.attackSpec(si), points: points}}
+			ds, err := o.distinguishStudy(si, items, points, cluster)
 			if err != nil {
 				return nil, err
 			}
 			if ds != nil {
 				studies[empiricalAxis] = *ds
-				if r.search[si][empiricalAxis] == nil {
-					r.search[si][empiricalAxis] = &axisSearch{}
+				if o.search[si][empiricalAxis] == nil {
+					o.search[si][empiricalAxis] = &axisSearch{}
 				}
 			}
 			proposed := map[string][]float64{} // mechanism → ε asked for this round, on any axis
@@ -122,11 +120,11 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 					continue
 				}
 				props, ends := verdict.Propose(st.spec, searchRules[axis], cluster, len(authors), st.points, ranges)
-				found := r.search[si][axis]
+				found := o.search[si][axis]
 				found.ends = ends
 				for _, p := range props {
 					e := report.EpsilonOf(p.Epsilon)
-					if why := r.refusedEpsilon(si, index[p.Mechanism], e); why != "" {
+					if why := o.refusedEpsilon(si, index[p.Mechanism], e); why != "" {
 						// the mechanism cannot run at this ε on this data (e.g. truncated-gumbel's
 						// smallest ε depends on the vocabulary): its range ends before it
 						ends[p.Mechanism] = true
@@ -145,8 +143,8 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 						continue
 					}
 					proposed[p.Mechanism] = append(proposed[p.Mechanism], p.Epsilon)
-					for rep := 0; rep < r.cfg.Repeats; rep++ {
-						fresh = append(fresh, cell{si, index[p.Mechanism], e, rep})
+					for rep := 0; rep < o.cfg.Repeats; rep++ {
+						fresh = append(fresh, Cell{si, index[p.Mechanism], e, rep})
 					}
 				}
 			}
@@ -154,9 +152,9 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 		if len(fresh) == 0 {
 			break
 		}
-		r.logf("ε search round %d: %d new cells", round, len(fresh))
+		o.host.Logf("ε search round %d: %d new cells", round, len(fresh))
 		all = orderCells(append(all, fresh...))
-		if err := r.computeCells(ctx, all, opts, live); err != nil {
+		if err := o.host.Compute(all); err != nil {
 			return nil, err
 		}
 	}
@@ -165,28 +163,11 @@ func (r *runner) searchEpsilons(ctx context.Context, all []cell, opts RunOptions
 
 // refusedEpsilon says why mechanism mi cannot run at ε on set si's draws (its constructor's
 // error), or "" when it can on every repeat's draw. The mechanisms built are kept for the cells.
-func (r *runner) refusedEpsilon(si, mi int, eps report.Epsilon) string {
-	for rep := 0; rep < r.cfg.Repeats; rep++ {
-		if _, err := r.mechanism(cell{si, mi, eps, rep}); err != nil {
+func (o *Run) refusedEpsilon(si, mi int, eps report.Epsilon) string {
+	for rep := 0; rep < o.cfg.Repeats; rep++ {
+		if _, err := o.host.Mechanism(Cell{si, mi, eps, rep}); err != nil {
 			return err.Error()
 		}
 	}
 	return ""
-}
-
-// orderCells sorts cells as the grid lists them — set, mechanism, ε from the largest, repeat —
-// so that added ε take their place in results.csv.
-func orderCells(cells []cell) []cell {
-	slices.SortStableFunc(cells, func(a, b cell) int {
-		switch {
-		case a.set != b.set:
-			return a.set - b.set
-		case a.mech != b.mech:
-			return a.mech - b.mech
-		case a.eps != b.eps:
-			return a.eps.Compare(b.eps)
-		}
-		return a.rep - b.rep
-	})
-	return cells
 }

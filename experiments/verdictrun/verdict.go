@@ -1,4 +1,4 @@
-package runner
+package verdictrun
 
 import (
 	"bytes"
@@ -11,8 +11,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"dptext/attackers"
+	"dptext/corpus"
 	"dptext/experiments/report"
 	"dptext/experiments/report/verdict"
 	"dptext/experiments/runconfig"
@@ -20,12 +22,6 @@ import (
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
 )
-
-// itemScore is one scorer's score of one item in one cell.
-type itemScore struct {
-	cell cell
-	pred rundir.Prediction
-}
 
 // verdictStudy is one verdict table to compute: its spec, its curve points and the name of
 // its bootstrap stream.
@@ -35,36 +31,51 @@ type verdictStudy struct {
 	stream string
 }
 
-// writeVerdicts writes verdict.md and verdict.csv for every set from the item scores of the
-// cells. The items of a set are its (repeat, item) pairs; the clusters are their authors.
-// Holm's correction runs once over every comparison of the file (and, for the replication on
-// halves, once over every comparison of each half).
-func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.Row) error {
+// Write writes verdict.md and verdict.csv for every set from the item scores of the
+// cells. The items of a set are its (repeat, item) pairs; the clusters are their authors. Every
+// comparison of the file is adjusted in one family (or, with [verdict] primary, the planned
+// ones in theirs and the rest in an exploratory one) by the stepdown maximum over the same
+// replicates; with halves, the significant verdicts are replicated on each half as their own
+// family.
+func (o *Run) Write(dir string, items []ItemScore, results []report.Row) error {
+	start := time.Now()
 	var all []*verdict.Result
-	perSet := make([][]*verdict.Result, len(r.sets))
+	var names []string
+	perSet := make([][]*verdict.Result, len(o.sets))
 	var halves [2][]*verdict.Result
-	for si, set := range r.sets {
-		res, hs, err := r.setVerdict(si, items, results)
+	for si, set := range o.sets {
+		res, hs, err := o.setVerdict(si, items, results)
 		if err != nil {
 			return fmt.Errorf("verdict for set %s: %w", set.Name, err)
 		}
 		perSet[si] = res
 		all = append(all, res...)
+		for range res {
+			names = append(names, set.Name)
+		}
 		for h := range halves {
 			halves[h] = append(halves[h], hs[h]...)
 		}
 	}
-	verdict.AdjustFamily(all...)
-	if r.cfg.Verdict.Halves {
-		verdict.AdjustFamily(halves[0]...)
-		verdict.AdjustFamily(halves[1]...)
-		for i, res := range all {
-			res.CheckHalves(halves[0][i], halves[1][i])
+	if err := verdict.AdjustFamilies(all, o.primaryFamily()); err != nil {
+		return err
+	}
+	if o.cfg.Verdict.Halves {
+		if err := verdict.ReplicateOnHalves(all, halves[0], halves[1]); err != nil {
+			return err
 		}
 	}
+	compared := 0
+	if len(all) > 0 {
+		for _, f := range all[0].Families {
+			compared += f.Size
+		}
+	}
+	o.host.Logf("verdicts: %d tables, %d pairs compared, adjusted and replicated in %.1fs", len(all), compared, time.Since(start).Seconds())
 	var md bytes.Buffer
+	md.WriteString(verdict.Summary(all, names))
 	var rows [][]string
-	for si, set := range r.sets {
+	for si, set := range o.sets {
 		for _, v := range perSet[si] {
 			md.WriteString(v.Markdown(set.Name))
 			out := v.CSV(set.Name)
@@ -89,14 +100,14 @@ func (r *runner) writeVerdicts(dir string, items []itemScore, results []report.R
 // setVerdict gathers the item scores of set si into curve points and runs the comparisons:
 // at the attack levels, then at the claimed and audited ε levels of each unit; with halves,
 // the same tables on each of two disjoint halves of the authors (in the same order).
-func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (full []*verdict.Result, halves [2][]*verdict.Result, err error) {
-	v := r.cfg.Verdict
-	points, cluster, authors, err := r.curvePoints(si, items)
+func (o *Run) setVerdict(si int, items []ItemScore, results []report.Row) (full []*verdict.Result, halves [2][]*verdict.Result, err error) {
+	v := o.cfg.Verdict
+	points, cluster, authors, err := o.curvePoints(si, items)
 	if err != nil {
 		return nil, halves, err
 	}
-	spec := r.attackSpec(si)
-	name := r.sets[si].Name
+	spec := o.attackSpec(si)
+	name := o.sets[si].Name
 	studies := []verdictStudy{{spec, points, "verdict/set=" + name}}
 	for _, axis := range []struct {
 		name   string
@@ -105,17 +116,17 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 		if len(axis.levels) == 0 {
 			continue
 		}
-		units, err := r.mechanismUnits(si, items)
+		units, err := o.mechanismUnits(si, items)
 		if err != nil {
 			return nil, halves, err
 		}
-		us, err := r.unitStudies(si, axis.name, axis.levels, units, points, results)
+		us, err := o.unitStudies(si, axis.name, axis.levels, units, points, results)
 		if err != nil {
 			return nil, halves, err
 		}
 		studies = append(studies, us...)
 	}
-	ds, err := r.distinguishStudy(si, items, points, cluster)
+	ds, err := o.distinguishStudy(si, items, points, cluster)
 	if err != nil {
 		return nil, halves, err
 	}
@@ -126,7 +137,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 	for i := range all {
 		all[i] = i
 	}
-	if full, err = runStudies(studies, all, cluster, len(authors), uint64(r.cfg.Seed), ""); err != nil {
+	if full, err = runStudies(studies, all, cluster, len(authors), uint64(o.cfg.Seed), "verdict/set="+name); err != nil {
 		return nil, halves, err
 	}
 	if !v.Halves {
@@ -135,7 +146,7 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 	if len(authors) < 4 {
 		return nil, halves, fmt.Errorf("halves: %d authors: want at least 4 (2 per half)", len(authors))
 	}
-	perm := rngs.New(uint64(r.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
+	perm := rngs.New(uint64(o.cfg.Seed), "verdict-halves/set="+name).Perm(len(authors))
 	for h := range halves {
 		in := map[int]int{} // author index → index within the half
 		for _, a := range perm[h*len(authors)/2 : (h+1)*len(authors)/2] {
@@ -148,18 +159,23 @@ func (r *runner) setVerdict(si int, items []itemScore, results []report.Row) (fu
 				subCluster = append(subCluster, k)
 			}
 		}
-		if halves[h], err = runStudies(studies, sub, subCluster, len(in), uint64(r.cfg.Seed), fmt.Sprintf("/half=%d", h)); err != nil {
+		if halves[h], err = runStudies(studies, sub, subCluster, len(in), uint64(o.cfg.Seed), fmt.Sprintf("verdict/set=%s/half=%d", name, h)); err != nil {
 			return nil, halves, err
 		}
 	}
 	return full, halves, nil
 }
 
-// runStudies computes each study on the items sub (their clusters subCluster, of n), each
-// with its own bootstrap stream (the study's name + suffix).
-func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint64, suffix string) ([]*verdict.Result, error) {
+// runStudies computes each study on the items sub (their clusters subCluster, of n), all with
+// the same bootstrap weights (drawn once from the stream named stream), so that the family's
+// maximum statistic sees the dependence between the tables of one set of authors.
+func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint64, stream string) ([]*verdict.Result, error) {
 	var out []*verdict.Result
+	var weights [][]float64
 	for _, st := range studies {
+		if weights == nil {
+			weights = verdict.ClusterWeights(rngs.New(seed, stream), n, st.spec.Replicates)
+		}
 		ps := make([]verdict.CurvePoint, len(st.points))
 		for j, p := range st.points {
 			ps[j] = p
@@ -172,7 +188,7 @@ func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint6
 				ps[j].Scores[s] = ys
 			}
 		}
-		res, err := verdict.Matched(st.spec, subCluster, n, ps, rngs.New(seed, st.stream+suffix))
+		res, err := verdict.MatchedWeights(st.spec, subCluster, n, ps, weights)
 		if err != nil {
 			return nil, err
 		}
@@ -181,11 +197,32 @@ func runStudies(studies []verdictStudy, sub, subCluster []int, n int, seed uint6
 	return out, nil
 }
 
+// primaryFamily is the membership of [verdict] primary's family (nil without one: every
+// comparison in one family): a pair of the attack or empirical axes whose two mechanisms are a
+// planned pair, or one of which is a planned "every mechanism against" X.
+func (o *Run) primaryFamily() func(*verdict.Result, *verdict.Pair) bool {
+	v := o.cfg.Verdict
+	if len(v.Primary) == 0 {
+		return nil
+	}
+	return func(_ *verdict.Result, p *verdict.Pair) bool {
+		for _, c := range v.PrimaryComparisons {
+			switch {
+			case c.Against != "" && (p.A == c.Against || p.B == c.Against):
+				return true
+			case c.A != "" && (p.A == c.A && p.B == c.B || p.A == c.B && p.B == c.A):
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // curvePoints gathers the item scores of set si into one curve point per mechanism and ε
 // (every wanted scorer's score of every item, items in repeat and position order), with each
 // item's cluster (its author's index among the sorted authors).
-func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurvePoint, cluster []int, authors []string, err error) {
-	v := r.cfg.Verdict
+func (o *Run) curvePoints(si int, items []ItemScore) (points []verdict.CurvePoint, cluster []int, authors []string, err error) {
+	v := o.cfg.Verdict
 	type itemKey struct{ rep, item int }
 	type pointKey struct {
 		mech int
@@ -206,17 +243,17 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 		wanted[u] = u
 	}
 	for _, it := range items {
-		name, ok := wanted[it.pred.Scorer]
-		if it.cell.set != si || !ok {
+		name, ok := wanted[it.Pred.Scorer]
+		if it.Cell.Set != si || !ok {
 			continue
 		}
-		k := itemKey{it.cell.rep, it.pred.Item}
+		k := itemKey{it.Cell.Rep, it.Pred.Item}
 		if _, ok := index[k]; !ok {
 			index[k] = len(keys)
 			keys = append(keys, k)
-			authorOf[k] = it.pred.Author
+			authorOf[k] = it.Pred.Author
 		}
-		pk := pointKey{it.cell.mech, it.cell.eps}
+		pk := pointKey{it.Cell.Mech, it.Cell.Eps}
 		if scores[pk] == nil {
 			scores[pk] = map[string]map[itemKey]float64{}
 			order = append(order, pk)
@@ -226,13 +263,13 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 		}
 		x := 0.0
 		switch {
-		case it.pred.Value != "":
-			f, err := strconv.ParseFloat(it.pred.Value, 64)
+		case it.Pred.Value != "":
+			f, err := strconv.ParseFloat(it.Pred.Value, 64)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("cell %s: scorer %s item %d: value %q: %v", it.cell.path(r.cfg, r.sets), it.pred.Scorer, it.pred.Item, it.pred.Value, err)
+				return nil, nil, nil, fmt.Errorf("cell %s: scorer %s item %d: value %q: %v", o.cellPath(it.Cell), it.Pred.Scorer, it.Pred.Item, it.Pred.Value, err)
 			}
 			x = f
-		case it.pred.Truth == it.pred.Prediction:
+		case it.Pred.Truth == it.Pred.Prediction:
 			x = 1
 		}
 		scores[pk][name][k] = x
@@ -260,7 +297,7 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 		cluster[i] = ai[authorOf[k]]
 	}
 	for _, pk := range order {
-		p := verdict.CurvePoint{Mechanism: r.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
+		p := verdict.CurvePoint{Mechanism: o.cfg.Mechanisms[pk.mech].ID(), Epsilon: pk.eps, Scores: map[string][]float64{}}
 		for _, name := range wanted {
 			xs := make([]float64, len(keys))
 			for i, k := range keys {
@@ -282,11 +319,16 @@ func (r *runner) curvePoints(si int, items []itemScore) (points []verdict.CurveP
 
 // attackSpec is the verdict's spec on the attack axis of set si: its levels chance +
 // above_chance, and what the ε search found on this axis (its range ends and notes).
-func (r *runner) attackSpec(si int) verdict.Spec {
-	v := r.cfg.Verdict
-	measure, chance := r.attackMeasure(len(r.sets[si].Authors))
+func (o *Run) attackSpec(si int) verdict.Spec {
+	v := o.cfg.Verdict
+	measure, chance := o.attackMeasure(len(o.sets[si].Authors))
+	closed := o.closedSetShare(si)
+	chance *= closed
 	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
-		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: r.searchEnds(si, attackAxis), Notes: r.searchNotes(si, attackAxis)}
+		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: o.searchEnds(si, attackAxis), Notes: o.searchNotes(si, attackAxis)}
+	if closed < 1 {
+		spec.Notes = append(spec.Notes, fmt.Sprintf("Chance on this set is the closed-set share of the evaluation texts (%.3f: a guess naming an author is wrong on every open-set text) times a uniform guess's among the %d authors, as in the tables.", closed, len(o.sets[si].Authors)))
+	}
 	for _, x := range v.AboveChance {
 		spec.Levels = append(spec.Levels, chance+x)
 		spec.LevelNames = append(spec.LevelNames, fmt.Sprintf("chance %.3g + %.3g", chance, x))
@@ -297,11 +339,30 @@ func (r *runner) attackSpec(si int) verdict.Spec {
 // attackMeasure names the [verdict]'s attack measure for the verdict's text ("" for accuracy)
 // and gives its chance level among n authors: 1/n for accuracy, H_n/n (the mean reciprocal
 // rank of a uniform guess) for reciprocal rank.
-func (r *runner) attackMeasure(n int) (name string, chance float64) {
-	if r.cfg.Verdict.AttackMeasure == runconfig.AttackReciprocalRank {
+func (o *Run) attackMeasure(n int) (name string, chance float64) {
+	if o.cfg.Verdict.AttackMeasure == runconfig.AttackReciprocalRank {
 		return "reciprocal rank", attackers.ChanceReciprocalRank(n)
 	}
 	return "", 1 / float64(n)
+}
+
+// closedSetShare is the share of set si's evaluation texts, over every repeat's draw, written
+// by one of its authors (1 without open-set texts): the factor of chance the tables use
+// (render's authorChance).
+func (o *Run) closedSetShare(si int) float64 {
+	closed, total := 0, 0
+	for rep := 0; rep < o.cfg.Repeats; rep++ {
+		for _, a := range o.sets[si].Draw(rep).EvalAuthors {
+			total++
+			if a != corpus.UnknownAuthor {
+				closed++
+			}
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return float64(closed) / float64(total)
 }
 
 // guaranteeUnit names the unit of a guarantee's ε: "pure" (per document), "metric:<metric>",
@@ -331,25 +392,25 @@ func unitAxis(axis, unit string) string {
 // mechanismUnits derives the unit of each mechanism of set si that has item scores from its
 // guarantee on the set's first evaluation document (the kind and metric of a guarantee do not
 // depend on ε or on the document); mechanisms without a guarantee are left out.
-func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, error) {
+func (o *Run) mechanismUnits(si int, items []ItemScore) (map[string]string, error) {
 	units := map[string]string{}
 	done := map[int]bool{}
 	for _, it := range items {
-		c := it.cell
-		if c.set != si || done[c.mech] {
+		c := it.Cell
+		if c.Set != si || done[c.Mech] {
 			continue
 		}
-		done[c.mech] = true
-		m, err := r.mechanism(c)
+		done[c.Mech] = true
+		m, err := o.host.Mechanism(c)
 		if err != nil {
 			return nil, err
 		}
-		set := r.sets[si].Draw(c.rep)
+		set := o.sets[si].Draw(c.Rep)
 		if len(set.Eval) == 0 {
 			continue
 		}
 		if u := guaranteeUnit(m.Guarantee(set.Eval[0])); u != "" {
-			units[r.cfg.Mechanisms[c.mech].ID()] = u
+			units[o.cfg.Mechanisms[c.Mech].ID()] = u
 		}
 	}
 	return units, nil
@@ -362,10 +423,10 @@ func (r *runner) mechanismUnits(si int, items []itemScore) (map[string]string, e
 // finite (a counting lower bound: the mechanism loses at least that, not exactly that) or
 // that has no audited value is left out and named, so that a bound is never compared as a
 // position.
-func (r *runner) unitStudies(si int, axis string, levels map[string][]float64, units map[string]string, points []verdict.CurvePoint,
+func (o *Run) unitStudies(si int, axis string, levels map[string][]float64, units map[string]string, points []verdict.CurvePoint,
 	results []report.Row) ([]verdictStudy, error) {
-	v := r.cfg.Verdict
-	set := r.sets[si]
+	v := o.cfg.Verdict
+	set := o.sets[si]
 	type key struct {
 		mech string
 		eps  report.Epsilon
@@ -393,7 +454,7 @@ func (r *runner) unitStudies(si int, axis string, levels map[string][]float64, u
 	// The mean evaluation document length over the repeats (a metric guarantee's document ε
 	// is ε·N).
 	words, docs := 0, 0
-	for rep := 0; rep < r.cfg.Repeats; rep++ {
+	for rep := 0; rep < o.cfg.Repeats; rep++ {
 		for _, d := range set.Draw(rep).Eval {
 			words += len(d)
 			docs++
