@@ -128,26 +128,10 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	for j := range bestB {
 		bestB[j] = math.Inf(-1)
 	}
-	dim := g.store.Dim()
-	for i, wa := range a.words {
-		for j, wb := range b.words {
-			var s float64
-			switch {
-			case wa == wb:
-				s = 1
-			case a.rows[i] < 0 || b.rows[j] < 0:
-				s = 0
-			default:
-				va := g.unit[a.rows[i]*dim : (a.rows[i]+1)*dim]
-				vb := g.unit[b.rows[j]*dim : (b.rows[j]+1)*dim]
-				for k, x := range va {
-					s += x * vb[k]
-				}
-			}
-			bestA[i] = math.Max(bestA[i], s)
-			bestB[j] = math.Max(bestB[j], s)
-		}
-	}
+	g.similarities(a, b, func(i, j int, s float64) {
+		bestA[i] = math.Max(bestA[i], s)
+		bestB[j] = math.Max(bestB[j], s)
+	})
 	r := g.weighted(a, bestA)
 	p := g.weighted(b, bestB)
 	if math.IsNaN(r) || math.IsNaN(p) {
@@ -157,6 +141,67 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 		return 0
 	}
 	return 2 * p * r / (p + r)
+}
+
+// similarities calls each(i, j, s) for every word i of a and j of b, i by i and within i j by j:
+// s = 1 for the same word, 0 when either has no vector, else the dot product of their unit
+// vectors summed in dimension order. The dot products of b's vectors are taken four at a time,
+// each with its own sum in the same order as one at a time, so every s is bit-identical to the
+// plain loop's (TestGreedySimilaritiesEqualThePlainLoop).
+func (g *GreedyF1) similarities(a, b bag, each func(i, j int, s float64)) {
+	dim := g.store.Dim()
+	vec := func(row int) []float64 { return g.unit[row*dim : (row+1)*dim : (row+1)*dim] }
+	dots := make([]float64, len(b.words))
+	for i, wa := range a.words {
+		if a.rows[i] >= 0 {
+			va := vec(a.rows[i])
+			j := 0
+			for ; j+4 <= len(b.words); j += 4 {
+				if b.rows[j] < 0 || b.rows[j+1] < 0 || b.rows[j+2] < 0 || b.rows[j+3] < 0 {
+					for c := j; c < j+4; c++ {
+						if b.rows[c] >= 0 {
+							dots[c] = dot(va, vec(b.rows[c]))
+						}
+					}
+					continue
+				}
+				v0, v1, v2, v3 := vec(b.rows[j])[:len(va)], vec(b.rows[j+1])[:len(va)], vec(b.rows[j+2])[:len(va)], vec(b.rows[j+3])[:len(va)]
+				var s0, s1, s2, s3 float64
+				for k, x := range va {
+					s0 += x * v0[k]
+					s1 += x * v1[k]
+					s2 += x * v2[k]
+					s3 += x * v3[k]
+				}
+				dots[j], dots[j+1], dots[j+2], dots[j+3] = s0, s1, s2, s3
+			}
+			for ; j < len(b.words); j++ {
+				if b.rows[j] >= 0 {
+					dots[j] = dot(va, vec(b.rows[j]))
+				}
+			}
+		}
+		for j, wb := range b.words {
+			switch {
+			case wa == wb:
+				each(i, j, 1)
+			case a.rows[i] < 0 || b.rows[j] < 0:
+				each(i, j, 0)
+			default:
+				each(i, j, dots[j])
+			}
+		}
+	}
+}
+
+// dot is Σ a[k]·b[k] summed in order k = 0, 1, ….
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s float64
+	for k, x := range a {
+		s += x * b[k]
+	}
+	return s
 }
 
 // weighted returns Σ count·idf·best / Σ count·idf over the distinct words of d (NaN when

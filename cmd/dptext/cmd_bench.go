@@ -7,21 +7,26 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"dptext/embeddings"
+	"dptext/experiments/bench"
 	"dptext/experiments/registry"
 	"dptext/experiments/runconfig"
-	"dptext/internal/bench"
+	"dptext/internal/datasets"
 	"dptext/internal/filehash"
 	"dptext/internal/resources"
 	"dptext/internal/rngs"
 )
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "mechanisms" {
+		return cmdBenchMechanisms(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "decode" {
-		return usagef("want `bench decode`")
+		return usagef("want `bench decode` or `bench mechanisms`")
 	}
 	fs := newFlags(ctx, "bench", stderr)
 	topK := fs.Int("top-k", 100000, "keep the K most frequent words (0: all); with --synthetic only when given")
@@ -31,7 +36,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	real := fs.Bool("glove", false, "use the default GloVe vectors (real vocabulary) instead of a random one")
 	synthetic := fs.String("synthetic", "100000x100", "size VxN of the random vocabulary (normal, σ = 0.4) when --glove is not given")
 	rounds := fs.Int("rounds", 3, "rounds; medians are printed")
-	reference := fs.String("reference", "", "also run this reference script each round, back to back (e.g. internal/bench/decode_reference.py)")
+	reference := fs.String("reference", "", "also run this reference script each round, back to back (e.g. experiments/bench/decode_reference.py)")
 	python := fs.String("python", "/usr/bin/python3", "interpreter of --reference (Debian's, which has python3-numpy)")
 	ghz := fs.Float64("ghz", 0, "core clock for the roofline, taken as 32 flop/cycle/core (0: measure the FMA peak instead)")
 	pos, err := parseInterleaved(fs, args[1:])
@@ -135,4 +140,78 @@ func parseSize(s string) (v, n int, err error) {
 		return 0, 0, fmt.Errorf("want VxN with positive integers, e.g. 1000000x300")
 	}
 	return v, n, nil
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// Limits of bench mechanisms' flags.
+const (
+	maxBenchDocuments = 10_000
+	maxBenchWords     = 100_000
+)
+
+func cmdBenchMechanisms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags(ctx, "bench", stderr)
+	epsilon := fs.Float64("epsilon", 10, "ε every mechanism is built at (a mechanism outside whose range it is, is listed as not measured)")
+	var names stringList
+	fs.Var(&names, "mechanism", "a registered mechanism to measure (repeatable; default: all)")
+	topK := fs.Int("top-k", 20000, "keep the K most frequent words of the default GloVe vectors (0: all); the configs use 20000")
+	documents := fs.Int("documents", 20, "documents per round, each privatised with its own generator in one batch, as the runner does")
+	words := fs.Int("words", 250, "Zipf-drawn words per document")
+	referenceWords := fs.Int("reference-words", 300, "words of a round the per-token reference releases")
+	rounds := fs.Int("rounds", 3, "rounds; medians are printed")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected arguments %q", pos)
+	}
+	if !(*epsilon > 0) || math.IsInf(*epsilon, 1) {
+		return usagef("--epsilon %g: want a finite number > 0", *epsilon)
+	}
+	if *rounds < 1 || *rounds > maxBenchRounds {
+		return usagef("--rounds %d: want 1 to %d", *rounds, maxBenchRounds)
+	}
+	if *documents < 1 || *documents > maxBenchDocuments {
+		return usagef("--documents %d: want 1 to %d", *documents, maxBenchDocuments)
+	}
+	if *words < 1 || *words > maxBenchWords {
+		return usagef("--words %d: want 1 to %d", *words, maxBenchWords)
+	}
+	if *referenceWords < 1 || *referenceWords > *documents**words {
+		return usagef("--reference-words %d: want 1 to the words of a round (%d)", *referenceWords, *documents**words)
+	}
+	if *topK < 0 {
+		return usagef("--top-k %d: want 0 (all) or more", *topK)
+	}
+	if len(names) == 0 {
+		names = registry.MechanismNames()
+	}
+	for _, n := range names {
+		if _, ok := registry.Mechanisms[n]; !ok {
+			return usagef("--mechanism %q: unknown; valid: %s", n, strings.Join(registry.MechanismNames(), ", "))
+		}
+	}
+	e := &embeddingFlags{format: "auto", vocabulary: runconfig.VocabularyAll, topK: *topK}
+	store, err := e.load(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	dataDir, err := datasets.DefaultCacheDir()
+	if err != nil {
+		return err
+	}
+	// The runner's cache of derived data (SynTF's ℓ, computed once per vocabulary and ε).
+	env := &registry.Env{Embeddings: store, Workers: 1, Context: ctx, CacheDir: filepath.Join(dataDir, "derived")}
+	return bench.Mechanisms(ctx, stdout, env, bench.MechanismsOptions{Epsilon: *epsilon, Names: names, Documents: *documents, Words: *words,
+		ReferenceWords: *referenceWords, Rounds: *rounds, Vocabulary: vocabularyName(true)})
 }

@@ -53,3 +53,15 @@ func TestBenchDecodeRefusesAPipeAsReference(t *testing.T) {
 		t.Errorf("--epsilon 1e308: exit %d, %q", code, stderr)
 	}
 }
+
+// bench mechanisms checks its flags before it loads any vectors. Mutant: no check of
+// --mechanism — the command loads the vectors and fails later, or measures nothing.
+func TestBenchMechanismsRejectsBadFlags(t *testing.T) {
+	for _, bad := range [][]string{
+		{"--epsilon", "0"}, {"--rounds", "0"}, {"--documents", "0"}, {"--words", "0"}, {"--reference-words", "0"}, {"--mechanism", "no-such-mechanism"}, {"--top-k", "-1"},
+	} {
+		if code, _, errOut := run(t, append([]string{"bench", "mechanisms"}, bad...)...); code != 2 || !strings.Contains(errOut, bad[0]) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the flag", bad, code, errOut)
+		}
+	}
+}

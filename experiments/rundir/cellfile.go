@@ -32,6 +32,23 @@ type CellRecord struct {
 	Predictions []Prediction `json:"predictions,omitempty"`
 	// TF is the tf/ file of a mechanism that releases term-frequency vectors.
 	TF string `json:"tf,omitempty"`
+	// Time is where the cell's computation spent its wall time (absent in fit files). It is
+	// a measurement of the machine, not a result: nothing compared for determinism reads it.
+	Time *CellTime `json:"time,omitempty"`
+}
+
+// CellTime is the wall time one cell's computation spent in each phase, and the words its
+// mechanism released.
+type CellTime struct {
+	// PhaseSeconds is the wall time in each phase ("mechanisms", "private cache",
+	// "privacy and diagnostics", "distinguish", "utility", "fit", "predict", "build
+	// mechanisms"), seconds. A mechanism or classifier built or fitted once and shared by
+	// several cells counts in every cell that waited for it.
+	PhaseSeconds map[string]float64 `json:"phase_seconds"`
+	// WordsReleased counts the words the mechanism released in applications computed by
+	// this cell (not read from the private cache): divided by PhaseSeconds["mechanisms"], its
+	// speed.
+	WordsReleased int `json:"words_released"`
 }
 
 // Prediction is one scorer's answer for one evaluation document: a classifier's label, or a

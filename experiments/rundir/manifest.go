@@ -77,6 +77,10 @@ type Manifest struct {
 	// PhaseSeconds is the wall time spent in each phase (mechanisms, fit, predict, utility,
 	// building mechanisms) summed over workers, in this invocation (not in resumed cells).
 	PhaseSeconds map[string]float64 `json:"phase_seconds,omitempty"`
+	// CellTimes is, for every cell whose file records it (cell path → time), the wall time
+	// of each of its phases and the words its mechanism released, including cells resumed
+	// from an earlier invocation.
+	CellTimes map[string]*CellTime `json:"cell_times,omitempty"`
 	// Outputs lists, relative to the run folder, every output file the complete run (or a
 	// later `dptext report`) wrote: the fixed names (FixedOutputs), its plots and tf/*.tsv. The
 	// next run into the folder removes the fixed names and exactly the listed plots and tf

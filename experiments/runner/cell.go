@@ -26,17 +26,19 @@ import (
 
 // privatise applies the mechanism of c to docs, each document with its own stream, or reads
 // the result of an earlier identical application from the private cache.
-func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
-	defer r.spent.add("mechanisms", time.Now())
+func (r *runner) privatise(ctx context.Context, clock *cellClock, m mechanisms.Mechanism, c cell, what string, docs [][]string) ([][]string, error) {
+	start := time.Now()
 	var key string
 	if r.cache != nil {
 		key = r.privateKey(c, what, docs)
 		r.cacheUses.Add(1)
 		if out, ok := r.cache.load(key, len(docs)); ok {
 			r.cacheHits.Add(1)
+			clock.add(&r.spent, "private cache", start)
 			return out, nil
 		}
 	}
+	defer clock.add(&r.spent, "mechanisms", start)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -61,6 +63,9 @@ func (r *runner) privatise(ctx context.Context, m mechanisms.Mechanism, c cell, 
 			return nil, fmt.Errorf("%s: %s: %w", base, what, err)
 		}
 	}
+	for _, d := range out {
+		clock.words += len(d)
+	}
 	if r.cache != nil {
 		if err := r.cache.store(key, out); err != nil {
 			// The cache is optional: a full or read-only data disk must not fail the run.
@@ -76,11 +81,16 @@ func (r *runner) cellPath(c cell) string { return c.path(r.cfg, r.sets) }
 
 func (r *runner) runCell(ctx context.Context, c cell) error {
 	set := r.sets[c.set].Draw(c.rep)
+	// The cell's own clock (recorded in its file): the run's total (r.spent) counts a shared
+	// mechanism or classifier once, where it is built; the cell counts its wait for it.
+	clock := &cellClock{}
+	start := time.Now()
 	m, err := r.mechanism(c)
+	clock.add(nil, "build mechanisms", start)
 	if err != nil {
 		return err
 	}
-	private, err := r.privatise(ctx, m, c, "doc", set.Eval)
+	private, err := r.privatise(ctx, clock, m, c, "doc", set.Eval)
 	if err != nil {
 		return err
 	}
@@ -90,14 +100,14 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	}
 	var rows []report.Row
 	var preds []rundir.Prediction
-	start := time.Now()
+	start = time.Now()
 	prows, err := privacyRows(m, set, private, row, r.env(set), r.cfg)
 	if err != nil {
 		return err
 	}
-	r.spent.add("privacy and diagnostics", start)
+	clock.add(&r.spent, "privacy and diagnostics", start)
 	rows = append(rows, prows...)
-	drows, dpreds, err := r.distinguishRows(ctx, m, c, set, row)
+	drows, dpreds, err := r.distinguishRows(ctx, clock, m, c, set, row)
 	if err != nil {
 		return err
 	}
@@ -121,7 +131,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 				preds = append(preds, rundir.Prediction{Scorer: sc.ID(), Document: documentID(set, i), Item: i, Author: set.EvalAuthors[i],
 					Value: strconv.FormatFloat(v, 'g', -1, 64)})
 			}
-			r.spent.add("utility", start)
+			clock.add(&r.spent, "utility", start)
 			if n == 0 {
 				// No pair scored: the mean is undefined, and results.csv holds no NaN. The
 				// unscored row says why the cell has no mean (the tables show "–").
@@ -142,17 +152,19 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 			// The training texts go through the same mechanism (in the classification
 			// protocol the topic and author training documents are the same ones).
 			if privateKnown == nil {
-				if privateKnown, err = r.privatise(ctx, m, c, "known", set.Known); err != nil {
+				if privateKnown, err = r.privatise(ctx, clock, m, c, "known", set.Known); err != nil {
 					return err
 				}
 			}
 			docs = privateKnown
 		}
+		start := time.Now()
 		f, err := r.fit(c, si, docs, labels, key)
+		clock.add(nil, "fit", start)
 		if err != nil {
 			return err
 		}
-		start := time.Now()
+		start = time.Now()
 		var pred []string
 		var rrs []float64
 		if r.ranksAttack(sc) {
@@ -162,7 +174,7 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 		} else {
 			pred = f.predict(uint64(r.cfg.Seed), "predict/"+r.cellPath(c)+"/scorer="+sc.ID(), private)
 		}
-		r.spent.add("predict", start)
+		clock.add(&r.spent, "predict", start)
 		truth := set.EvalAuthors
 		if entry.Task == registry.TaskTopic {
 			truth = set.EvalTopics
@@ -199,7 +211,8 @@ func (r *runner) runCell(ctx context.Context, c cell) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return r.writeRows(filepath.Join(r.dir, "cells", rundir.CellFile(r.cellPath(c))), r.cellPath(c), rows, preds, termVectors(m, private, privateKnown))
+	tf := termVectors(m, private, privateKnown)
+	return r.writeCell(filepath.Join(r.dir, "cells", rundir.CellFile(r.cellPath(c))), r.cellPath(c), rows, preds, tf, clock.record())
 }
 
 // ranksAttack reports whether scorer sc is the attacker of a [verdict] that matches on the

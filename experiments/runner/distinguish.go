@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"dptext/experiments/protocol"
 	"dptext/experiments/report"
@@ -32,7 +33,7 @@ import (
 // through the cell's own release path (privatise: the batch path, its streams and the private
 // cache, under "distinguish"), so they are the same at any --jobs. The distinguisher chosen at
 // each distance is logged.
-func (r *runner) distinguishRows(ctx context.Context, m mechanisms.Mechanism, c cell, set *protocol.SetData, row func(string, string, float64) report.Row) ([]report.Row, []rundir.Prediction, error) {
+func (r *runner) distinguishRows(ctx context.Context, clock *cellClock, m mechanisms.Mechanism, c cell, set *protocol.SetData, row func(string, string, float64) report.Row) ([]report.Row, []rundir.Prediction, error) {
 	d := r.cfg.Distinguish
 	if d == nil {
 		return nil, nil, nil
@@ -45,8 +46,16 @@ func (r *runner) distinguishRows(ctx context.Context, m mechanisms.Mechanism, c 
 		return nil, nil, fmt.Errorf("[distinguish] of set %s: %w", set.Name, err)
 	}
 	pairs := v.([]distinguish.Pair)
-	release := func(docs [][]string) ([][]string, error) { return r.privatise(ctx, m, c, "distinguish", docs) }
+	// The game's own time, without its releases (counted by privatise in their phase).
+	var releasing time.Duration
+	release := func(docs [][]string) ([][]string, error) {
+		start := time.Now()
+		defer func() { releasing += time.Since(start) }()
+		return r.privatise(ctx, clock, m, c, "distinguish", docs)
+	}
+	start := time.Now()
 	res, err := distinguish.Measure(pairs, release, r.in.store, o, uint64(r.cfg.Seed), "distinguish/"+r.cellPath(c))
+	clock.add(&r.spent, "distinguish", start.Add(releasing))
 	if err != nil {
 		return nil, nil, fmt.Errorf("[distinguish] of %s: %w", r.cellPath(c), err)
 	}

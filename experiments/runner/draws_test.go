@@ -66,7 +66,7 @@ func TestSharedDrawsAreWhatBothEMDRowsRelease(t *testing.T) {
 					if ms[mi], err = r.mechanism(c); err != nil {
 						t.Fatal(err)
 					}
-					if outs[mi], err = r.privatise(context.Background(), ms[mi], c, "doc", set.Eval); err != nil {
+					if outs[mi], err = r.privatise(context.Background(), &cellClock{}, ms[mi], c, "doc", set.Eval); err != nil {
 						t.Fatal(err)
 					}
 				}

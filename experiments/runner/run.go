@@ -470,9 +470,17 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 	outputs = append(outputs, runreport.HTMLFile)
 	slices.Sort(outputs)
 	outputs = slices.Compact(outputs)
+	cellTimes := map[string]*rundir.CellTime{}
+	cellMech := make([]string, len(all))
+	for i, c := range all {
+		cellMech[i] = cfg.Mechanisms[c.mech].ID()
+		if out.times[i] != nil {
+			cellTimes[r.cellPath(c)] = out.times[i]
+		}
+	}
 	var man rundir.Manifest // as report.html shows it: this run's rows, time per phase and files
 	if err := live.Update(func(m *rundir.Manifest) {
-		m.Rows, m.PhaseSeconds, m.Outputs = len(out.rows), r.spent.seconds(), outputs
+		m.Rows, m.PhaseSeconds, m.Outputs, m.CellTimes = len(out.rows), r.spent.seconds(), outputs, cellTimes
 		man = *m
 	}); err != nil {
 		return err
@@ -483,6 +491,14 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 	// results.csv last: its presence means the run's outputs are all there.
 	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
+	}
+	ids := make([]string, len(cfg.Mechanisms))
+	for i, m := range cfg.Mechanisms {
+		ids[i] = m.ID()
+	}
+	logf("time per mechanism (wall time of its cells, summed over workers; the machine's load is in it):")
+	for _, l := range mechanismTimes(ids, cellMech, out.times) {
+		logf("  %s", l)
 	}
 	logf("wrote %s (%d rows), predictions.csv, table.md and plots", filepath.Join(dir, "results.csv"), len(out.rows))
 	return nil
@@ -765,19 +781,25 @@ func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key strin
 
 // writeRows writes a cell file holding rows, predictions and term vectors of cellPath.
 func (r *runner) writeRows(file, cellPath string, rows []report.Row, preds []rundir.Prediction, tf string) error {
+	return r.writeCell(file, cellPath, rows, preds, tf, nil)
+}
+
+// writeCell writes a cell file like writeRows, with the cell's time (nil for none).
+func (r *runner) writeCell(file, cellPath string, rows []report.Row, preds []rundir.Prediction, tf string, t *rundir.CellTime) error {
 	var buf bytes.Buffer
 	if err := report.WriteRows(&buf, rows); err != nil {
 		return err
 	}
-	return rundir.WriteCell(file, &rundir.CellRecord{Fingerprint: r.fingerprint, Cell: cellPath, Rows: buf.String(), Predictions: preds, TF: tf})
+	return rundir.WriteCell(file, &rundir.CellRecord{Fingerprint: r.fingerprint, Cell: cellPath, Rows: buf.String(), Predictions: preds, TF: tf, Time: t})
 }
 
 // collected is what collect reads back from the cell files.
 type collected struct {
 	rows        []report.Row
-	predictions []byte            // predictions.csv
-	tf          map[string]string // tf/ file name → content
-	items       []itemScore       // every scorer's score of every item, in predictions.csv order
+	predictions []byte             // predictions.csv
+	tf          map[string]string  // tf/ file name → content
+	items       []itemScore        // every scorer's score of every item, in predictions.csv order
+	times       []*rundir.CellTime // each cell's recorded time (nil where none), in the order of the cells
 }
 
 // collect reads every finished file back in a fixed order: split facts, fit rows (by key),
@@ -829,6 +851,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 			continue
 		}
 		c := cells[i-len(fitKeys)]
+		out.times = append(out.times, rec.Time)
 		for _, p := range rec.Predictions {
 			_ = pw.Write([]string{r.sets[c.set].Name, r.cfg.Mechanisms[c.mech].ID(), c.eps.String(),
 				strconv.Itoa(c.rep), p.Scorer, report.CSVText(p.Document), report.CSVText(p.Truth), report.CSVText(p.Prediction), strconv.Itoa(p.Item), report.CSVText(p.Author), p.Value})

@@ -38,6 +38,16 @@ func (m dropK) Apply(rng *rand.Rand, doc []string) []string {
 	return out
 }
 
+// ApplyBatch is the mutant's Apply on each document: the embedded ExpMech's batch path would
+// release the correct mechanism through the release path the audit draws from.
+func (m dropK) ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string {
+	out := make([][]string, len(docs))
+	for i, d := range docs {
+		out[i] = m.Apply(rngs[i], d)
+	}
+	return out
+}
+
 // TestTwoStageAuditedInParts: the two-stage expmech over 3,000 words (k = 20 candidates,
 // ε₁ = 40, ε = 10, the claim 50 per word) passes every stage check — release equal to its
 // staged draw, the first pick against exp(ε₁/(2k)·ρ), the choice given its shortlist, and the

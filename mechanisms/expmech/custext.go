@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"dptext/embeddings"
@@ -63,37 +64,42 @@ type CusText struct {
 }
 
 // CusTextSets returns the customised output sets of the store's words for K (see CusText):
-// sets[i] lists rows, and every row is in exactly one set.
+// sets[i] lists rows, and every row is in exactly one set. Each set is the first unassigned row
+// and the K − 1 unassigned rows nearest to it (with it, the K unassigned rows of smallest
+// (distance, row)), in that order; only the K best of a pass are kept sorted, not every
+// candidate.
 func CusTextSets(store *embeddings.Store, k int) [][]int {
 	n := store.Len()
 	assigned := make([]bool, n)
 	var sets [][]int
-	type cand struct {
-		row int
-		d   float64
-	}
-	var cands []cand
+	rows, dists := make([]int, 0, k), make([]float64, 0, k)
 	for x := range n {
 		if assigned[x] {
 			continue
 		}
-		cands = cands[:0]
+		rows, dists = rows[:0], dists[:0]
 		v := store.Vector(x)
+		// Rows come in ascending order, so a row enters only ahead of strictly farther ones:
+		// ties stay in row order.
 		for r := range n {
-			if !assigned[r] {
-				cands = append(cands, cand{r, linalg.Euclidean(v, store.Vector(r))})
+			if assigned[r] {
+				continue
 			}
+			d := linalg.Euclidean(v, store.Vector(r))
+			if len(rows) == k && d >= dists[k-1] {
+				continue
+			}
+			p := sort.Search(len(dists), func(i int) bool { return dists[i] > d })
+			if len(rows) < k {
+				rows, dists = append(rows, 0), append(dists, 0)
+			}
+			copy(rows[p+1:], rows[p:len(rows)-1])
+			copy(dists[p+1:], dists[p:len(dists)-1])
+			rows[p], dists[p] = r, d
 		}
-		sort.Slice(cands, func(i, j int) bool {
-			if cands[i].d != cands[j].d {
-				return cands[i].d < cands[j].d
-			}
-			return cands[i].row < cands[j].row
-		})
-		set := make([]int, 0, k)
-		for _, c := range cands[:min(k, len(cands))] {
-			set = append(set, c.row)
-			assigned[c.row] = true
+		set := slices.Clone(rows)
+		for _, r := range set {
+			assigned[r] = true
 		}
 		sets = append(sets, set)
 	}

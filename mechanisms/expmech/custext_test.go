@@ -3,8 +3,11 @@ package expmech
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"sort"
 	"testing"
 
+	"dptext/embeddings"
 	"dptext/internal/fixtures"
 	"dptext/internal/linalg"
 )
@@ -77,5 +80,70 @@ func TestCusTextPlusKeepsStopwords(t *testing.T) {
 	}
 	if _, ok := m.LogProbabilities("the"); ok {
 		t.Fatal("a released stopword has no exponential-mechanism distribution")
+	}
+}
+
+// sortedCusTextSets is CusTextSets written plainly: every unassigned row's distance, all
+// sorted by (distance, row), the first K taken.
+func sortedCusTextSets(store *embeddings.Store, k int) [][]int {
+	n := store.Len()
+	assigned := make([]bool, n)
+	var sets [][]int
+	for x := range n {
+		if assigned[x] {
+			continue
+		}
+		type cand struct {
+			row int
+			d   float64
+		}
+		var cands []cand
+		for r := range n {
+			if !assigned[r] {
+				cands = append(cands, cand{r, linalg.Euclidean(store.Vector(x), store.Vector(r))})
+			}
+		}
+		sort.Slice(cands, func(i, j int) bool {
+			if cands[i].d != cands[j].d {
+				return cands[i].d < cands[j].d
+			}
+			return cands[i].row < cands[j].row
+		})
+		var set []int
+		for _, c := range cands[:min(k, len(cands))] {
+			set = append(set, c.row)
+			assigned[c.row] = true
+		}
+		sets = append(sets, set)
+	}
+	return sets
+}
+
+// The kept-K selection of CusTextSets gives the sets of the plain sort, row for row, on a grid
+// (many equal distances: the ties must go in row order) and on random vectors, for K that
+// divides the vocabulary and K that does not. Mutant: a row entering ahead of equally far
+// ones (sort.Search for ≥ instead of >) — the grid's sets differ.
+func TestCusTextSetsEqualThePlainSort(t *testing.T) {
+	for _, store := range []*embeddings.Store{fixtures.Grid(t, 9), samplingStore(t)} {
+		for _, k := range []int{1, 4, 6, 9} {
+			if got, want := CusTextSets(store, k), sortedCusTextSets(store, k); !reflect.DeepEqual(got, want) {
+				t.Errorf("%d words, K = %d: sets differ from the plain sort", store.Len(), k)
+			}
+		}
+	}
+}
+
+// CusTextSets against the plain sort (sortedCusTextSets) on a 20,000 × 100 vocabulary, K = 20.
+func BenchmarkCusTextSets20k(b *testing.B) {
+	store := expMechGoldenStore(b, 20000, 100)
+	for _, c := range []struct {
+		name string
+		sets func(*embeddings.Store, int) [][]int
+	}{{"kept-K", CusTextSets}, {"plain-sort", sortedCusTextSets}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.sets(store, 20)
+			}
+		})
 	}
 }

@@ -41,6 +41,28 @@ func batchMechanisms(t testing.TB) map[string]interface {
 			if err != nil {
 				t.Fatal(err)
 			}
+			eo := DefaultExpMechOptions()
+			eo.OOV, eo.CacheRows = oov, 16 // SampleOOV* and ExpMechOOV* are the same words
+			em, err := NewExpMech(store, eps, eo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ro := DefaultExpMechOptions()
+			ro.Rating = ExpMechRatingRandom
+			random, err := NewExpMech(store, eps, ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The truncated Gumbel mechanism's scale needs a larger ε (a·Δ_min > 1).
+			go_ := DefaultTruncatedGumbelOptions()
+			go_.OOV, go_.CacheRows = oov, 16
+			gumbel, err := NewTruncatedGumbel(store, 150*eps, go_)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[fmt.Sprintf("truncated-gumbel/%g/%s", 150*eps, oov)] = gumbel
+			out[fmt.Sprintf("expmech/%g/%s", eps, oov)] = em
+			out[fmt.Sprintf("expmech-random/%g/%s", eps, oov)] = random
 			out[fmt.Sprintf("santext/%g/%s", eps, oov)] = san
 			out[fmt.Sprintf("santext+/%g/%s", eps, oov)] = plus
 			out[fmt.Sprintf("tem/%g/%s", eps, oov)] = tem
@@ -52,7 +74,8 @@ func batchMechanisms(t testing.TB) map[string]interface {
 // ApplyBatch gives, word for word, what Apply gives on each document with the same
 // generator: 40 Zipf-distributed documents of 300 tokens with unknown words mixed in (so every
 // branch of Apply's rng use is taken), more distinct words than one window of rows
-// (applyWindow), for SanText, SanText+ and TEM at two ε and both OOV policies. Equal outputs
+// (applyWindow), for SanText, SanText+, TEM, the truncated Gumbel mechanism and expmech (embedding
+// rating, and the random rating that runs Apply per document) at two ε and both OOV policies. Equal outputs
 // for equal generators mean the same distribution. The mutant, TEM's batch path with the rows
 // of ε 1 % off, gives different outputs on the same documents: the comparison catches a change
 // of the distribution that small.

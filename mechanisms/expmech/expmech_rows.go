@@ -31,6 +31,12 @@ func (m *ExpMech) rows(block []string) map[int][]float64 {
 			ids = append(ids, id)
 		}
 	}
+	return m.idRows(ids)
+}
+
+// idRows returns the row (see rows) of every vocabulary row of ids, from the cache or computed
+// in one matrix product.
+func (m *ExpMech) idRows(ids []int) map[int][]float64 {
 	rows, missing := m.cache.Lookup(ids)
 	if len(missing) == 0 {
 		return rows

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 
@@ -285,6 +286,12 @@ func (m *TruncatedGumbel) Scale() float64 { return m.b }
 // DeltaRange returns Δ_min and Δ_max in use.
 func (m *TruncatedGumbel) DeltaRange() (float64, float64) { return m.deltaMin, m.deltaMax }
 
+// PoissonMean is μ of the truncated Poisson draw of how many nearest words compete.
+func (m *TruncatedGumbel) PoissonMean() float64 { return m.mu }
+
+// OOV is the out-of-vocabulary policy in use.
+func (m *TruncatedGumbel) OOV() string { return m.opts.OOV }
+
 // neighbours returns the ordered nearest rows of x and their distances, at least want of them
 // (all rows at most), from prepared (see prepare) or the cache, else computed and cached up to
 // gumbelPrefix.
@@ -386,14 +393,31 @@ func truncatedGumbel(rng *rand.Rand, b, bound float64) float64 {
 
 // sampleRow draws the output row for input row x.
 func (m *TruncatedGumbel) sampleRow(rng *rand.Rand, x int, prepared map[int][]float64) int {
+	return m.pick(x, m.drawNoise(rng, nil), prepared)
+}
+
+// drawNoise draws from rng a position's k ~ truncated Poisson(μ) and then its k truncated
+// Gumbel noises, appended to noise. The draws do not depend on the word's neighbours, so a batch
+// can draw them at the position's turn and pick the row later.
+func (m *TruncatedGumbel) drawNoise(rng *rand.Rand, noise []float64) []float64 {
 	k := truncatedPoisson(rng, m.mu, m.store.Len()-1)
-	if k == 0 {
+	for range k {
+		noise = append(noise, truncatedGumbel(rng, m.b, m.deltaMax))
+	}
+	return noise
+}
+
+// pick returns the output row for input row x given its noises (one per nearest neighbour
+// considered; none: x itself): the neighbour of smallest distance plus noise, ties to the
+// nearer.
+func (m *TruncatedGumbel) pick(x int, noise []float64, prepared map[int][]float64) int {
+	if len(noise) == 0 {
 		return x
 	}
-	rows, dists := m.neighbours(x, k, prepared)
+	rows, dists := m.neighbours(x, len(noise), prepared)
 	best, bestScore := x, math.Inf(1)
-	for i := 0; i < k; i++ {
-		if s := dists[i] + truncatedGumbel(rng, m.b, m.deltaMax); s < bestScore {
+	for i, g := range noise {
+		if s := dists[i] + g; s < bestScore {
 			best, bestScore = rows[i], s
 		}
 	}
@@ -425,6 +449,55 @@ func (m *TruncatedGumbel) Apply(rng *rand.Rand, doc []string) []string {
 				out[i] = m.store.Word(rng.IntN(m.store.Len()))
 			}
 		}
+	}
+	return out
+}
+
+// ApplyBatch is Apply on every document with its own generator (mechanisms.BatchMechanism):
+// each generator is consumed as Apply consumes it — a known word's k and noises (drawNoise) at
+// its turn, an unknown word kept or replaced uniformly — and the neighbour list of each distinct
+// word is prepared once for the whole batch, applyWindow words at a time, instead of once per
+// window of each document whose cache no longer holds it.
+func (m *TruncatedGumbel) ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string {
+	type pending struct{ doc, pos, x, lo, hi int } // noise[lo:hi] is the position's noise
+	out := make([][]string, len(docs))
+	var draws []pending
+	var noise []float64
+	for d, doc := range docs {
+		rng := rngs[d]
+		out[d] = make([]string, len(doc))
+		for i, w := range doc {
+			id, ok := m.store.Lookup(w)
+			switch {
+			case ok:
+				lo := len(noise)
+				if noise = m.drawNoise(rng, noise); len(noise) == lo {
+					out[d][i] = m.store.Word(id) // k = 0: the word itself
+					continue
+				}
+				draws = append(draws, pending{d, i, id, lo, len(noise)})
+			case m.opts.OOV == SampleOOVKeep:
+				out[d][i] = w
+			default:
+				out[d][i] = m.store.Word(rng.IntN(m.store.Len()))
+			}
+		}
+	}
+	slices.SortStableFunc(draws, func(a, b pending) int { return a.x - b.x })
+	for lo := 0; lo < len(draws); {
+		var ids []int
+		hi := lo
+		for hi < len(draws) && (len(ids) < applyWindow || draws[hi].x == ids[len(ids)-1]) {
+			if x := draws[hi].x; len(ids) == 0 || x != ids[len(ids)-1] {
+				ids = append(ids, x)
+			}
+			hi++
+		}
+		prepared := m.prepare(ids)
+		for _, p := range draws[lo:hi] {
+			out[p.doc][p.pos] = m.store.Word(m.pick(p.x, noise[p.lo:p.hi], prepared))
+		}
+		lo = hi
 	}
 	return out
 }

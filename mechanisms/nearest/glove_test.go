@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
-	"dptext/internal/bench"
+	"dptext/experiments/bench"
 	"dptext/internal/datasets"
 	"dptext/mechanisms/nearest"
 )

@@ -259,9 +259,20 @@ func (m *SynTF) theta(doc []string) (support []int, cum []float64) {
 // Apply returns the n synthetic words of doc: first the n source words v₁…vₙ ~ θ, then for
 // each its substitute wᵢ ~ P(·|vᵢ), all from rng.
 func (m *SynTF) Apply(rng *rand.Rand, doc []string) []string {
+	sources := m.sources(rng, doc)
+	rows := m.cumulativeRows(sources)
+	out := make([]string, len(sources))
+	for i, v := range sources {
+		out[i] = m.store.Word(mechanisms.SampleCumulative(rng, rows[v]))
+	}
+	return out
+}
+
+// sources draws the n source words v₁…vₙ ~ θ of doc from rng (uniform over the vocabulary when
+// no term of doc is in it).
+func (m *SynTF) sources(rng *rand.Rand, doc []string) []int {
 	support, thetaCum := m.theta(doc)
-	n := m.opts.Length
-	sources := make([]int, n)
+	sources := make([]int, m.opts.Length)
 	for i := range sources {
 		if len(support) == 0 {
 			sources[i] = rng.IntN(m.store.Len())
@@ -269,12 +280,7 @@ func (m *SynTF) Apply(rng *rand.Rand, doc []string) []string {
 			sources[i] = support[mechanisms.SampleCumulative(rng, thetaCum)]
 		}
 	}
-	rows := m.cumulativeRows(sources)
-	out := make([]string, n)
-	for i, v := range sources {
-		out[i] = m.store.Word(mechanisms.SampleCumulative(rng, rows[v]))
-	}
-	return out
+	return sources
 }
 
 // cumulativeRows returns the exponential mechanism's cumulative row of every distinct source,

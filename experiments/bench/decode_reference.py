@@ -6,7 +6,7 @@ query vectors z, find argmin_v ||z - v||^2 over a vocabulary of V vectors of dim
 computed the usual way as argmin_v (||v||^2 - 2 z.v) with one float32 matrix product per
 batch. It prints one line ending in words_per_second=<number> per repeat and a median.
 
-    /usr/bin/python3 internal/bench/decode_reference.py --top-k 100000 --queries 4000 [--vectors F --words W]
+    /usr/bin/python3 experiments/bench/decode_reference.py --top-k 100000 --queries 4000 [--vectors F --words W]
 
 Without --vectors the vocabulary is standard normal (seeded), which costs the same to decode.
 --vectors names a raw little-endian float32 file of V x n values (row-major, frequency order).

@@ -1,6 +1,7 @@
-// Package bench measures the nearest-word decoding throughput of package nearest (`dptext
-// bench decode`) against the roofline of the cores and, optionally, the numpy reference
-// decode_reference.py of this folder.
+// Package bench holds `dptext bench`: the nearest-word decoding throughput of package nearest
+// (`bench decode`) against the roofline of the cores and, optionally, the numpy reference
+// decode_reference.py of this folder; and the words per second of every registered mechanism
+// through the runner's batch path against its per-token Reference (`bench mechanisms`).
 package bench
 
 import (
