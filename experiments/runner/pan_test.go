@@ -25,15 +25,7 @@ import (
 // and the caption says which protocol ran.
 func TestRunPANProtocol(t *testing.T) {
 	cfg := panConfig(t, "")
-	dir := t.TempDir()
-	var log bytes.Buffer
-	if err := runFixture(t, cfg, dir, 2, context.Background(), &log); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	rows, err := report.ReadRowsFile(filepath.Join(dir, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, rows := runPAN(t, cfg)
 	var acc, f1, open []float64
 	for _, r := range rows {
 		if r.Set == "problem00001" && r.Scorer == report.SplitScorer && r.Metric == render.FactOpenSetDocs {
@@ -219,15 +211,7 @@ func TestRunRefusesTwoTruthsForOneText(t *testing.T) {
 // against it: the closed-set share left out (1/authors) fails the level's value.
 func TestPANVerdictChanceIsClosedSet(t *testing.T) {
 	cfg := panConfig(t, "\n[[mechanisms]]\nname = \"emd\"\nepsilons = [40, 10, 2]\n[[scorers]]\nname = \"chrf\"\n[verdict]\nattack = \"koppel11\"\nabove_chance = [0.05]\nutilities = [\"chrf\"]\nsearch = false\nreplicates = 200\n")
-	dir := t.TempDir()
-	var log bytes.Buffer
-	if err := runFixture(t, cfg, dir, 2, context.Background(), &log); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	rows, err := report.ReadRowsFile(filepath.Join(dir, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, rows := runPAN(t, cfg)
 	facts, counts := map[string]float64{}, map[string]float64{}
 	for _, r := range rows {
 		if r.Set == "problem00001" && r.Scorer == report.SplitScorer {
@@ -248,4 +232,19 @@ func TestPANVerdictChanceIsClosedSet(t *testing.T) {
 	if !strings.Contains(md, "closed-set share of the evaluation texts") {
 		t.Errorf("verdict.md does not say how chance is computed on a PAN set")
 	}
+}
+
+// runPAN runs cfg on two workers into a new folder and returns the folder and its results.csv rows.
+func runPAN(t *testing.T, cfg *runconfig.Config) (string, []report.Row) {
+	t.Helper()
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if err := runFixture(t, cfg, dir, 2, context.Background(), &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	rows, err := report.ReadRowsFile(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, rows
 }

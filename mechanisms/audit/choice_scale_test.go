@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -12,45 +10,6 @@ import (
 	"dptext/mechanisms/metricdp"
 	"dptext/mechanisms/nearest"
 )
-
-// vickreyScaledChoice is a mutant of Vickrey that draws its noise and decodes to the two
-// nearest words as Vickrey does, but releases the second nearest with probability scale·p₂
-// instead of the published p₂ = t·d₁/(t·d₁ + (1−t)·d₂).
-type vickreyScaledChoice struct {
-	*metricdp.Vickrey
-	decoder *nearest.Decoder
-	scale   float64
-}
-
-func (m vickreyScaledChoice) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
-	store := m.DecodeStore()
-	out := make([]string, 0, len(doc))
-	for _, w := range doc {
-		if _, ok := store.Lookup(w); !ok {
-			out = append(out, w)
-			continue
-		}
-		z, err := m.NoisyVectors(rng, w, 1)
-		if err != nil {
-			return nil, err
-		}
-		first, second := []int{0}, []int{0}
-		m.decoder.Decode2(z, first, second)
-		d1, d2 := math.Sqrt(sqDist(z, store.Vector(first[0]))), math.Sqrt(sqDist(z, store.Vector(second[0])))
-		t := m.Threshold()
-		if t*d1 > 0 && rng.Float64() < m.scale*t*d1/(t*d1+(1-t)*d2) {
-			first[0] = second[0]
-		}
-		out = append(out, store.Word(first[0]))
-	}
-	return out, nil
-}
-
-func (m vickreyScaledChoice) Apply(rng *rand.Rand, doc []string) []string {
-	return mechanisms.ApplyOrPanic(m, rng, doc)
-}
-
-var _ mechanisms.FallibleMechanism = vickreyScaledChoice{}
 
 // TestVickreyChoiceAtScale runs the choice test through the release path on a vocabulary with
 // the default data's geometry: 20,000 words of 100 dimensions, Gaussian, so that a noisy
@@ -85,7 +44,7 @@ func TestVickreyChoiceAtScale(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m = vickreyScaledChoice{v, d, tc.scale}
+				m = vickreyChoiceMutant{Vickrey: v, decoder: d, scale: tc.scale}
 			}
 			tg := target(t, tc.name, m, store)
 			_, choice, counts, err := decodeFinding(tg, 1, 0, store.Word(3), nil, draws, 1e-4)

@@ -104,17 +104,26 @@ func TestDecodingCheck(t *testing.T) {
 	}
 }
 
-// vickreyAvoidInput is a mutant of Vickrey whose choice reads the input: it draws Vickrey's
-// noise (its noise step) and decodes to the two nearest words, but releases the second nearest
-// whenever the nearest is the input word, and otherwise chooses by Vickrey's own rule. Every
+// vickreyChoiceMutant is a mutant of Vickrey's choice: it draws Vickrey's noise (its noise
+// step) and decodes to the two nearest words as Vickrey does, but releases the second nearest
+// with probability scale·p₂ instead of the published p₂ = t·d₁/(t·d₁ + (1−t)·d₂), and, with
+// avoidInput, always when the nearest is the input word (a choice that reads the input). Every
 // release is one of the two nearest words of its noisy vector, so the nearest-words check
 // passes it; only the choice test can see it.
-type vickreyAvoidInput struct {
+type vickreyChoiceMutant struct {
 	*metricdp.Vickrey
-	decoder *nearest.Decoder
+	decoder    *nearest.Decoder
+	avoidInput bool
+	scale      float64
 }
 
-func (m vickreyAvoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
+// vickreyAvoidInput is the mutant releasing the second nearest whenever the nearest is the
+// input, and otherwise choosing by Vickrey's own rule.
+func vickreyAvoidInput(v *metricdp.Vickrey, d *nearest.Decoder) vickreyChoiceMutant {
+	return vickreyChoiceMutant{Vickrey: v, decoder: d, avoidInput: true, scale: 1}
+}
+
+func (m vickreyChoiceMutant) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
 	store := m.DecodeStore()
 	out := make([]string, 0, len(doc))
 	for _, w := range doc {
@@ -131,7 +140,7 @@ func (m vickreyAvoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, err
 		m.decoder.Decode2(z, first, second)
 		d1, d2 := math.Sqrt(sqDist(z, store.Vector(first[0]))), math.Sqrt(sqDist(z, store.Vector(second[0])))
 		t := m.Threshold()
-		if first[0] == x || (t*d1 > 0 && rng.Float64() < t*d1/(t*d1+(1-t)*d2)) {
+		if (m.avoidInput && first[0] == x) || (t*d1 > 0 && rng.Float64() < m.scale*t*d1/(t*d1+(1-t)*d2)) {
 			first[0] = second[0]
 		}
 		out = append(out, store.Word(first[0]))
@@ -139,11 +148,11 @@ func (m vickreyAvoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, err
 	return out, nil
 }
 
-func (m vickreyAvoidInput) Apply(rng *rand.Rand, doc []string) []string {
+func (m vickreyChoiceMutant) Apply(rng *rand.Rand, doc []string) []string {
 	return mechanisms.ApplyOrPanic(m, rng, doc)
 }
 
-var _ mechanisms.FallibleMechanism = vickreyAvoidInput{}
+var _ mechanisms.FallibleMechanism = vickreyChoiceMutant{}
 
 // TestVickreyChoice: at default audit settings (K = 3,000, α = 0.05) over the grid fixture,
 // Vickrey (Laplace and Mahalanobis noise, t = ½ and t = 0.9) passes the choice tests of its
@@ -168,7 +177,7 @@ func TestVickreyChoice(t *testing.T) {
 					name    string
 					m       mechanisms.Mechanism
 					mutated bool
-				}{{"vickrey", v, false}, {"vickrey avoiding its input", vickreyAvoidInput{v, d}, true}} {
+				}{{"vickrey", v, false}, {"vickrey avoiding its input", vickreyAvoidInput(v, d), true}} {
 					r := mustRun(t, target(t, tc.name, tc.m, store), DefaultOptions())
 					choice, failed := 0, 0
 					var first string
