@@ -7,6 +7,7 @@ import (
 
 	"dptext/attackers"
 	"dptext/experiments/registry"
+	"dptext/experiments/report/verdict"
 )
 
 // VerdictConfig is the optional [verdict] table: which mechanism keeps more utility at the same
@@ -36,13 +37,17 @@ type VerdictConfig struct {
 	// Baseline is the unprivatised mechanism (default "none"; "" for none): no point of any
 	// curve; verdict.md reports how often it meets each level by itself.
 	Baseline *string `toml:"baseline"`
-	// Replicates of the bootstrap (default 20000: a family of m compared pairs needs about 2m/α,
-	// verdict.MinReplicates, so the default serves m ≤ 500 at α = 0.05), Confidence of the
+	// Replicates of the bootstrap (default: chosen from the family, verdict.DefaultReplicates:
+	// 20000, or the 2m/α a family of m compared pairs needs, verdict.MinReplicates, at most
+	// 100000; ReplicatesChosen says so), Confidence of the
 	// utilities' intervals (default 0.95), Alpha the family-wise error rate of each family of
 	// verdicts (default 0.05).
 	Replicates int     `toml:"replicates"`
 	Confidence float64 `toml:"confidence"`
 	Alpha      float64 `toml:"alpha"`
+	// ReplicatesChosen is true when the config does not give replicates: Replicates is then
+	// verdict.BaseReplicates, raised by the verdicts once the family's size is known.
+	ReplicatesChosen bool `toml:"-"`
 	// Halves also compares the mechanisms on two disjoint halves of the authors (a seeded
 	// split) and says, for every significant verdict on all of them, whether it holds on each
 	// half.
@@ -123,7 +128,7 @@ func (c *Config) validateVerdict() error {
 		v.Baseline = &none
 	}
 	if v.Replicates == 0 && !c.isWritten("verdict", "replicates") {
-		v.Replicates = 20000
+		v.Replicates, v.ReplicatesChosen = verdict.BaseReplicates, true
 	}
 	if v.Search == nil {
 		on := true

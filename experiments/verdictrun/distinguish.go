@@ -52,7 +52,7 @@ func (o *Run) distinguishStudy(si int, items []ItemScore, points []verdict.Curve
 		}
 		values[pk][itemKey{it.Cell.Rep, it.Pred.Item}] = x
 	}
-	spec := verdict.Spec{Attack: name, Utilities: v.Utilities, Baseline: *v.Baseline, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha,
+	spec := verdict.Spec{Attack: name, Utilities: v.Utilities, Baseline: *v.Baseline, Replicates: o.replicateCount(), Confidence: v.Confidence, Alpha: v.Alpha,
 		Notes: []string{fmt.Sprintf("The privacy axis is the empirical document ε, %s: the accuracy A of the best untrained distinguisher (%s ≤ A is empirical ε ≤ ln(A/(1 − A))), each item scored with its author's mean pair accuracy, so the bootstrap over authors resamples the pairs with the utilities. Every mechanism with an ε grid is on this one scale.",
 			distinguishDistanceText(*d.VerdictDistance), name)}, RangeEnds: o.searchEnds(si, empiricalAxis)}
 	spec.Notes = append(spec.Notes, o.searchNotes(si, empiricalAxis)...)

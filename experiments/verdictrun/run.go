@@ -52,6 +52,16 @@ type Run struct {
 	// search holds, per set and per verdict axis the ε search runs on (the attack's, and
 	// [distinguish]'s empirical ε), what the search found (epsearch.go).
 	search []map[searchAxis]*axisSearch
+	// replicates is the bootstrap's replicate count the verdicts use (0: the config's).
+	replicates int
+}
+
+// replicateCount is the bootstrap's replicate count of the verdicts.
+func (o *Run) replicateCount() int {
+	if o.replicates > 0 {
+		return o.replicates
+	}
+	return o.cfg.Verdict.Replicates
 }
 
 // New returns the verdict orchestration of a run of cfg on sets, reaching the cells through

@@ -39,26 +39,19 @@ type verdictStudy struct {
 // family.
 func (o *Run) Write(dir string, items []ItemScore, results []report.Row) error {
 	start := time.Now()
-	var all []*verdict.Result
-	var names []string
-	perSet := make([][]*verdict.Result, len(o.sets))
-	var halves [2][]*verdict.Result
-	for si, set := range o.sets {
-		res, hs, err := o.setVerdict(si, items, results)
-		if err != nil {
-			return fmt.Errorf("verdict for set %s: %w", set.Name, err)
-		}
-		perSet[si] = res
-		all = append(all, res...)
-		for range res {
-			names = append(names, set.Name)
-		}
-		for h := range halves {
-			halves[h] = append(halves[h], hs[h]...)
-		}
-	}
-	if err := verdict.AdjustFamilies(all, o.primaryFamily()); err != nil {
+	o.replicates = o.cfg.Verdict.Replicates
+	all, names, perSet, halves, err := o.adjustedVerdicts(items, results)
+	if err != nil {
 		return err
+	}
+	if need := neededReplicates(all); o.cfg.Verdict.ReplicatesChosen && need > o.replicates {
+		// The family's size is known only once the replicates say which pairs both reach
+		// their level: resample with the replicates it needs.
+		o.host.Logf("verdicts: %d replicates chosen for the family (2m/α, at most %d), resampling", need, verdict.MaxDefaultReplicates)
+		o.replicates = need
+		if all, names, perSet, halves, err = o.adjustedVerdicts(items, results); err != nil {
+			return err
+		}
 	}
 	if o.cfg.Verdict.Halves {
 		if err := verdict.ReplicateOnHalves(all, halves[0], halves[1]); err != nil {
@@ -95,6 +88,43 @@ func (o *Run) Write(dir string, items []ItemScore, results []report.Row) error {
 		return err
 	}
 	return rundir.WriteFileAtomic(filepath.Join(dir, "verdict.md"), md.Bytes())
+}
+
+// adjustedVerdicts computes every set's tables (and their halves') with o.replicates
+// replicates and adjusts them in their families: all tables, each table's set name, the
+// tables per set, and the halves' tables.
+func (o *Run) adjustedVerdicts(items []ItemScore, results []report.Row) (all []*verdict.Result, names []string, perSet [][]*verdict.Result, halves [2][]*verdict.Result, err error) {
+	perSet = make([][]*verdict.Result, len(o.sets))
+	for si, set := range o.sets {
+		res, hs, err := o.setVerdict(si, items, results)
+		if err != nil {
+			return nil, nil, nil, halves, fmt.Errorf("verdict for set %s: %w", set.Name, err)
+		}
+		perSet[si] = res
+		all = append(all, res...)
+		for range res {
+			names = append(names, set.Name)
+		}
+		for h := range halves {
+			halves[h] = append(halves[h], hs[h]...)
+		}
+	}
+	if err := verdict.AdjustFamilies(all, o.primaryFamily()); err != nil {
+		return nil, nil, nil, halves, err
+	}
+	return all, names, perSet, halves, nil
+}
+
+// neededReplicates is the replicates the largest family of the adjusted tables needs when
+// the config does not give them (verdict.DefaultReplicates; 0 without tables).
+func neededReplicates(all []*verdict.Result) int {
+	need := 0
+	if len(all) > 0 {
+		for _, f := range all[0].Families {
+			need = max(need, verdict.DefaultReplicates(f.Size, f.Alpha))
+		}
+	}
+	return need
 }
 
 // setVerdict gathers the item scores of set si into curve points and runs the comparisons:
@@ -325,7 +355,7 @@ func (o *Run) attackSpec(si int) verdict.Spec {
 	closed := o.closedSetShare(si)
 	chance *= closed
 	spec := verdict.Spec{Attack: v.Attack, Measure: measure, Utilities: v.Utilities, Baseline: *v.Baseline,
-		Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: o.searchEnds(si, attackAxis), Notes: o.searchNotes(si, attackAxis)}
+		Replicates: o.replicateCount(), Confidence: v.Confidence, Alpha: v.Alpha, RangeEnds: o.searchEnds(si, attackAxis), Notes: o.searchNotes(si, attackAxis)}
 	if closed < 1 {
 		spec.Notes = append(spec.Notes, fmt.Sprintf("Chance on this set is the closed-set share of the evaluation texts (%.3f: a guess naming an author is wrong on every open-set text) times a uniform guess's among the %d authors, as in the tables.", closed, len(o.sets[si].Authors)))
 	}
@@ -469,7 +499,7 @@ func (o *Run) unitStudies(si int, axis string, levels map[string][]float64, unit
 	sort.Strings(present)
 	var out []verdictStudy
 	for _, unit := range slices.Sorted(maps.Keys(levels)) {
-		spec := verdict.Spec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: v.Replicates, Confidence: v.Confidence, Alpha: v.Alpha}
+		spec := verdict.Spec{Axis: unitAxis(axis, unit), Utilities: v.Utilities, Replicates: o.replicateCount(), Confidence: v.Confidence, Alpha: v.Alpha}
 		for _, x := range levels[unit] {
 			spec.Levels = append(spec.Levels, x)
 			spec.LevelNames = append(spec.LevelNames, axis+" ε "+strconv.FormatFloat(x, 'g', -1, 64))

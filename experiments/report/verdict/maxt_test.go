@@ -460,3 +460,47 @@ func TestHeavyTailsDoNotSetTheCriticalValue(t *testing.T) {
 		t.Errorf("found in %d of %d families, want ≥ 18", found, families)
 	}
 }
+
+// TestDefaultReplicatesLetTheFloorNotDecide checks that the replicates chosen for a family
+// (DefaultReplicates) keep the p floor from deciding: a family of 21 comparisons at α = 0.001
+// (larger than BaseReplicates·α/2 = 10), one of which lies beyond all its replicates, is
+// declared with the chosen replicates (42,000: its adjusted p is about 22/42,001) and would not
+// be with the base 20,000 (22/20,001 > α). Deterministic given its seed: the only randomness
+// is which replicate holds each comparison's largest statistic (ties among the 21 lower the
+// count). Its cost: 21 × 42,000 replicates, 3.5 MB of ranks, well under a second.
+func TestDefaultReplicatesLetTheFloorNotDecide(t *testing.T) {
+	const m, alpha = 21, 0.001
+	B := DefaultReplicates(m, alpha)
+	if B < MinReplicates(m, alpha) || B < BaseReplicates || B%1000 != 0 {
+		t.Errorf("DefaultReplicates(%d, %g) = %d: want a multiple of 1000 ≥ max(%d, 2m/α = %d)", m, alpha, B, BaseReplicates, MinReplicates(m, alpha))
+	}
+	rng := rngs.New(43, "default-replicates")
+	var cs []comparison
+	for k := range m {
+		x, y := make([]float64, B), make([]float64, B)
+		diff := 0.0
+		if k == 0 {
+			diff = 10 // every replicate far on one side
+		}
+		for b := range B {
+			x[b] = diff + rng.NormFloat64()
+		}
+		cs = append(cs, comparison{x: x, y: y, diff: diff, se: 1, clusters: 1000})
+	}
+	sd := stepdown(cs, B, alpha)
+	t.Logf("%d comparisons at α = %g: %d replicates chosen, the separated comparison's adjusted p %.3g", m, alpha, B, sd.adj[0])
+	if !(sd.adj[0] < alpha) {
+		t.Errorf("with %d replicates the separated comparison's adjusted p is %g: want < α = %g", B, sd.adj[0], alpha)
+	}
+	for k := 1; k < m; k++ {
+		if sd.adj[k] < alpha {
+			t.Errorf("null comparison %d declared: adjusted p %g", k, sd.adj[k])
+		}
+	}
+	if got := DefaultReplicates(10_000, 0.05); got != MaxDefaultReplicates {
+		t.Errorf("DefaultReplicates(10000, 0.05) = %d: want the bound %d", got, MaxDefaultReplicates)
+	}
+	if got := DefaultReplicates(100, 0.05); got != BaseReplicates {
+		t.Errorf("DefaultReplicates(100, 0.05) = %d: want the base %d", got, BaseReplicates)
+	}
+}

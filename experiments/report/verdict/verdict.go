@@ -765,6 +765,25 @@ func MinReplicates(m int, alpha float64) int {
 	return int(math.Ceil(2 * float64(m) / alpha))
 }
 
+// The replicates chosen when a config does not give them (DefaultReplicates).
+const (
+	// BaseReplicates is the fewest: a family of m ≤ BaseReplicates·α/2 compared pairs needs no more.
+	BaseReplicates = 20_000
+	// MaxDefaultReplicates is the most, the largest count a config may give: the stepdown keeps
+	// 4 bytes per pair and replicate and each curve's utilities 8 (a family of 2,500 pairs at
+	// α = 0.05 needs it: 1 GB of ranks).
+	MaxDefaultReplicates = 100_000
+)
+
+// DefaultReplicates is the bootstrap replicates for a family of m compared pairs at α when the
+// config does not give them: max(BaseReplicates, MinReplicates(m, α)) rounded up to a
+// thousand, at most MaxDefaultReplicates (verdict.md's summary says when the family needs
+// more).
+func DefaultReplicates(m int, alpha float64) int {
+	b := max(BaseReplicates, (MinReplicates(m, alpha)+999)/1000*1000)
+	return min(b, MaxDefaultReplicates)
+}
+
 // Summary is verdict.md's first lines: what concluded in each family of the results (adjusted
 // together by AdjustFamilies), and per table, level and utility which mechanisms may keep the
 // most and the least; sets names each result's set.
@@ -781,7 +800,12 @@ func Summary(results []*Result, sets []string) string {
 		}
 		b.WriteString(".")
 		if need := MinReplicates(f.Size, f.Alpha); f.Replicates < need {
-			fmt.Fprintf(&b, " With %d compared pairs the replicates' resolution can decide: a pair beyond all its replicates has an adjusted p up to %d/%d; raise `replicates` to at least %d (2m/α).", f.Size, f.Size, f.Replicates+1, need)
+			fmt.Fprintf(&b, " With %d compared pairs the replicates' resolution can decide: a pair beyond all its replicates has an adjusted p up to %d/%d", f.Size, f.Size, f.Replicates+1)
+			if need > MaxDefaultReplicates {
+				fmt.Fprintf(&b, "; the family needs %d replicates (2m/α), more than the most allowed (%d): plan fewer comparisons ([verdict] primary) or a larger α.", need, MaxDefaultReplicates)
+			} else {
+				fmt.Fprintf(&b, "; raise `replicates` to at least %d (2m/α), or leave it out to have it chosen.", need)
+			}
 		}
 		b.WriteString("\n")
 	}
