@@ -184,7 +184,12 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	}
 	if ts, ok := m.(mechanisms.TwoStage); ok {
 		if k, _, _ := ts.StageBudgets(); k > 0 {
-			t.Stages, t.OutputWords = ts, store.Words()
+			// The stages draw over the rows of OutputWords: a model's words (set by
+			// setDistribution), else the store's.
+			t.Stages = ts
+			if _, model := m.(modelDistribution); !model {
+				t.OutputWords = store.Words()
+			}
 		}
 	}
 	if u, ok := m.(unprotected); ok {

@@ -168,6 +168,33 @@ func (e *Mechanism) LogProbabilities(doc []string) ([][]float64, bool) {
 	return rows, true
 }
 
+// StageRatings are, for the two-stage variant, the generator's probabilities over the output
+// rows for the one-word document [word], which both stages draw with (mechanisms.TwoStage);
+// false for one stage.
+func (e *Mechanism) StageRatings(word string) ([]float64, bool) {
+	if e.stages.Candidates == 0 {
+		return nil, false
+	}
+	return e.model.Probabilities([]string{word})[0], true
+}
+
+// StageBudgets are k, ε₁ and ε of the two-stage variant (k = 0 for one stage).
+func (e *Mechanism) StageBudgets() (k int, candidateEpsilon, epsilon float64) {
+	return e.stages.Candidates, e.stages.CandidateEpsilon, e.epsilon
+}
+
+// DrawStages draws the one-word document [word] from rng exactly as Apply does (the same
+// draws, so the same output for a generator in the same state) and returns the first stage's
+// shortlist besides the released row (mechanisms.TwoStage); false for one stage.
+func (e *Mechanism) DrawStages(rng *rand.Rand, word string) (shortlist []int, released int, ok bool) {
+	r, ok := e.StageRatings(word)
+	if !ok {
+		return nil, 0, false
+	}
+	shortlist, released = e.newStageScratch().Draw(rng, r, e.stages.CandidateEpsilon, e.epsilon)
+	return shortlist, released, true
+}
+
 // Epsilon is ε, the budget of the (second) stage.
 func (e *Mechanism) Epsilon() float64 { return e.epsilon }
 

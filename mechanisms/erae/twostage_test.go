@@ -1,7 +1,11 @@
 package erae
 
 import (
+	"math/rand/v2"
+
 	"context"
+	"dptext/mechanisms"
+	"dptext/mechanisms/audit"
 	"math"
 	"strings"
 	"testing"
@@ -104,5 +108,86 @@ func TestModelKindIsChecked(t *testing.T) {
 	}
 	if err := withReward.CheckKind("er.model", false); err == nil || !strings.Contains(err.Error(), "er.model") || !strings.Contains(err.Error(), `"erae"`) {
 		t.Errorf("ae-dp with an ER-AE model: err = %v, want one naming er.model and erae", err)
+	}
+}
+
+// dropK is the two-stage erae with the /k dropped from the candidate stage (each of the k picks
+// at scale ε₁/2, k·ε₁ in all) while it still claims ε₁: a mutant the audit's stage tests catch.
+type dropK struct{ *Mechanism }
+
+func (d dropK) draw(rng *rand.Rand, r []float64) ([]int, int) {
+	k := d.stages.Candidates
+	return twostage.NewSampler(k).Draw(rng, r, d.stages.CandidateEpsilon*float64(k), d.epsilon)
+}
+
+func (d dropK) Apply(rng *rand.Rand, doc []string) []string {
+	out := make([]string, len(doc))
+	for i, r := range d.model.Probabilities(doc) {
+		_, row := d.draw(rng, r)
+		out[i] = d.model.Words[row]
+	}
+	return out
+}
+
+func (d dropK) DrawStages(rng *rand.Rand, word string) ([]int, int, bool) {
+	r, ok := d.StageRatings(word)
+	if !ok {
+		return nil, 0, false
+	}
+	shortlist, released := d.draw(rng, r)
+	return shortlist, released, true
+}
+
+// TestTwoStageAuditedInParts: the two-stage erae (k = 4, ε₁ = 40, ε = 10) exposes its stages
+// (mechanisms.TwoStage), so the audit tests them through the release path — release equal to
+// its staged draw, the first pick against exp(ε₁/(2k)·ρ), the choice given its shortlist —
+// and a correct model passes every one, while the same mechanism with the /k dropped from the
+// candidate stage fails the first pick's test. Each stage test's false-failure rate is at most
+// the audit's α (here 10⁻³ over all its tests).
+func TestTwoStageAuditedInParts(t *testing.T) {
+	store, corpus := toyData(t)
+	opts := toyOptions()
+	model, err := Train(context.Background(), corpus, store, opts, "", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMechanism(model, 10, Stages{Candidates: 4, CandidateEpsilon: 40}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := audit.DefaultOptions()
+	o.Samples, o.Alpha, o.Pairs = 2000, 1e-3, 2
+	run := func(name string, mech mechanisms.Mechanism) *audit.Report {
+		tg, err := audit.NewTarget(name, mech, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := audit.Run(tg, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	stages := 0
+	for _, f := range run("erae two-stage", m).Findings {
+		if f.Level == "stages" {
+			stages++
+		}
+		if f.Violates() {
+			t.Errorf("correct two-stage erae: %s", f.Describe())
+		}
+	}
+	if stages == 0 {
+		t.Fatal("no stage findings: the audit did not test erae's stages")
+	}
+	failed := 0
+	for _, f := range run("erae /k dropped", dropK{m}).Findings {
+		if f.Kind == "candidate stage's first pick" && f.Violates() {
+			failed++
+		}
+	}
+	t.Logf("correct: %d stage findings; /k dropped: %d first picks rejected", stages, failed)
+	if failed == 0 {
+		t.Error("/k dropped: no first pick rejected")
 	}
 }
