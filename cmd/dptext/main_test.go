@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -320,6 +321,47 @@ func TestREADMECommandsListEveryCommand(t *testing.T) {
 			if got := commandsTableLacks(file, m.text); len(got) != 1 || !strings.Contains(got[0], m.want) {
 				t.Errorf("mutant %s: messages %q, want one containing %q", m.name, got, m.want)
 			}
+		}
+	}
+}
+
+// `dptext audit --all`: without --config every registry mechanism with an ε its default
+// options build is audited and listed (exit 0 on a correct registry; erae and ae-dp, which need
+// a model, are named as not audited); with --config its mechanisms at each ε, a mechanism that
+// cannot be built failing the command (exit 1); one mechanism's flags are refused.
+func TestAuditAll(t *testing.T) {
+	vec := vectorsFile(t, strings.Fields("sailor harbour ship storm captain anchor wave rope deck mast sea boat"))
+	code, out, errOut := run(t, "audit", "--all", "--samples", "200", "--embeddings", vec, "--format", "text")
+	if code != 0 {
+		t.Fatalf("registry: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"\nemd ", "\nvickrey ", "\nexpmech ", "\ntruncated-gumbel   1000 ", "not audited", "erae: model is empty"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("registry: no %q in\n%s", want, out)
+		}
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.toml")
+	body := "name = \"t\"\nseed = 4\n[embeddings]\npath = " + strconv.Quote(vec) + "\nformat = \"text\"\n[[sets]]\nname = \"s\"\nauthors = 2\n" +
+		"[[mechanisms]]\nname = \"none\"\n[[mechanisms]]\nname = \"expmech\"\nepsilons = [2, 3]\n[[scorers]]\nname = \"nb\"\n[audit]\nsamples = 200\nalpha = 0.01\npairs = 1\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "audit", "--all", "--config", cfg)
+	if code != 0 || strings.Count(out, "\nexpmech ") != 2 || strings.Contains(out, "\nnone ") || !strings.Contains(out, "K = 200, family-wise α = 0.01 per audit, seed 4") {
+		t.Errorf("config: exit %d\n%s%s", code, out, errOut)
+	}
+	body += "[[mechanisms]]\nname = \"erae\"\nepsilons = [1]\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = run(t, "audit", "--all", "--config", cfg, "--samples", "100")
+	if code != 1 || !strings.Contains(out, "K = 100") || !strings.Contains(out, "ERROR: erae") || !strings.Contains(errOut, "1 of 3 audits failed") {
+		t.Errorf("config with an unbuildable erae: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"--mechanism", "emd"}, {"--claim", "1"}, {"--config", cfg, "--top-k", "10"}} {
+		if code, _, errOut := run(t, append([]string{"audit", "--all"}, args...)...); code != 2 || !strings.Contains(errOut, "not with") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
 	}
 }

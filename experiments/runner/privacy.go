@@ -111,6 +111,14 @@ func pairBoundRows(pb mechanisms.PairBounder, set *protocol.SetData, row func(st
 	return rows
 }
 
+// ConfigAuditOptions are the audit options of cfg's [audit] table (which must be present) and
+// its seed: those of the run's audit rows and of `dptext audit --all --config`.
+func ConfigAuditOptions(cfg *runconfig.Config) audit.Options {
+	o := audit.DefaultOptions()
+	o.Samples, o.Alpha, o.Pairs, o.Seed = cfg.Audit.Samples, cfg.Audit.Alpha, cfg.Audit.Pairs, uint64(cfg.Seed)
+	return o
+}
+
 // auditRows audits m (once per set, mechanism and ε: Env.Memo) and returns its
 // "audit_violations" row (the tests whose bound exceeds the claim or whose goodness-of-fit
 // test rejected it: 0 when the audit passes), its "audited_eps_lcb" row and its
@@ -123,13 +131,7 @@ func auditRows(m mechanisms.Mechanism, row func(string, string, float64) report.
 	probe := row("privacy", "audited_eps_lcb", 0)
 	key := fmt.Sprintf("audit/%s/%v", probe.Mechanism, probe.Epsilon)
 	v, err := env.Memo(key, func() (any, error) {
-		t, err := audit.NewTarget(probe.Mechanism, m, env.Embeddings)
-		if err != nil {
-			return nil, err
-		}
-		o := audit.DefaultOptions()
-		o.Samples, o.Alpha, o.Pairs, o.Seed = cfg.Audit.Samples, cfg.Audit.Alpha, cfg.Audit.Pairs, uint64(cfg.Seed)
-		rep, err := audit.Run(t, o)
+		rep, err := audit.Audit(probe.Mechanism, m, env.Embeddings, ConfigAuditOptions(cfg))
 		if err != nil {
 			return nil, err
 		}
