@@ -214,8 +214,8 @@ func TestAuditExitCodes(t *testing.T) {
 		text string
 	}{
 		{[]string{"--mechanism", "none", "--claim", "10"}, 1, "exact log-ratio +Inf"},
-		{[]string{"--mechanism", "cmp", "--epsilon", "1000000", "--claim", "5"}, 1, "noise radius scale"},
-		{[]string{"--mechanism", "emd", "--epsilon", "1000", "--claim", "10"}, 1, "noise radius scale"},
+		{[]string{"--mechanism", "cmp", "--epsilon", "1000000", "--claim", "5"}, 1, "noise radius"},
+		{[]string{"--mechanism", "emd", "--epsilon", "1000", "--claim", "10"}, 1, "noise radius"},
 		{[]string{"--mechanism", "cmp", "--epsilon", "10"}, 0, ""},
 	} {
 		code, out, errOut := run(t, append(append([]string{"audit"}, c.args...), "--samples", "500", "--embeddings", vec, "--format", "text")...)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -21,17 +22,27 @@ import (
 //     confidence bound on ε′; the claim fails when ε_L > ε (noise too small for the claim);
 //   - radius shape: Kolmogorov–Smirnov of ε̂·‖wᵢ‖ (ε̂ = nK/S) against Gamma(n, 1); estimating the
 //     scale from the same data only makes the test conservative (Lilliefors 1967);
+//   - radius shape at the claimed scale: T = Σ ln(ε·‖wᵢ‖) (ε the claim), the sufficient statistic
+//     of the Gamma shape at a known scale: for radii Gamma(n, 1/ε′) it has mean K·(ψ(n) + ln(ε/ε′))
+//     and variance K·ψ′(n), so it is at least K·ψ(n) in distribution whenever ε′ ≤ ε; the test
+//     fails when z = (T − K·ψ(n))/√(K·ψ′(n)) < Φ⁻¹(a) (one-sided: noise larger than the claim
+//     needs never fails it). A shape n − 1 at the claimed scale lowers T's mean by
+//     K/(n − 1), z ≈ −√(nK)/(n − 1): the Kolmogorov–Smirnov test cannot see it (after rescaling
+//     it changes the variance by 1/(n − 1) only), and the scale test sees it as ε′ = ε·n/(n − 1);
 //   - direction: for unit vectors v (the whitened difference to each word it is compared with —
 //     the direction the pair's privacy depends on — and one random direction), (u·v + 1)/2 of the
 //     uniform direction u is Beta((n−1)/2, (n−1)/2); Kolmogorov–Smirnov against it;
 //   - metric (exact, no randomness): the claimed distance of each pair is at least the whitened
 //     distance ‖W(φ(x) − φ(x′))‖ the noise protects (a claim on a smaller metric is unproven).
 //
-// A mechanism with the right noise fails each test with probability at most a; noise too small
-// by a factor 1 + δ fails the scale test with probability ½ already at δ ≈ z_a/√(nK) (0.6 % at
-// n = 100, K = 3,000 and the default audit's level), and a shape or direction change fails
+// The radius tests use K_n = max(K, 100·n) draws (noise draws are cheap: nothing is decoded),
+// so that the shape-(n − 1) mutant reaches z ≈ −10·n/(n − 1) on every input whatever K is,
+// beyond the one-sided critical value of any level a ≥ 10⁻¹⁵ (z < −8) by two standard
+// deviations or more. A mechanism with the right noise fails each test with probability at most a; noise too small
+// by a factor 1 + δ fails the scale test with probability ½ already at δ ≈ z_a/√(nK_n) (0.35 % at
+// n = 100, K_n = 10,000 and the default audit's level), and a shape or direction change fails
 // once it moves a distribution function by more than the Kolmogorov critical value
-// ≈ √(ln(2/a)/(2K)) (0.04 at K = 3,000).
+// ≈ √(ln(2/a)/(2K_n)) (0.02 at K_n = 10,000).
 
 // noiseWords are the input words whose noise is tested: the first word of every tested pair, in
 // order, each with the words it is compared with.
@@ -47,13 +58,13 @@ func noiseWords(pairs []wordPair) (words []string, partners map[string][]string)
 }
 
 // noiseTests is the number of goodness-of-fit tests noiseFindings runs for a word with the
-// given number of partners in dimension n: scale, shape and one direction per partner plus a
+// given number of partners in dimension n: scale, the two shape tests and one direction per partner plus a
 // random one (directions need n ≥ 2).
 func noiseTests(partners, n int) int {
 	if n < 2 {
-		return 2
+		return 3
 	}
-	return 3 + partners
+	return 4 + partners
 }
 
 // noiseFindings tests the noise step of the target for word x (see above) at level a per test.
@@ -64,6 +75,7 @@ func noiseFindings(t *Target, rng *rand.Rand, x string, partners []string, claim
 		return nil, fmt.Errorf("audit: noise step of %q: not in the mechanism's vocabulary", x)
 	}
 	n := len(phi)
+	k = max(k, noiseDrawsPerDimension*n)
 	z, err := ns.NoisyVectors(rng, x, k)
 	if err != nil {
 		return nil, fmt.Errorf("audit: noise step of %q: %w", x, err)
@@ -111,6 +123,7 @@ func noiseFindings(t *Target, rng *rand.Rand, x string, partners []string, claim
 		scaled[i] = epsHat * r
 	}
 	out = append(out, ksFinding(base, "radius shape", scaled, distuv.Gamma{Alpha: float64(n), Beta: 1}.CDF, a, claim))
+	out = append(out, logRadiusFinding(base, radii, n, claim, a))
 	if n < 2 || sum == 0 || math.IsInf(sum, 0) || math.IsNaN(sum) {
 		return append(out, metricFinding(t, base, x, partners, claim)), nil
 	}
@@ -153,6 +166,42 @@ func noiseFindings(t *Target, rng *rand.Rand, x string, partners []string, claim
 		out = append(out, ksFinding(base, "direction "+names[i], proj, beta.CDF, a, claim))
 	}
 	return append(out, metricFinding(t, base, x, partners, claim)), nil
+}
+
+// noiseDrawsPerDimension sets the least number of noise draws per input word, per dimension.
+const noiseDrawsPerDimension = 100
+
+// logRadiusFinding is the radius shape test at the claimed scale (see above): one-sided, it
+// fails when Σ ln(claim·rᵢ) is below K·ψ(n) by more than the level-a quantile of its normal
+// approximation (K ≥ 100·n draws of a variable of skewness about −1/√n).
+func logRadiusFinding(base Finding, radii []float64, n int, claim, a float64) Finding {
+	k := float64(len(radii))
+	sum := 0.0
+	for _, r := range radii {
+		sum += math.Log(claim * r) // −Inf for a zero radius: rejected
+	}
+	mean, sd := k*mathext.Digamma(float64(n)), math.Sqrt(k*trigamma(float64(n)))
+	z := (sum - mean) / sd
+	f := base
+	f.Kind, f.Method, f.Claim = "radius shape at the claimed scale", "log-radius sum", claim
+	f.PValue = distuv.UnitNormal.CDF(z)
+	if math.IsNaN(z) {
+		f.PValue = 0
+	}
+	f.Rejected = f.PValue < a
+	f.Output = fmt.Sprintf("z = %.3g over %d draws (Σ ln(ε·r) against K·ψ(n)), critical %.3g at level %.3g", z, len(radii), distuv.UnitNormal.Quantile(a), a)
+	return f
+}
+
+// trigamma is ψ′(x) for x > 0: the recurrence ψ′(x) = ψ′(x+1) + 1/x² up to x ≥ 10, then the
+// asymptotic series (error below 10⁻¹²).
+func trigamma(x float64) float64 {
+	s := 0.0
+	for ; x < 10; x++ {
+		s += 1 / (x * x)
+	}
+	x2 := x * x
+	return s + 1/x + 1/(2*x2) + 1/(6*x2*x) - 1/(30*x2*x2*x) + 1/(42*x2*x2*x2*x) - 1/(30*x2*x2*x2*x2*x)
 }
 
 // ksFinding is the Kolmogorov–Smirnov test of the sample against cdf at level a.

@@ -103,8 +103,8 @@ func TestNoiseStepCorrectMechanismsPass(t *testing.T) {
 				kinds[f.Kind[:min(len(f.Kind), 9)]]++
 			}
 		}
-		if kinds["radius sc"] != 9 || kinds["radius sh"] != 9 || kinds["direction"] != 18 || kinds["metric"] != 9 {
-			t.Errorf("%s: noise findings %v, want 9 words × (scale, shape, 2 directions, metric)", name, kinds)
+		if kinds["radius sc"] != 9 || kinds["radius sh"] != 18 || kinds["direction"] != 18 || kinds["metric"] != 9 {
+			t.Errorf("%s: noise findings %v, want 9 words × (scale, 2 shapes, 2 directions, metric)", name, kinds)
 		}
 		for _, f := range noiseViolations(r) {
 			t.Errorf("%s: correct noise rejected: %s", name, f.Describe())
