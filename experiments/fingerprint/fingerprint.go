@@ -30,6 +30,7 @@ import (
 	"dptext/experiments/runconfig"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
+	"dptext/mechanisms/audit"
 )
 
 // CanaryVocabulary is the number of the store's first (most frequent) words the fixture's
@@ -68,7 +69,8 @@ type Inputs struct {
 	Context context.Context
 }
 
-// Components returns, per component of cfg ("mechanism/<id>", "scorer/<id>"), its behaviour
+// Components returns, per component of cfg ("mechanism/<id>", "scorer/<id>", and with [audit]
+// "audit/<id>" for each mechanism with an ε: the audit's behaviour on it), its behaviour
 // fingerprint: Prefix and the SHA-256 of its outputs on the fixture, or NotFingerprinted and
 // why the fixture could not be run through it (such a component is then keyed by its registry
 // version alone, and the manifest says so).
@@ -87,7 +89,52 @@ func Components(cfg *runconfig.Config, in Inputs) map[string]string {
 	for i, sc := range cfg.Scorers {
 		out["scorer/"+sc.ID()] = result(scorerPrint(cfg, i, env(train), train, trainLabels, test))
 	}
+	if cfg.Audit != nil {
+		for i, mc := range cfg.Mechanisms {
+			if grid := mc.Grid(); len(grid) > 0 && grid[0].Set() {
+				out["audit/"+mc.ID()] = result(auditPrint(cfg, i, env(train), grid[0].Value()))
+			}
+		}
+	}
 	return out
+}
+
+// runAudit is the audit whose behaviour auditPrint hashes: the run's (audit.Audit); a test
+// swaps in a changed audit.
+var runAudit = audit.Audit
+
+// auditSamples is the K of the audit a fingerprint runs: enough to go through every test of the
+// audit on the canary vocabulary, few enough to take milliseconds.
+const auditSamples = 200
+
+// auditPrint is the audit's behaviour on mechanism i of cfg (only with [audit], whose rows the
+// run writes): the audit (mechanisms/audit, the code of the run's audit rows) of the mechanism
+// built at ε on the canary vocabulary with auditSamples draws and a fixed seed, every finding
+// hashed. A change to the audit's tests or decisions thus refuses a run folder whose audit
+// rows the old code wrote.
+func auditPrint(cfg *runconfig.Config, i int, env *registry.Env, eps float64) (string, error) {
+	o, err := cfg.MechanismOptions(i)
+	if err != nil {
+		return "", err
+	}
+	m, err := o.Build(env, eps)
+	if err != nil {
+		return "", fmt.Errorf("building it at ε = %g on the fixture: %w", eps, err)
+	}
+	ao := audit.DefaultOptions()
+	ao.Samples, ao.Seed = auditSamples, canarySeed
+	rep, err := runAudit(cfg.Mechanisms[i].ID(), m, env.Embeddings, ao)
+	if err != nil {
+		return "", fmt.Errorf("auditing it at ε = %g on the fixture: %w", eps, err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "claim=%x\x00tests=%d\x00", math.Float64bits(rep.Claim), rep.Tests)
+	for _, fs := range [][]audit.Finding{rep.Findings, rep.Skipped} {
+		for _, f := range fs {
+			fmt.Fprintf(h, "%s\x00%s\x00%q\x00%q\x00%s\x00%x\x00%x\x00%t\x00", f.Level, f.Kind, f.X, f.Y, f.Output, math.Float64bits(f.Bound), math.Float64bits(f.PValue), f.Violates())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Usable reports whether fp is a fingerprint of behaviour (not NotFingerprinted).

@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"dptext/embeddings"
 	"dptext/experiments/runconfig"
 	"dptext/internal/fixtures"
 	"dptext/internal/rngs"
+	"dptext/mechanisms"
+	"dptext/mechanisms/audit"
 )
 
 // fingerprintConfig has one mechanism of each family the fixture can run and every kind of
@@ -76,5 +79,45 @@ func TestComponentsFingerprintBehaviour(t *testing.T) {
 	d := components(t, fingerprintConfig+"\n[[mechanisms]]\nname = \"emd\"\nlabel = \"emd-copy\"\nepsilons = [10, 5]\n")
 	if d["mechanism/emd-copy"] != a["mechanism/emd"] {
 		t.Errorf("the same mechanism under another label has another fingerprint")
+	}
+}
+
+// With [audit], each mechanism with an ε also gets the audit's behaviour on it ("audit/<id>"),
+// and an audit that decides differently (here: one that drops its last test, standing for any
+// change of the audit's code) changes exactly those fingerprints, so a run folder whose audit
+// rows the old audit wrote is not resumed; the same audit gives the same fingerprints on every
+// call. Without [audit] there are none. Mutant run: the
+// findings left out of the hash → the changed audit keeps its fingerprints, and this fails.
+func TestAuditFingerprint(t *testing.T) {
+	plain := components(t, fingerprintConfig)
+	withAudit := fingerprintConfig + "\n[audit]\nsamples = 300\n"
+	a := components(t, withAudit)
+	for _, k := range []string{"audit/emd", "audit/expmech"} {
+		if !Usable(a[k]) {
+			t.Errorf("%s: %q, want an audit fingerprint", k, a[k])
+		}
+	}
+	if again := components(t, withAudit); !maps.Equal(a, again) {
+		t.Errorf("two calls with [audit] differ:\n%v\n%v", a, again)
+	}
+	if len(a) != len(plain)+2 {
+		t.Errorf("%d fingerprints with [audit], want %d (one audit per mechanism with an ε): %v", len(a), len(plain)+2, a)
+	}
+	defer func(f func(string, mechanisms.Mechanism, *embeddings.Store, audit.Options) (*audit.Report, error)) {
+		runAudit = f
+	}(runAudit)
+	original := runAudit
+	runAudit = func(name string, m mechanisms.Mechanism, store *embeddings.Store, o audit.Options) (*audit.Report, error) {
+		rep, err := original(name, m, store, o)
+		if err == nil && len(rep.Findings) > 0 {
+			rep.Findings = rep.Findings[:len(rep.Findings)-1]
+		}
+		return rep, err
+	}
+	b := components(t, withAudit)
+	for k := range a {
+		if changed := a[k] != b[k]; changed != strings.HasPrefix(k, "audit/") {
+			t.Errorf("%s: changed %v under a changed audit", k, changed)
+		}
 	}
 }
