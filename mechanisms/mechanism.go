@@ -160,6 +160,19 @@ type DrawSharer interface {
 	Release(rng *rand.Rand, doc []string, d Draws) ([]string, error)
 }
 
+// A PositionWise mechanism releases a document position by position: its output has the
+// input's length, and the word at position i is drawn from the input word at i alone, with
+// randomness independent of every other position's. A release of x is then, at the positions
+// where x and x′ agree, also a draw of what x′ releases there, so a release of x′ can be made
+// from one of x by redrawing only the positions where they differ (the distinguishing game's
+// coupling, package distinguish). Mechanisms that shuffle their output (order "bag"), drop
+// words or read a word's neighbours say false.
+type PositionWise interface {
+	// PositionWise reports whether this configuration of the mechanism releases position by
+	// position.
+	PositionWise() bool
+}
+
 // Draws are the random draws of one document made by a DrawSharer, opaque to its callers and
 // read only (several releases may read them at once).
 type Draws any
@@ -315,3 +328,6 @@ func (None) PointMass() bool { return true }
 // IndependentPositions is true for order "keep" (every position releases its own word) and
 // false for order "bag".
 func (n None) IndependentPositions() bool { return !n.Bag }
+
+// PositionWise is true for order "keep" (the identity releases every position as itself).
+func (n None) PositionWise() bool { return !n.Bag }

@@ -31,6 +31,7 @@ import (
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
 	"dptext/mechanisms/audit"
+	"dptext/mechanisms/distinguish"
 )
 
 // CanaryVocabulary is the number of the store's first (most frequent) words the fixture's
@@ -69,7 +70,8 @@ type Inputs struct {
 	Context context.Context
 }
 
-// Components returns, per component of cfg ("mechanism/<id>", "scorer/<id>", and with [audit]
+// Components returns, per component of cfg ("mechanism/<id>", "scorer/<id>", with [distinguish]
+// "distinguish/<id>" for each mechanism: the game's behaviour on it, and with [audit]
 // "audit/<id>" for each mechanism with an ε: the audit's behaviour on it), its behaviour
 // fingerprint: Prefix and the SHA-256 of its outputs on the fixture, or NotFingerprinted and
 // why the fixture could not be run through it (such a component is then keyed by its registry
@@ -88,6 +90,11 @@ func Components(cfg *runconfig.Config, in Inputs) map[string]string {
 	}
 	for i, sc := range cfg.Scorers {
 		out["scorer/"+sc.ID()] = result(scorerPrint(cfg, i, env(train), train, trainLabels, test))
+	}
+	if cfg.Distinguish != nil {
+		for i, mc := range cfg.Mechanisms {
+			out["distinguish/"+mc.ID()] = result(gamePrint(cfg, i, env(train), mc.Grid()[0].Value(), canary(words)))
+		}
 	}
 	if cfg.Audit != nil {
 		for i, mc := range cfg.Mechanisms {
@@ -132,6 +139,56 @@ func auditPrint(cfg *runconfig.Config, i int, env *registry.Env, eps float64) (s
 	for _, fs := range [][]audit.Finding{rep.Findings, rep.Skipped} {
 		for _, f := range fs {
 			fmt.Fprintf(h, "%s\x00%s\x00%q\x00%q\x00%s\x00%x\x00%x\x00%t\x00", f.Level, f.Kind, f.X, f.Y, f.Output, math.Float64bits(f.Bound), math.Float64bits(f.PValue), f.Violates())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// playGame is the game whose behaviour gamePrint hashes: the run's (distinguish.Measure); a test
+// swaps in a changed game.
+var playGame = distinguish.Measure
+
+// gamePrint is the distinguishing game's behaviour on mechanism i of cfg (only with
+// [distinguish], whose rows the run writes): the game (package distinguish, with the options the
+// run derives for the mechanism) played at ε on pairs of the canary documents, every level's
+// choice, accuracies and per-pair accuracies hashed. A change to how the game releases or scores
+// thus refuses a run folder whose game rows the old code wrote.
+func gamePrint(cfg *runconfig.Config, i int, env *registry.Env, eps float64, docs [][]string) (string, error) {
+	o, err := cfg.MechanismOptions(i)
+	if err != nil {
+		return "", err
+	}
+	m, err := o.Build(env, eps)
+	if err != nil {
+		return "", fmt.Errorf("building it at ε = %g on the fixture: %w", eps, err)
+	}
+	rng := rngs.New(canarySeed, "fingerprint/distinguish/pairs")
+	var pairs []distinguish.Pair
+	for d := range docs {
+		p, err := distinguish.NewPair(docs[d], docs[(d+1)%len(docs)], d, rng)
+		if err != nil {
+			return "", err
+		}
+		pairs = append(pairs, p)
+	}
+	opts := distinguish.Options{Pairs: len(pairs), Words: canaryWords, Releases: 4, Distances: []int{1, 5, distinguish.Whole},
+		Alpha: 0.05, Replicates: 100}.For(m)
+	release := func(in [][]string) ([][]string, error) {
+		gens := make([]*rand.Rand, len(in))
+		for d := range in {
+			gens[d] = rngs.New(canarySeed, fmt.Sprintf("fingerprint/distinguish/doc=%d", d))
+		}
+		return mechanisms.PrivatizeBatch(m, gens, in)
+	}
+	res, err := playGame(pairs, release, env.Embeddings, opts, canarySeed, "fingerprint/distinguish")
+	if err != nil {
+		return "", fmt.Errorf("playing the game at ε = %g on the fixture: %w", eps, err)
+	}
+	h := sha256.New()
+	for _, lv := range res.Levels {
+		fmt.Fprintf(h, "%d\x00%s\x00", lv.Distance, lv.Chosen)
+		for _, v := range append([]float64{lv.Accuracy, lv.AccuracyLow, lv.AccuracyHigh}, lv.PerPair...) {
+			writeFloat(h, v)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

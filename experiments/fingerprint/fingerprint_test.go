@@ -14,6 +14,7 @@ import (
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
 	"dptext/mechanisms/audit"
+	"dptext/mechanisms/distinguish"
 )
 
 // fingerprintConfig has one mechanism of each family the fixture can run and every kind of
@@ -118,6 +119,41 @@ func TestAuditFingerprint(t *testing.T) {
 	for k := range a {
 		if changed := a[k] != b[k]; changed != strings.HasPrefix(k, "audit/") {
 			t.Errorf("%s: changed %v under a changed audit", k, changed)
+		}
+	}
+}
+
+// TestGameFingerprint: with [distinguish] every mechanism gets a fingerprint of the game played
+// on it, the same on every call; a game that stops coupling x′ to x (the mutant of the
+// distinguishing game's releases) changes that of the position-wise sampler (expmech) and of no
+// other component (emd releases a bag, none is deterministic, so their games are unchanged).
+func TestGameFingerprint(t *testing.T) {
+	plain := components(t, fingerprintConfig)
+	withGame := fingerprintConfig + "\n[distinguish]\npairs = 4\nwords = 30\n"
+	a := components(t, withGame)
+	for _, k := range []string{"distinguish/none", "distinguish/emd", "distinguish/expmech"} {
+		if !Usable(a[k]) {
+			t.Errorf("%s: %q, want a game fingerprint", k, a[k])
+		}
+	}
+	if again := components(t, withGame); !maps.Equal(a, again) {
+		t.Errorf("two calls with [distinguish] differ:\n%v\n%v", a, again)
+	}
+	if len(a) != len(plain)+3 {
+		t.Errorf("%d fingerprints with [distinguish], want %d (one game per mechanism): %v", len(a), len(plain)+3, a)
+	}
+	defer func(f func([]distinguish.Pair, distinguish.Release, distinguish.Vectors, distinguish.Options, uint64, string) (*distinguish.Result, error)) {
+		playGame = f
+	}(playGame)
+	original := playGame
+	playGame = func(pairs []distinguish.Pair, r distinguish.Release, v distinguish.Vectors, o distinguish.Options, seed uint64, path string) (*distinguish.Result, error) {
+		o.PositionWise = false
+		return original(pairs, r, v, o, seed, path)
+	}
+	b := components(t, withGame)
+	for k := range a {
+		if changed := a[k] != b[k]; changed != (k == "distinguish/expmech") {
+			t.Errorf("%s: changed %v under a game without coupling", k, changed)
 		}
 	}
 }

@@ -31,14 +31,15 @@ import (
 // and the design, "distinguish_pairs" and "distinguish_releases". The pairs are drawn once per
 // set draw from the evaluation snippets (stream "distinguish/pairs/<draw>"); the releases go
 // through the cell's own release path (privatise: the batch path, its streams and the private
-// cache, under "distinguish"), so they are the same at any --jobs. The distinguisher chosen at
+// cache, under "distinguish"), so they are the same at any --jobs; a mechanism that releases
+// position by position sends each x′ at k words as those k words only (distinguish.Options.For). The distinguisher chosen at
 // each distance is logged.
 func (r *runner) distinguishRows(ctx context.Context, clock *cellClock, m mechanisms.Mechanism, c cell, set *protocol.SetData, row func(string, string, float64) report.Row) ([]report.Row, []rundir.Prediction, error) {
 	d := r.cfg.Distinguish
 	if d == nil {
 		return nil, nil, nil
 	}
-	o := d.Options()
+	o := d.Options().For(m)
 	v, err := r.env(set).Memo("distinguish/pairs", func() (any, error) {
 		return distinguish.Pairs(set.Eval, set.EvalAuthors, o.Pairs, o.Words, rngs.New(uint64(r.cfg.Seed), "distinguish/pairs/"+set.DrawKey))
 	})

@@ -36,6 +36,7 @@ import (
 
 	"dptext/internal/rngs"
 	"dptext/internal/stats"
+	"dptext/mechanisms"
 )
 
 // Whole is the distance of pairs whose x′ is another author's whole document.
@@ -59,6 +60,21 @@ type Options struct {
 	Alpha float64
 	// Replicates is the number of bootstrap replicates.
 	Replicates int
+	// PositionWise couples each x′ to x (set by For, from the mechanism): the mechanism releases
+	// position by position (mechanisms.PositionWise), so the r-th release of x′ at a distance
+	// k ≠ Whole is the r-th release of x with the positions where x′ differs redrawn, and only
+	// those words go through the mechanism. Every release keeps the mechanism's law (at a
+	// position where x and x′ agree, x's draw is a draw of x′'s word, independent of the other
+	// positions); only the joint law of the two releases changes, which no estimate reads on its
+	// own: each trial is one release scored alone, and the bootstrap resamples whole pairs.
+	PositionWise bool
+}
+
+// For returns o for mechanism m: PositionWise set when m releases position by position.
+func (o Options) For(m mechanisms.Mechanism) Options {
+	p, ok := m.(mechanisms.PositionWise)
+	o.PositionWise = ok && p.PositionWise()
+	return o
 }
 
 // DefaultOptions are 60 pairs of 100-word documents, 10 releases each, at k = 1, 5, 25 and whole
@@ -166,8 +182,8 @@ func EpsilonOf(a float64) float64 {
 
 // Measure plays the game on pairs through release and returns one Level per distance of o.
 // vec, which may be nil (then the embedding distinguishers are not tried), gives the words'
-// vectors. release is called once, on every pair's x and then its x′ at each distance, each
-// document o.Releases times in a row; the bootstrap draws from rngs.New(seed, path + "/bootstrap/…").
+// vectors. release is called once (see play); the bootstrap draws from
+// rngs.New(seed, path + "/bootstrap/…").
 // The result depends only on the releases, seed, path, the pairs and o.
 func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64, path string) (*Result, error) {
 	if err := o.Check(); err != nil {
@@ -186,26 +202,9 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 			return nil, fmt.Errorf("distinguish: only embedding distinguishers chosen, but no vectors")
 		}
 	}
-	// One batch: every pair's x, then its x′ at each distance, each R times.
-	variants := make([][][]string, len(pairs)) // variants[p][0] = x, [1+j] = x′ at Distances[j]
-	var docs [][]string
-	for p, pr := range pairs {
-		variants[p] = append(variants[p], pr.X)
-		for _, k := range o.Distances {
-			variants[p] = append(variants[p], pr.Neighbour(k))
-		}
-		for _, d := range variants[p] {
-			for range o.Releases {
-				docs = append(docs, d)
-			}
-		}
-	}
-	out, err := release(docs)
+	variants, rel, err := play(pairs, release, o)
 	if err != nil {
 		return nil, err
-	}
-	if len(out) != len(docs) {
-		return nil, fmt.Errorf("distinguish: %d releases for %d documents", len(out), len(docs))
 	}
 	sc := newScorer(vec, pairs)
 	sel := o.Releases / 2
@@ -219,14 +218,12 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 		}
 		for p := range pairs {
 			x, xp := variants[p][0], variants[p][1+j]
-			base := p * (1 + len(o.Distances)) * o.Releases
 			for r := range o.Releases {
 				half := 0
 				if r >= sel {
 					half = 1
 				}
-				fromX := out[base+r]
-				fromXp := out[base+(1+j)*o.Releases+r]
+				fromX, fromXp := rel[p][0][r], rel[p][1+j][r]
 				for d, n := range names {
 					acc[d][p][half] += answer(sc.score(n, fromX, x, xp)) + answer(-sc.score(n, fromXp, x, xp))
 				}
@@ -263,6 +260,82 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 		res.Levels = append(res.Levels, lv)
 	}
 	return res, nil
+}
+
+// play makes the releases of the game with one call of release and returns, per pair p,
+// variants[p][0] = x and variants[p][1+j] = x′ at o.Distances[j], and rel[p][v][r], the r-th
+// release of variants[p][v]. The call holds every pair's x, then its x′ at each distance, each
+// o.Releases times in a row; with o.PositionWise an x′ at k ≠ Whole is sent as only its words at
+// the positions where it differs from x (none when it does not), and its r-th release is x's
+// r-th release with those positions taken from that shorter release.
+func play(pairs []Pair, release Release, o Options) (variants [][][]string, rel [][][][]string, err error) {
+	type part struct{ p, v int }
+	var docs [][]string
+	var parts []part
+	variants = make([][][]string, len(pairs))
+	changed := make([][][]int, len(pairs)) // changed[p][v]: positions x′ redraws (coupled only)
+	for p, pr := range pairs {
+		variants[p] = append(variants[p], pr.X)
+		changed[p] = append(changed[p], nil)
+		for _, k := range o.Distances {
+			variants[p] = append(variants[p], pr.Neighbour(k))
+			var pos []int
+			if o.PositionWise && k != Whole {
+				pos = pr.Order[:min(k, len(pr.Order))]
+			}
+			changed[p] = append(changed[p], pos)
+		}
+		for v, d := range variants[p] {
+			send := d
+			if v > 0 && o.PositionWise && o.Distances[v-1] != Whole {
+				if len(changed[p][v]) == 0 {
+					continue
+				}
+				send = make([]string, len(changed[p][v]))
+				for i, at := range changed[p][v] {
+					send[i] = d[at]
+				}
+			}
+			for range o.Releases {
+				docs = append(docs, send)
+				parts = append(parts, part{p, v})
+			}
+		}
+	}
+	out, err := release(docs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(out) != len(docs) {
+		return nil, nil, fmt.Errorf("distinguish: %d releases for %d documents", len(out), len(docs))
+	}
+	rel = make([][][][]string, len(pairs))
+	for p := range pairs {
+		rel[p] = make([][][]string, len(variants[p]))
+	}
+	for i, pt := range parts {
+		if o.PositionWise && len(out[i]) != len(docs[i]) {
+			return nil, nil, fmt.Errorf("distinguish: a position-wise release of %d words for a document of %d", len(out[i]), len(docs[i]))
+		}
+		rel[pt.p][pt.v] = append(rel[pt.p][pt.v], out[i])
+	}
+	for p := range pairs {
+		for v := 1; v < len(variants[p]); v++ {
+			if !o.PositionWise || o.Distances[v-1] == Whole {
+				continue
+			}
+			fresh := rel[p][v]
+			rel[p][v] = make([][]string, o.Releases)
+			for r := range o.Releases {
+				xp := slices.Clone(rel[p][0][r])
+				for i, at := range changed[p][v] {
+					xp[at] = fresh[r][i]
+				}
+				rel[p][v][r] = xp
+			}
+		}
+	}
+	return variants, rel, nil
 }
 
 // answer is the share of a right answer for score s of a release whose truth is "x": 1 for

@@ -75,6 +75,11 @@ func binaryPairs(n, words int, types []byte, rng *rand.Rand) []Pair {
 // accuracy over the two types. Each bound may miss at most 9% of 300 simulations (stated rate
 // 5%; at a true rate of 5% the count exceeds 27 with probability about 0.1%).
 //
+// Both run uncoupled and coupled (Options.PositionWise: x′ released as x's release with the
+// differing positions redrawn): the coupling must keep every bound's coverage. Mutant (run by
+// hand): a coupling that takes x's release for x′ without redrawing the differing positions
+// puts every accuracy at 1/2, and the upper bounds then miss the truth in every simulation.
+//
 // Mutant: the Clopper–Pearson bound of the pooled trials alone (releases taken as independent
 // of their pair) misses the heterogeneous truth in far more than 9% of the simulations (about a
 // quarter), and the test checks that it does.
@@ -91,45 +96,53 @@ func TestBoundsCoverKnownLoss(t *testing.T) {
 		{"homogeneous", []byte{'0'}, map[byte]float64{'0': 1}, p(1)},
 		{"heterogeneous", []byte{'0', '1'}, map[byte]float64{'0': 0.3, '1': 2.5}, (p(0.3) + p(2.5)) / 2},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			missLow, missHigh, missEps, missPooled := 0, 0, 0, 0
-			for s := range sims {
-				rng := rngs.New(uint64(s), "pairs")
-				// The type of each pair is drawn at random, as pairs are drawn from a population.
-				types := make([]byte, o.Pairs)
-				for i := range types {
-					types[i] = c.types[rng.IntN(len(c.types))]
-				}
-				pairs := binaryPairs(o.Pairs, o.Words, types, rng)
-				res, err := Measure(pairs, flip(fmt.Sprint(s), c.eps), nil, o, uint64(s), "sim")
-				if err != nil {
-					t.Fatal(err)
-				}
-				lv := res.Levels[0]
-				if lv.AccuracyLow > c.truth {
-					missLow++
-				}
-				if lv.AccuracyHigh < c.truth {
-					missHigh++
-				}
-				if lv.EpsilonLow > math.Log(c.truth/(1-c.truth)) {
-					missEps++
-				}
-				if pooledLower(lv, o.Alpha) > c.truth {
-					missPooled++
-				}
+		for _, coupled := range []bool{false, true} {
+			o := o
+			o.PositionWise = coupled
+			name := c.name
+			if coupled {
+				name += "/coupled"
 			}
-			t.Logf("%s: of %d simulations, lower bound above the truth %d, upper below %d, ε bound above %d; mutant (pooled Clopper–Pearson) above %d",
-				c.name, sims, missLow, missHigh, missEps, missPooled)
-			for what, n := range map[string]int{"accuracy lower bound": missLow, "accuracy upper bound": missHigh, "ε lower bound": missEps} {
-				if float64(n) > limit*sims {
-					t.Errorf("%s misses the truth in %d of %d simulations: want at most %.0f", what, n, sims, limit*sims)
+			t.Run(name, func(t *testing.T) {
+				missLow, missHigh, missEps, missPooled := 0, 0, 0, 0
+				for s := range sims {
+					rng := rngs.New(uint64(s), "pairs")
+					// The type of each pair is drawn at random, as pairs are drawn from a population.
+					types := make([]byte, o.Pairs)
+					for i := range types {
+						types[i] = c.types[rng.IntN(len(c.types))]
+					}
+					pairs := binaryPairs(o.Pairs, o.Words, types, rng)
+					res, err := Measure(pairs, flip(fmt.Sprint(s), c.eps), nil, o, uint64(s), "sim")
+					if err != nil {
+						t.Fatal(err)
+					}
+					lv := res.Levels[0]
+					if lv.AccuracyLow > c.truth {
+						missLow++
+					}
+					if lv.AccuracyHigh < c.truth {
+						missHigh++
+					}
+					if lv.EpsilonLow > math.Log(c.truth/(1-c.truth)) {
+						missEps++
+					}
+					if pooledLower(lv, o.Alpha) > c.truth {
+						missPooled++
+					}
 				}
-			}
-			if c.name == "heterogeneous" && float64(missPooled) <= limit*sims {
-				t.Errorf("mutant pooled bound misses in only %d of %d: the test would not catch bounds that ignore the pairs", missPooled, sims)
-			}
-		})
+				t.Logf("%s: of %d simulations, lower bound above the truth %d, upper below %d, ε bound above %d; mutant (pooled Clopper–Pearson) above %d",
+					c.name, sims, missLow, missHigh, missEps, missPooled)
+				for what, n := range map[string]int{"accuracy lower bound": missLow, "accuracy upper bound": missHigh, "ε lower bound": missEps} {
+					if float64(n) > limit*sims {
+						t.Errorf("%s misses the truth in %d of %d simulations: want at most %.0f", what, n, sims, limit*sims)
+					}
+				}
+				if c.name == "heterogeneous" && float64(missPooled) <= limit*sims {
+					t.Errorf("mutant pooled bound misses in only %d of %d: the test would not catch bounds that ignore the pairs", missPooled, sims)
+				}
+			})
+		}
 	}
 }
 
@@ -405,6 +418,106 @@ func TestPairsAndNeighbours(t *testing.T) {
 		{Pairs: 2, Words: 5, Releases: 2, Distances: []int{1}, Alpha: 0.05, Replicates: 100, Distinguishers: []string{"oracle"}}} {
 		if bad.Check() == nil {
 			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// TestCoupledReleases checks what the coupling sends and builds: with PositionWise, each x′ at
+// k ≠ Whole goes through the mechanism as only its k differing words, and its r-th release
+// equals x's r-th release everywhere but at those positions, where it holds the short release
+// in order; whole documents and uncoupled games send every document in full. Mutant (run by
+// hand): taking x′'s words at the first k positions instead of the pair's Order fails the
+// equality.
+func TestCoupledReleases(t *testing.T) {
+	o := Options{Pairs: 6, Words: 30, Releases: 4, Distances: []int{1, 5, Whole}, Alpha: 0.05, Replicates: 200}
+	for _, coupled := range []bool{false, true} {
+		o.PositionWise = coupled
+		pairs := binaryPairs(o.Pairs, o.Words, []byte{'0'}, rngs.New(3, "pairs"))
+		var sent int
+		rel := func(docs [][]string) ([][]string, error) {
+			for _, d := range docs {
+				sent += len(d)
+			}
+			return flip("c", map[byte]float64{'0': 0.5})(docs)
+		}
+		variants, out, err := play(pairs, rel, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for p, pr := range pairs {
+			want += o.Releases * (len(pr.X) + len(pr.Other))
+			for j, k := range o.Distances {
+				if k == Whole {
+					continue
+				}
+				changed := pr.Order[:min(k, len(pr.Order))]
+				if coupled {
+					want += o.Releases * len(changed)
+				} else {
+					want += o.Releases * len(pr.X)
+				}
+				if !slices.Equal(variants[p][1+j], pr.Neighbour(k)) {
+					t.Fatalf("pair %d, k = %d: variant is not the neighbour", p, k)
+				}
+				if !coupled {
+					continue
+				}
+				for r := range o.Releases {
+					x, xp := out[p][0][r], out[p][1+j][r]
+					if len(xp) != len(x) {
+						t.Fatalf("pair %d, k = %d, release %d: %d words for %d", p, k, r, len(xp), len(x))
+					}
+					for i := range x {
+						if x[i] != xp[i] && !slices.Contains(changed, i) {
+							t.Errorf("pair %d, k = %d, release %d: position %d differs from x's release but is not redrawn", p, k, r, i)
+						}
+					}
+				}
+			}
+		}
+		if sent != want {
+			t.Errorf("coupled %v: %d words sent to the mechanism, want %d", coupled, sent, want)
+		}
+	}
+}
+
+// TestCoupledLaw checks that coupling keeps each release's law: over 4,000 coupled games of one
+// pair at k = 1 under randomized response (keep with probability 0.7), the redrawn position of
+// x′ holds x′'s word in a share within 4.5 standard errors of 0.7 (false failure ≈ 7·10⁻⁶), and
+// the positions x′ shares with x do too. Mutant (run by hand): no redraw (x's word kept) gives
+// share 0.3 at the changed position and fails.
+func TestCoupledLaw(t *testing.T) {
+	o := Options{Pairs: 2, Words: 10, Releases: 2, Distances: []int{1}, Alpha: 0.05, Replicates: 200, PositionWise: true}
+	pairs := binaryPairs(o.Pairs, o.Words, []byte{'0'}, rngs.New(5, "pairs"))
+	const games = 4000
+	kept, keptShared, shared := 0, 0, 0
+	at := pairs[0].Order[0]
+	for g := range games {
+		_, out, err := play(pairs, flip(fmt.Sprint("law", g), map[byte]float64{'0': math.Log(0.7 / 0.3)}), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xp := pairs[0].Neighbour(1)
+		if out[0][1][0][at] == xp[at] {
+			kept++
+		}
+		for i := range xp {
+			if i != at {
+				shared++
+				if out[0][1][0][i] == xp[i] {
+					keptShared++
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		what string
+		k, n int
+	}{{"the redrawn position", kept, games}, {"the shared positions", keptShared, shared}} {
+		share := float64(c.k) / float64(c.n)
+		if se := math.Sqrt(0.7 * 0.3 / float64(c.n)); math.Abs(share-0.7) > 4.5*se {
+			t.Errorf("%s keep x′'s word in %.4f of releases, want 0.7 ± %.4f", c.what, share, 4.5*se)
 		}
 	}
 }

@@ -250,6 +250,10 @@ func (m *CusText) Epsilon() float64 { return m.epsilon }
 // IndependentPositions is true: every position's output depends on its own word only.
 func (m *CusText) IndependentPositions() bool { return true }
 
+// PositionWise is true: every position is released from its own word, with draws of its own,
+// in place (mechanisms.PositionWise).
+func (m *CusText) PositionWise() bool { return true }
+
 // LogProbabilities returns ln P(y | word) over the store's rows (−Inf outside word's set); false
 // for a token released unchanged (a CusText+ stopword, or an unknown word under oov = "keep").
 func (m *CusText) LogProbabilities(word string) ([]float64, bool) {

@@ -161,3 +161,7 @@ func (m *ExpMech) DrawStages(rng *rand.Rand, word string) (shortlist []int, rele
 // (embedding and random ratings), so that a document's probability is the product over
 // positions of LogProbabilities; the context rating also reads the neighbours.
 func (m *ExpMech) IndependentPositions() bool { return m.opts.Rating != ExpMechRatingContext }
+
+// PositionWise is IndependentPositions: with embedding and random ratings every position is
+// released from its own token, with draws of its own, in place (mechanisms.PositionWise).
+func (m *ExpMech) PositionWise() bool { return m.IndependentPositions() }

@@ -550,6 +550,10 @@ func (m *TruncatedGumbel) Epsilon() float64 { return m.epsilon }
 // IndependentPositions is true: every position's output depends on its own word only.
 func (m *TruncatedGumbel) IndependentPositions() bool { return true }
 
+// PositionWise is true: every position is released from its own word, with draws of its own,
+// in place (mechanisms.PositionWise).
+func (m *TruncatedGumbel) PositionWise() bool { return true }
+
 // Diagnose reports "unchanged_share" and "oov_tokens".
 func (m *TruncatedGumbel) Diagnose(original, private []string) map[string]float64 {
 	return unchangedShare(m.store, original, private)

@@ -41,6 +41,10 @@ func (r *Random) Guarantee([]string) mechanisms.Guarantee {
 // IndependentPositions is true: every position is drawn on its own.
 func (r *Random) IndependentPositions() bool { return true }
 
+// PositionWise is true: every position is released from its own word, with draws of its own,
+// in place (mechanisms.PositionWise).
+func (r *Random) PositionWise() bool { return true }
+
 // LogProbabilities returns the uniform distribution over the vocabulary, the output
 // distribution of every position whatever its word (in logarithms).
 func (r *Random) LogProbabilities(string) ([]float64, bool) {

@@ -191,6 +191,10 @@ func (s *SanText) Epsilon() float64 { return s.epsilon }
 // IndependentPositions is true: every position's output depends on its own word only.
 func (s *SanText) IndependentPositions() bool { return true }
 
+// PositionWise is true: every position is released from its own word, with draws of its own,
+// in place (mechanisms.PositionWise).
+func (s *SanText) PositionWise() bool { return true }
+
 // LogProbabilities returns ln P(y | word) over the store's rows (−Inf outside the output set);
 // false for an unknown word under oov = "keep".
 func (s *SanText) LogProbabilities(word string) ([]float64, bool) {

@@ -140,6 +140,10 @@ func (m *TEM) Epsilon() float64 { return m.epsilon }
 // IndependentPositions is true: every position's output depends on its own word only.
 func (m *TEM) IndependentPositions() bool { return true }
 
+// PositionWise is true: every position is released from its own word, with draws of its own,
+// in place (mechanisms.PositionWise).
+func (m *TEM) PositionWise() bool { return true }
+
 // LogProbabilities returns ln P(y | word) over the store's rows; false for an unknown word under
 // oov = "keep".
 func (m *TEM) LogProbabilities(word string) ([]float64, bool) {

@@ -96,6 +96,12 @@ func NewEMD(store *embeddings.Store, epsilon float64, opts EMDOptions) (*EMD, er
 // Epsilon is the per-word ε.
 func (m *EMD) Epsilon() float64 { return m.epsilon }
 
+// PositionWise is true for order "keep" without dropping out-of-vocabulary words; order "bag"
+// shuffles the words after the noise (mechanisms.PositionWise).
+func (m *EMD) PositionWise() bool {
+	return m.opts.Order == mechanisms.OrderKeep && m.wordDecoding.PositionWise()
+}
+
 // Store is the (top_k-restricted) vocabulary the mechanism draws from.
 func (m *EMD) Store() *embeddings.Store { return m.store }
 

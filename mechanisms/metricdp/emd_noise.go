@@ -62,6 +62,11 @@ type wordDecoding struct {
 	oovPolicy string
 }
 
+// PositionWise is true unless out-of-vocabulary words are dropped: every privatised word is
+// decoded from its own noise, and a kept or mapped out-of-vocabulary word stays in its place
+// (mechanisms.PositionWise).
+func (w wordDecoding) PositionWise() bool { return w.oovPolicy != OOVDrop }
+
 // newWordDecoding checks the options common to the noise-then-decode mechanisms (name prefixes
 // the errors) and builds the shared decoder of store's topK most frequent words.
 func newWordDecoding(name string, store *embeddings.Store, topK, workers int, oovPolicy string) (wordDecoding, error) {

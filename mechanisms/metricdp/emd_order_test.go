@@ -155,3 +155,44 @@ func TestTinyEpsilonIsRejected(t *testing.T) {
 		t.Errorf("store with a NaN vector: error %v, want one naming the word", err)
 	}
 }
+
+// TestPositionWise: the noise-then-decode mechanisms release position by position (the
+// distinguishing game's coupling relies on it) except when they shuffle (EMD's order "bag") or
+// drop out-of-vocabulary words (the output is shorter); and a position-wise release has the
+// input's length with every out-of-vocabulary word in its place.
+func TestPositionWise(t *testing.T) {
+	store := fixtures.Grid(t, 4)
+	doc := []string{store.Word(0), "qqunknown", store.Word(3), store.Word(1), "qqunknown"}
+	for _, c := range []struct {
+		order, oov string
+		want       bool
+	}{
+		{mechanisms.OrderKeep, OOVKeep, true}, {mechanisms.OrderKeep, OOVNearestKnown, true},
+		{mechanisms.OrderKeep, OOVDrop, false}, {mechanisms.OrderBag, OOVKeep, false},
+	} {
+		m, err := NewEMD(store, 2, EMDOptions{Order: c.order, OOV: c.oov})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, err := NewCMP(store, 2, CMPOptions{OOV: c.oov})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.PositionWise(); got != c.want {
+			t.Errorf("emd order %q, oov %q: PositionWise %v, want %v", c.order, c.oov, got, c.want)
+		}
+		if got, want := cm.PositionWise(), c.oov != OOVDrop; got != want {
+			t.Errorf("cmp oov %q: PositionWise %v, want %v", c.oov, got, want)
+		}
+		if !c.want {
+			continue
+		}
+		out := m.Apply(rand.New(rand.NewPCG(1, 2)), doc)
+		if len(out) != len(doc) {
+			t.Fatalf("emd order %q, oov %q: %d words for %d", c.order, c.oov, len(out), len(doc))
+		}
+		if c.oov == OOVKeep && (out[1] != doc[1] || out[4] != doc[4]) {
+			t.Errorf("emd oov keep: out-of-vocabulary words moved: %q", out)
+		}
+	}
+}
