@@ -90,9 +90,33 @@ type Env struct {
 	// CellDocs and TextWords estimate the documents one cell holds and the words of the
 	// longest, for the memory estimates of builders (see fits); 0 when not estimated.
 	CellDocs, TextWords int
+	// DistanceRows, when not nil, holds word-distance rows over Embeddings shared by every
+	// SanText, SanText+ and TEM the run builds, at every ε and set draw (one per run; nil:
+	// each mechanism computes its own). Sharing changes speed, never output.
+	DistanceRows *expmech.DistanceRows
 
 	memoMu sync.Mutex
 	memo   map[string]func() (any, error)
+}
+
+// distanceSharer is a mechanism that can read the run's shared distance rows (SanText, TEM).
+type distanceSharer interface {
+	mechanisms.Mechanism
+	ShareDistances(*expmech.DistanceRows)
+}
+
+// shareDistances hands a built distance mechanism the run's distance rows (Env.DistanceRows),
+// keeping a construction error as it is.
+func shareDistances[M distanceSharer](m M, err error) func(env *Env) (mechanisms.Mechanism, error) {
+	return func(env *Env) (mechanisms.Mechanism, error) {
+		if err != nil {
+			return nil, err
+		}
+		if env.DistanceRows != nil {
+			m.ShareDistances(env.DistanceRows)
+		}
+		return m, nil
+	}
 }
 
 // Memo returns the value build makes for key, building it once per Env: builders use it to
@@ -575,7 +599,7 @@ var Mechanisms = map[string]MechanismEntry{
 		Spec: MechanismSpec[expmech.SanTextOptions]{
 			Defaults: expmech.DefaultSanTextOptions,
 			Build: func(env *Env, eps float64, o expmech.SanTextOptions) (mechanisms.Mechanism, error) {
-				return expmech.NewSanText(env.Embeddings, eps, o)
+				return shareDistances(expmech.NewSanText(env.Embeddings, eps, o))(env)
 			},
 		},
 	},
@@ -587,7 +611,7 @@ var Mechanisms = map[string]MechanismEntry{
 			Defaults: expmech.DefaultSanTextPlusOptions,
 			Build: func(env *Env, eps float64, o expmech.SanTextOptions) (mechanisms.Mechanism, error) {
 				o.Plus = true
-				return expmech.NewSanText(env.Embeddings, eps, o)
+				return shareDistances(expmech.NewSanText(env.Embeddings, eps, o))(env)
 			},
 		},
 	},
@@ -598,7 +622,7 @@ var Mechanisms = map[string]MechanismEntry{
 		Spec: MechanismSpec[expmech.TEMOptions]{
 			Defaults: expmech.DefaultTEMOptions,
 			Build: func(env *Env, eps float64, o expmech.TEMOptions) (mechanisms.Mechanism, error) {
-				return expmech.NewTEM(env.Embeddings, eps, o)
+				return shareDistances(expmech.NewTEM(env.Embeddings, eps, o))(env)
 			},
 		},
 	},

@@ -36,6 +36,7 @@ import (
 	"dptext/internal/learn"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
+	"dptext/mechanisms/expmech"
 )
 
 // RunOptions control where and how a config runs.
@@ -582,6 +583,9 @@ type runner struct {
 	models map[string]*lazy[*fitted]
 	metric map[string]*lazy[registry.PairMetric]
 	envs   map[string]*registry.Env
+	// distances is the run's word-distance rows, shared by the distance samplers of every
+	// set draw (Env.DistanceRows).
+	distances *expmech.DistanceRows
 	// draws holds the draws that mechanisms sharing them release from (see releaseShared).
 	draws map[string]*lazy[*sharedDraws]
 	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
@@ -650,11 +654,20 @@ func (f *fitted) reciprocalRanks(seed uint64, path string, docs [][]string, set 
 }
 
 func newRunner(cfg *runconfig.Config, sets []*protocol.SetData, in *inputs, dir string, jobs int) *runner {
-	return &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
+	r := &runner{cfg: cfg, sets: sets, in: in, dir: dir, jobs: jobs,
 		mechs: map[string]*lazy[mechanisms.Mechanism]{}, models: map[string]*lazy[*fitted]{},
 		metric: map[string]*lazy[registry.PairMetric]{}, envs: map[string]*registry.Env{},
 		draws: map[string]*lazy[*sharedDraws]{}}
+	if in.store != nil {
+		r.distances = expmech.NewDistanceRows(in.store, distanceRowsBudget)
+	}
+	return r
 }
+
+// distanceRowsBudget bounds the memory of the run's shared word-distance rows (Env.DistanceRows):
+// 1 GiB, 6,700 rows of a 20,000-word vocabulary (8 bytes per word each), about the distinct
+// words one set of configs/mechanisms.toml privatises.
+const distanceRowsBudget = 1 << 30
 
 func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {
 	r.mu.Lock()
@@ -678,7 +691,8 @@ func (r *runner) env(set *protocol.SetData) *registry.Env {
 			raw[i] = d.Text
 		}
 		r.envs[set.DrawKey] = &registry.Env{Embeddings: r.in.store, Workers: max(1, r.jobs), Corpus: set.TopicTrain, RawTexts: raw,
-			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf, InputSHA256: r.in.dataSums, Force: r.force}
+			CacheDir: r.in.cacheDir, Context: r.ctx, ConfigDir: filepath.Dir(r.cfg.Path), Log: r.logf, InputSHA256: r.in.dataSums, Force: r.force,
+			DistanceRows: r.distances}
 	}
 	return r.envs[set.DrawKey]
 }

@@ -27,6 +27,7 @@ type distanceEM struct {
 	gamma   float64
 	outputs []int // the rows that may be output, ascending; nil: every row
 	cache   *rowcache.Cache
+	shared  *DistanceRows // nil: rows computed per mechanism
 }
 
 func newDistanceEM(store *embeddings.Store, epsilon, gamma float64, outputs []int, cacheRows int) (*distanceEM, error) {
@@ -54,6 +55,9 @@ func (e *distanceEM) row(j int) int {
 
 // ratings returns −min(d(x, y), γ) for every output y of input row x.
 func (e *distanceEM) ratings(x int) []float64 {
+	if e.shared != nil {
+		return e.ratingsFromDistances(e.shared.get([]int{x}))[0]
+	}
 	out := make([]float64, e.size())
 	v := e.store.Vector(x)
 	for j := range out {
@@ -62,41 +66,61 @@ func (e *distanceEM) ratings(x int) []float64 {
 	return out
 }
 
-// ratingsBatch returns ratings(x) for every x of xs. Four input rows share each pass over the
-// output rows: the four sums are independent dependency chains (the single-row loop is bound by
-// the latency of its one chain of additions) and each vocabulary vector is loaded once for the
-// four; with AVX2, an assembly kernel (linalg.SqDist4x4) takes the four inputs in one register and four
-// output rows at a time. Every sum is the same float64 expression in the same order as in
-// euclidean, so the ratings are bit-identical to ratings(x).
+// ratingsBatch returns ratings(x) for every x of xs: from the shared distance rows when the
+// mechanism has them (ShareDistances), else computed over its outputs (distancesBatch).
 func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
+	if e.shared != nil {
+		return e.ratingsFromDistances(e.shared.get(xs))
+	}
+	ds := distancesBatch(e.store, e.outputs, xs)
+	for _, d := range ds {
+		for j, v := range d {
+			d[j] = -math.Min(v, e.gamma)
+		}
+	}
+	return ds
+}
+
+// distancesBatch returns, for every x of xs, the Euclidean distances from x to every output
+// row (outputs ascending; nil: every row of store). Four input rows share each pass over the
+// output rows: the four sums are independent dependency chains (the single-row loop is bound
+// by the latency of its one chain of additions) and each vocabulary vector is loaded once for
+// the four; with AVX2, an assembly kernel (linalg.SqDist4x4) takes the four inputs in one
+// register and four output rows at a time. Every sum is the same float64 expression in the same
+// order as in linalg.Euclidean, so each distance is a pure function of the two words,
+// bit-identical to Euclidean's whatever the batch.
+func distancesBatch(store *embeddings.Store, outputs []int, xs []int) [][]float64 {
+	size, row := store.Len(), func(j int) int { return j }
+	if outputs != nil {
+		size, row = len(outputs), func(j int) int { return outputs[j] }
+	}
 	out := make([][]float64, len(xs))
+	dim := store.Dim()
 	i := 0
 	for ; i+4 <= len(xs); i += 4 {
-		r0, r1, r2, r3 := make([]float64, e.size()), make([]float64, e.size()), make([]float64, e.size()), make([]float64, e.size())
-		dim := e.store.Dim()
+		r0, r1, r2, r3 := make([]float64, size), make([]float64, size), make([]float64, size), make([]float64, size)
 		q := make([]float64, 4*dim) // the four inputs, interleaved by dimension
 		for k := range 4 {
-			for t, v := range e.store.Vector(xs[i+k]) {
+			for t, v := range store.Vector(xs[i+k]) {
 				q[4*t+k] = float64(v)
 			}
 		}
 		rs := [4][]float64{r0, r1, r2, r3}
 		j := 0
 		var sums [16]float64
-		for ; j+4 <= len(r0); j += 4 {
-			ys := [4][]float32{e.store.Vector(e.row(j)), e.store.Vector(e.row(j + 1)), e.store.Vector(e.row(j + 2)), e.store.Vector(e.row(j + 3))}
+		for ; j+4 <= size; j += 4 {
+			ys := [4][]float32{store.Vector(row(j)), store.Vector(row(j + 1)), store.Vector(row(j + 2)), store.Vector(row(j + 3))}
 			if !linalg.SqDist4x4(&sums, q, &ys) {
 				break
 			}
 			for r := range 4 {
 				for c := range 4 {
-					rs[c][j+r] = -math.Min(math.Sqrt(sums[4*r+c]), e.gamma)
+					rs[c][j+r] = math.Sqrt(sums[4*r+c])
 				}
 			}
 		}
-		for ; j < len(r0); j++ {
-			y := e.store.Vector(e.row(j))
-			q := q[:4*len(y)]
+		for ; j < size; j++ {
+			y := store.Vector(row(j))
 			var s0, s1, s2, s3 float64
 			for t, yt := range y {
 				f := float64(yt)
@@ -109,15 +133,17 @@ func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
 				s2 += d2 * d2
 				s3 += d3 * d3
 			}
-			r0[j] = -math.Min(math.Sqrt(s0), e.gamma)
-			r1[j] = -math.Min(math.Sqrt(s1), e.gamma)
-			r2[j] = -math.Min(math.Sqrt(s2), e.gamma)
-			r3[j] = -math.Min(math.Sqrt(s3), e.gamma)
+			r0[j], r1[j], r2[j], r3[j] = math.Sqrt(s0), math.Sqrt(s1), math.Sqrt(s2), math.Sqrt(s3)
 		}
 		out[i], out[i+1], out[i+2], out[i+3] = r0, r1, r2, r3
 	}
 	for ; i < len(xs); i++ {
-		out[i] = e.ratings(xs[i])
+		d := make([]float64, size)
+		v := store.Vector(xs[i])
+		for j := range d {
+			d[j] = linalg.Euclidean(v, store.Vector(row(j)))
+		}
+		out[i] = d
 	}
 	return out
 }
