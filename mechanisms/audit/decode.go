@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"dptext/embeddings"
+	"dptext/internal/linalg"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
 )
@@ -95,14 +96,16 @@ func decodeFinding(t *Target, seed uint64, idx int, x string, partners []string,
 		released[j] = r
 	}
 	cands := decodeCandidateRows(store, x, partners, counts)
+	exhaustive := exhaustiveNearer(store, z, released[:min(k, decodeExhaustive)], choices)
 	for j := range k {
 		zj := z[j*n : (j+1)*n]
-		exhaustive := j < decodeExhaustive
-		rows := cands
-		if exhaustive {
-			rows = nil // every row
+		var nearer int
+		if j < len(exhaustive) {
+			nearer = exhaustive[j]
+		} else {
+			nearer = nearerRows(store, zj, released[j], cands, choices)
 		}
-		if nearer := nearerRows(store, zj, released[j], rows, choices); nearer >= 0 {
+		if nearer >= 0 {
 			best := nearestRow(store, zj)
 			f.Rejected = true
 			f.Output = fmt.Sprintf("draw %d: released %q (distance %.6g to its noisy vector), but %q is nearer (%.6g) and an exhaustive search decodes %q (%.6g); the release is not among the %d nearest words, so it reads more than the noisy vector",
@@ -310,6 +313,75 @@ func nearerRows(store *embeddings.Store, z []float64, released int, rows []int, 
 		return best
 	}
 	return -1
+}
+
+// exhaustiveNearer is nearerRows(store, z_j, released[j], nil, choices) for every j of
+// released (z holds the noisy vectors, store.Dim() values each), four draws per pass over the
+// vocabulary: linalg.SqDist4x4 gives each squared distance bit for bit as sqDist does, and the
+// rows are offered in the same order, so the answers are nearerRows' exactly.
+func exhaustiveNearer(store *embeddings.Store, z []float64, released []int, choices int) []int {
+	n := store.Dim()
+	out := make([]int, len(released))
+	j := 0
+	for ; j+4 <= len(released); j += 4 {
+		var dr, bestD [4]float64
+		var count, best [4]int
+		q := make([]float64, 4*n)
+		for c := range 4 {
+			zc := z[(j+c)*n : (j+c+1)*n]
+			dr[c], best[c], bestD[c] = sqDist(zc, store.Vector(released[j+c])), -1, math.Inf(1)
+			for t, v := range zc {
+				q[4*t+c] = v
+			}
+		}
+		offer := func(c, r int, d float64) {
+			if r == released[j+c] {
+				return
+			}
+			if d < dr[c]*(1-1e-12) || (d == dr[c] && r < released[j+c]) {
+				count[c]++
+				if d < bestD[c] {
+					best[c], bestD[c] = r, d
+				}
+			}
+		}
+		var dst [16]float64
+		var rows [4][]float32
+		v := store.Len()
+		r := 0
+		for ; r+4 <= v; r += 4 {
+			for i := range 4 {
+				rows[i] = store.Vector(r + i)
+			}
+			if !linalg.SqDist4x4(&dst, q, &rows) {
+				for i := range 4 {
+					for c := range 4 {
+						dst[4*i+c] = sqDist(z[(j+c)*n:(j+c+1)*n], rows[i])
+					}
+				}
+			}
+			for i := range 4 {
+				for c := range 4 {
+					offer(c, r+i, dst[4*i+c])
+				}
+			}
+		}
+		for ; r < v; r++ {
+			for c := range 4 {
+				offer(c, r, sqDist(z[(j+c)*n:(j+c+1)*n], store.Vector(r)))
+			}
+		}
+		for c := range 4 {
+			out[j+c] = -1
+			if count[c] >= choices {
+				out[j+c] = best[c]
+			}
+		}
+	}
+	for ; j < len(released); j++ {
+		out[j] = nearerRows(store, z[j*n:(j+1)*n], released[j], nil, choices)
+	}
+	return out
 }
 
 // nearestRow is the row of store nearest to z (ties to the lower row), by exhaustive search.
