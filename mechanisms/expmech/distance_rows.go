@@ -23,6 +23,19 @@ type DistanceRows struct {
 	limit int
 	mu    sync.RWMutex
 	rows  map[int][]float64
+	// again counts rows computed again because the budget was full.
+	again int
+}
+
+// Stats returns the rows kept, the budget in rows, and how many rows were computed again
+// because the budget was full (0 for a nil DistanceRows).
+func (d *DistanceRows) Stats() (kept, budget, again int) {
+	if d == nil {
+		return 0, 0, 0
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return len(d.rows), d.limit, d.again
 }
 
 // NewDistanceRows returns an empty DistanceRows over store holding at most budget bytes of
@@ -54,8 +67,12 @@ func (d *DistanceRows) get(xs []int) [][]float64 {
 	d.mu.Lock()
 	for k, r := range computed {
 		out[at[k]] = r
-		if _, ok := d.rows[missing[k]]; !ok && len(d.rows) < d.limit {
-			d.rows[missing[k]] = r
+		if _, ok := d.rows[missing[k]]; !ok {
+			if len(d.rows) < d.limit {
+				d.rows[missing[k]] = r
+			} else {
+				d.again++
+			}
 		}
 	}
 	d.mu.Unlock()
