@@ -668,9 +668,10 @@ func newRunner(cfg *runconfig.Config, sets []*protocol.SetData, in *inputs, dir 
 }
 
 // distanceRowsBudget bounds the memory of the run's shared word-distance rows (Env.DistanceRows):
-// 1 GiB, 6,700 rows of a 20,000-word vocabulary (8 bytes per word each), about the distinct
-// words one set of configs/mechanisms.toml privatises.
-const distanceRowsBudget = 1 << 30
+// 2 GiB, 13,400 rows of a 20,000-word vocabulary (8 bytes per word each). The set of
+// configs/mechanisms.toml privatises about 8,000 distinct words of its vocabulary (1 GiB held
+// 6,710 of them, and 11,157 rows were computed past it in the 9 sampler cells of its grids).
+const distanceRowsBudget = 2 << 30
 
 func getLazy[T any](r *runner, m map[string]*lazy[T], key string, build func() (T, error)) (T, error) {
 	r.mu.Lock()
