@@ -664,6 +664,12 @@ func (v *Result) Markdown(set string) string {
 		case !found:
 			fmt.Fprintf(&b, "- no significant difference in any of the %d comparisons at this level\n", compared)
 		}
+		if nd := v.notDeclared(l); len(nd) > 0 {
+			fmt.Fprintf(&b, "\nNot declared although the unadjusted %.0f %% interval excludes 0 (bootstrap p < α = %g, adjusted p ≥ α), most standard errors from 0 first: the share of replicates whose centred difference reaches the observed one is the bootstrap p — a heavy tail (replicates in which a curve crosses the level between other points of its grid) can make it far larger than the standard error suggests — and the adjusted p is the share in which some comparison of the family is at least as extreme:\n\n", 100*(1-s.Alpha), s.Alpha)
+			for _, t := range nd {
+				fmt.Fprintf(&b, "- %s\n", t)
+			}
+		}
 		if len(skipped) > 0 {
 			for i, k := range skipped {
 				skipped[i] = fmt.Sprintf("%s (%.1f %%)", k, 100*skippedShare[k])
@@ -687,6 +693,38 @@ func (v *Result) Markdown(set string) string {
 	return b.String()
 }
 
+// notDeclared lists the compared pairs of level l whose unadjusted bootstrap p is below α but
+// whose adjusted p is not, most standard errors from 0 first: the difference, its distance from
+// 0 in bootstrap standard errors, and both p-values (Markdown says why they differ).
+func (v *Result) notDeclared(l int) []string {
+	type item struct {
+		t    float64
+		text string
+	}
+	var items []item
+	for _, p := range v.Pairs {
+		if p.Level != l || !p.Compared || !(p.P < v.Spec.Alpha) || p.Adj < v.Spec.Alpha {
+			continue
+		}
+		more, less, d := p.A, p.B, p.Diff
+		if d < 0 {
+			more, less, d = less, more, -d
+		}
+		t := math.Inf(1)
+		if p.SE > 0 {
+			t = d / p.SE
+		}
+		items = append(items, item{t, fmt.Sprintf("%s − %s in %s: %+.3f, %.1f standard errors from 0; bootstrap p = %.2g, adjusted p = %.2g (%s family of %d)",
+			more, less, p.Utility, d, t, p.P, p.Adj, p.Family, p.FamilySize)})
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].t > items[j].t })
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.text
+	}
+	return out
+}
+
 // detectableText says what a non-conclusion of this table means: per family and utility, the
 // smallest difference detected with 80 % power and the authors a difference of 0.05 and 0.10
 // would need.
@@ -703,7 +741,7 @@ func (v *Result) detectableText() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s%s: %.3f (median standard error %.3f; authors for 0.05: %d, for 0.10: %d)", fam, d.Utility, d.MDD, d.SE, d.Authors05, d.Authors10))
 	}
-	return fmt.Sprintf("What a non-conclusion means: the smallest difference this table detects with 80 %% power at the family's α (the first step's critical value plus Φ⁻¹(0.8), times the median bootstrap standard error of its compared pairs; %d authors): %s. A difference not declared here is likely smaller than that.",
+	return fmt.Sprintf("What a non-conclusion means: the smallest difference this table detects with 80 %% power at the family's α (the first step's critical value plus Φ⁻¹(0.8), times the median bootstrap standard error of its compared pairs; %d authors): %s. A difference not declared here is likely smaller than that, unless it is listed as not declared under its level (a bootstrap distribution with heavier tails than its standard error suggests).",
 		v.Clusters, strings.Join(parts, "; "))
 }
 
