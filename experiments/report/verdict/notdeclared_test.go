@@ -19,8 +19,8 @@ func TestNotDeclaredListsHeavyTails(t *testing.T) {
 	}
 	v.Pairs = []Pair{
 		pair("heavy", "other", 0, 0.142, 0.021, 0.0041, 0.24, true), // 6.8 SE, listed second
-		pair("declared", "other", 0, 0.2, 0.02, 0.001, 0.01, true),   // significant: not listed
-		pair("plain", "other", 0, 0.03, 0.02, 0.2, 1, true),          // not separated: not listed
+		pair("declared", "other", 0, 0.2, 0.02, 0.001, 0.01, true),  // significant: not listed
+		pair("plain", "other", 0, 0.03, 0.02, 0.2, 1, true),         // not separated: not listed
 		pair("skipped", "other", 0, 0.3, 0.01, math.NaN(), math.NaN(), false),
 		pair("other", "flipped", 0, -0.2, 0.02, 0.001, 0.06, true), // 10 SE, listed first, oriented
 		pair("elsewhere", "other", 1, 0.2, 0.02, 0.001, 0.5, true), // another level
