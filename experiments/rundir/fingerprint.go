@@ -71,9 +71,18 @@ func (fp *Fingerprint) Diff(old *Fingerprint) []string {
 	if old.Behaviour == nil && fp.Behaviour != nil {
 		out = append(out, "behaviour fingerprints (none recorded: made by a dptext that did not fingerprint its components)")
 	}
-	for _, k := range slices.Sorted(maps.Keys(fp.Behaviour)) {
-		if o, ok := old.Behaviour[k]; ok && o != fp.Behaviour[k] {
-			out = append(out, fmt.Sprintf("behaviour of %s (%s → %s: the code releases or decides differently on the canary)", k, short(o), short(fp.Behaviour[k])))
+	if old.Behaviour != nil {
+		for _, k := range slices.Sorted(maps.Keys(mergeKeys(old.Behaviour, fp.Behaviour))) {
+			o, wasThere := old.Behaviour[k]
+			n, isThere := fp.Behaviour[k]
+			switch {
+			case !wasThere:
+				out = append(out, fmt.Sprintf("behaviour of %s (fingerprinted now, not by the code that made the cells: it is new or was not measured then)", k))
+			case !isThere:
+				out = append(out, fmt.Sprintf("behaviour of %s (fingerprinted by the code that made the cells, not now)", k))
+			case o != n:
+				out = append(out, fmt.Sprintf("behaviour of %s (%s → %s: the code releases or decides differently on the canary)", k, short(o), short(n)))
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(mergeKeys(old.Inputs, fp.Inputs))) {
