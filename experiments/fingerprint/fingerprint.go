@@ -120,13 +120,9 @@ const auditSamples = 200
 // hashed. A change to the audit's tests or decisions thus refuses a run folder whose audit
 // rows the old code wrote.
 func auditPrint(cfg *runconfig.Config, i int, env *registry.Env, eps float64) (string, error) {
-	o, err := cfg.MechanismOptions(i)
+	m, err := buildAt(cfg, i, env, eps)
 	if err != nil {
 		return "", err
-	}
-	m, err := o.Build(env, eps)
-	if err != nil {
-		return "", fmt.Errorf("building it at ε = %g on the fixture: %w", eps, err)
 	}
 	ao := audit.DefaultOptions()
 	ao.Samples, ao.Seed = auditSamples, canarySeed
@@ -148,19 +144,28 @@ func auditPrint(cfg *runconfig.Config, i int, env *registry.Env, eps float64) (s
 // swaps in a changed game.
 var playGame = distinguish.Measure
 
+// buildAt builds mechanism i of cfg at ε on the fixture's Env.
+func buildAt(cfg *runconfig.Config, i int, env *registry.Env, eps float64) (mechanisms.Mechanism, error) {
+	o, err := cfg.MechanismOptions(i)
+	if err != nil {
+		return nil, err
+	}
+	m, err := o.Build(env, eps)
+	if err != nil {
+		return nil, fmt.Errorf("building it at ε = %g on the fixture: %w", eps, err)
+	}
+	return m, nil
+}
+
 // gamePrint is the distinguishing game's behaviour on mechanism i of cfg (only with
 // [distinguish], whose rows the run writes): the game (package distinguish, with the options the
 // run derives for the mechanism) played at ε on pairs of the canary documents, every level's
 // choice, accuracies and per-pair accuracies hashed. A change to how the game releases or scores
 // thus refuses a run folder whose game rows the old code wrote.
 func gamePrint(cfg *runconfig.Config, i int, env *registry.Env, eps float64, docs [][]string) (string, error) {
-	o, err := cfg.MechanismOptions(i)
+	m, err := buildAt(cfg, i, env, eps)
 	if err != nil {
 		return "", err
-	}
-	m, err := o.Build(env, eps)
-	if err != nil {
-		return "", fmt.Errorf("building it at ε = %g on the fixture: %w", eps, err)
 	}
 	rng := rngs.New(canarySeed, "fingerprint/distinguish/pairs")
 	var pairs []distinguish.Pair
