@@ -21,6 +21,20 @@ import (
 // mechanism's item) and the utility's own. Identical truths are
 // identical copies of one mechanism.
 func familyStudy(rng *rand.Rand, authors, per int, truth [][3]float64) ([]int, []CurvePoint) {
+	return familyStudyOn(rng, authors, per, truth, studyDesign{epsilons: []float64{2, 1}})
+}
+
+// studyDesign is the grid of a simulated study (its claimed ε, one point each per mechanism)
+// and the weight of a mechanism × item effect: how well the mechanism does on the item at every
+// ε and on every utility (sd mechItem on each utility's scale; 0 draws none).
+type studyDesign struct {
+	epsilons []float64
+	mechItem float64
+}
+
+// familyStudyOn is familyStudy on design d's grid, with its mechanism × item effect added to
+// every point of the mechanism.
+func familyStudyOn(rng *rand.Rand, authors, per int, truth [][3]float64, d studyDesign) ([]int, []CurvePoint) {
 	scale := [3]float64{1, 0.3, 0.05}
 	var cluster []int
 	var author, item []float64
@@ -34,7 +48,13 @@ func familyStudy(rng *rand.Rand, authors, per int, truth [][3]float64) ([]int, [
 	}
 	var points []CurvePoint
 	for m, tr := range truth {
-		for _, eps := range []float64{2, 1} {
+		mechItem := make([]float64, len(cluster))
+		if d.mechItem > 0 {
+			for i := range mechItem {
+				mechItem[i] = d.mechItem * rng.NormFloat64()
+			}
+		}
+		for _, eps := range d.epsilons {
 			p := CurvePoint{Mechanism: fmt.Sprintf("m%02d", m), Epsilon: report.EpsilonOf(eps), X: eps, Scores: map[string][]float64{}}
 			release := make([]float64, len(cluster)) // the release's own noise, shared by the utilities
 			for i := range release {
@@ -43,7 +63,7 @@ func familyStudy(rng *rand.Rand, authors, per int, truth [][3]float64) ([]int, [
 			for u := range 3 {
 				xs := make([]float64, len(cluster))
 				for i := range xs {
-					xs[i] = tr[u] + scale[u]*(0.5*author[i]+0.7*item[i]+0.4*release[i]+0.3*rng.NormFloat64())
+					xs[i] = tr[u] + scale[u]*(0.5*author[i]+0.7*item[i]+mechItem[i]+0.4*release[i]+0.3*rng.NormFloat64())
 				}
 				p.Scores[fmt.Sprintf("u%d", u)] = xs
 			}
