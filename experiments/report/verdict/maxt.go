@@ -204,6 +204,23 @@ func (r *ranker) rankAtOrAbove(vals, sorted []float64, rank []int32) {
 	}
 }
 
+// nthLargest is the n-th largest (from 1) of the comparison's replicate statistics
+// (replicateStats) given their ranks: the statistic of a replicate with the smallest rank of at
+// least n.
+func (c comparison) nthLargest(rank []int32, n int) float64 {
+	best := -1
+	for b, r := range rank {
+		if int(r) >= n && (best < 0 || r < rank[best]) {
+			best = b
+		}
+	}
+	x, ok := c.tstar(best)
+	if !ok {
+		return math.Inf(1)
+	}
+	return x
+}
+
 // atOrAbove is the number of values of the ascending sorted at or above t.
 func atOrAbove(sorted []float64, t float64) int {
 	return len(sorted) - sort.SearchFloat64s(sorted, t)
@@ -253,27 +270,43 @@ func stepdown(cs []comparison, B int, alpha float64) stepdownResult {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return obs[order[i]] < obs[order[j]] })
 	K := rejectionCount(alpha, B)
-	run := make([]int32, B) // the running minimum rank over the comparisons from step j on
+	// run[b] is the running minimum rank over the comparisons from step j on (B + 1 before the
+	// first); the step's critical count is the (K+1)-th smallest of run, which can only fall
+	// from one step to the next: a count of each rank (ranks in 1 … B+1) and the number at or
+	// below the current answer find it in O(B) per step and O(B) in all for the answer's moves.
+	run := make([]int32, B)
+	count := make([]int, B+2)
 	for b := range run {
-		run[b] = math.MaxInt32
+		run[b] = int32(B + 1)
 	}
-	buf := make([]float64, B)
+	count[B+1] = B
+	kth, atOrBelow := B+1, B
 	stepP := make([]float64, m)
 	stepN := make([]int, m) // the step's critical count: reject when obs < it
 	for j := m - 1; j >= 0; j-- {
 		rank := ranks[order[j]]
 		n := 0
-		for b := range run {
-			run[b] = min(run[b], rank[b])
+		for b, r := range rank {
+			if old := run[b]; r < old {
+				count[old]--
+				count[r]++
+				if int(old) > kth && int(r) <= kth {
+					atOrBelow++
+				}
+				run[b] = r
+			}
 			if int(run[b]) <= obs[order[j]] {
 				n++
 			}
-			buf[b] = float64(run[b])
 		}
 		stepP[j] = float64(1+n) / float64(B+1)
 		stepN[j] = 0
 		if K >= 0 && K < B {
-			stepN[j] = int(-kthLargest(negate(buf), K)) // the (K+1)-th smallest
+			for kth > 1 && atOrBelow-count[kth] >= K+1 {
+				atOrBelow -= count[kth]
+				kth--
+			}
+			stepN[j] = kth
 		}
 	}
 	out.first = distuv.UnitNormal.Quantile(1 - float64(stepN[0])/float64(B+1)/2)
@@ -296,59 +329,17 @@ func stepdown(cs []comparison, B int, alpha float64) stepdownResult {
 		out.raw[k] = float64(obs[k]) / float64(B+1)
 	}
 	// T_k > crit exactly when obs_k < the step's critical count: crit is the (count − 1)-th
-	// largest of the comparison's own replicate statistics.
+	// largest of the comparison's own replicate statistics, the statistic of the replicate
+	// with the smallest rank (values at or above it) of at least count − 1.
 	parallelChunks(m, 4, func(from, to int) {
-		vals := make([]float64, B)
 		for k := from; k < to; k++ {
 			out.crit[k] = math.Inf(1)
 			if n := stepN[at[k]] - 1; n >= 1 && n <= B {
-				cs[k].replicateStats(vals)
-				out.crit[k] = fromNormal(kthLargest(vals, n-1), cs[k].clusters)
+				out.crit[k] = fromNormal(cs[k].nthLargest(ranks[k], n), cs[k].clusters)
 			}
 		}
 	})
 	return out
-}
-
-// kthLargest returns the (k+1)-th largest value of xs (k from 0), reordering xs.
-func kthLargest(xs []float64, k int) float64 {
-	lo, hi := 0, len(xs)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		a, b, c := xs[lo], xs[mid], xs[hi]
-		pivot := math.Max(math.Min(a, b), math.Min(math.Max(a, b), c)) // median of three
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] > pivot {
-				i++
-			}
-			for xs[j] < pivot {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return xs[k]
-		}
-	}
-	return xs[k]
-}
-
-// negate negates xs in place and returns it.
-func negate(xs []float64) []float64 {
-	for i := range xs {
-		xs[i] = -xs[i]
-	}
-	return xs
 }
 
 // AdjustFamilies adjusts every pair of the results, which must share their bootstrap
