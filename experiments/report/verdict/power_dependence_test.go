@@ -238,4 +238,3 @@ func checkShiftedFamily(t *testing.T, f shiftedFamily, cluster []int, points []C
 	t.Fatalf("recomputed from shifted scores, m00 − m07 on u2 at level 1.5 is not oriented m00 first")
 	return 0
 }
-

@@ -139,7 +139,6 @@ func refNegate(xs []float64) []float64 {
 	return xs
 }
 
-
 // randomFamily is m comparisons of B replicates with the shapes the stepdown meets: a
 // continuous difference, one on a coarse lattice (ties), one whose curve misses the level in a
 // few replicates (NaN), one without variation (se 0), and true effects of several sizes.
