@@ -18,12 +18,12 @@ func tileScoresInt8AVX512(q *int8, tileBytes int, panels *uint8, info, consts *f
 
 // tileScoresInt8Wide is tileScoresInt8Pass, with the AVX-512 kernel when the CPU has it and the
 // pass is full.
-func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles, queries int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
 	if npanels == 0 {
 		return
 	}
 	if !useAVX512 || ntiles != int8WideTiles {
-		tileScoresInt8Pass(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, minU, thr, masks)
+		tileScoresInt8Pass(q, tileBytes, ntiles, queries, panels, info, consts, groups, npanels, out, outStride, minU, thr, masks)
 		return
 	}
 	const wq = int8WideTiles * int8TileQueries

@@ -14,6 +14,6 @@ func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, np
 }
 
 // tileScoresInt8Wide is tileScoresInt8Pass.
-func tileScoresInt8Wide(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
-	tileScoresInt8Pass(q, tileBytes, ntiles, panels, info, consts, groups, npanels, out, outStride, minU, thr, masks)
+func tileScoresInt8Wide(q []int8, tileBytes, ntiles, queries int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
+	tileScoresInt8Pass(q, tileBytes, ntiles, queries, panels, info, consts, groups, npanels, out, outStride, minU, thr, masks)
 }

@@ -237,7 +237,7 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 					}
 				}
 			}
-			tileScoresInt8Wide(s.packedInt[t0*tileBytes:(t0+nt)*tileBytes], tileBytes, nt, panels, info,
+			tileScoresInt8Wide(s.packedInt[t0*tileBytes:(t0+nt)*tileBytes], tileBytes, nt, nq-t0*tq, panels, info,
 				s.consts[t0*tileConsts:(t0+nt)*tileConsts], qz.groups, np, s.scores, stride, mins, thr, s.masks)
 			for r := range nt * tq {
 				q := t0*tq + r
@@ -311,7 +311,9 @@ func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, th
 // lane l (the AVX-512 kernel uses lane l = j, this one lanes l = j mod minLanes < minLanes: both
 // keep the lanes' rows distinct), and sets bit j of masks[r*blockPanels+p] when row j of panel p
 // has a lower bound ≤ thr[r] (clearing the others): a superset of the rows query r must see.
-func tileScoresInt8Pass(q []int8, tileBytes, ntiles int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
+// Masks are written for the first queries queries of the pass only (the rest are padding,
+// whose masks nobody reads).
+func tileScoresInt8Pass(q []int8, tileBytes, ntiles, queries int, panels []uint8, info, consts []float32, groups, npanels int, out []float32, outStride int, minU, thr []float32, masks []uint16) {
 	const tq = int8TileQueries
 	var mins [tq * 2 * minLanes]float32
 	for i := range ntiles {
@@ -327,7 +329,7 @@ func tileScoresInt8Pass(q []int8, tileBytes, ntiles int, panels []uint8, info, c
 			}
 		}
 	}
-	for r := range ntiles * tq {
+	for r := range min(queries, ntiles*tq) {
 		for p := range npanels {
 			var m uint16
 			for j, l := range out[r*outStride+p*panelRows : r*outStride+(p+1)*panelRows] {

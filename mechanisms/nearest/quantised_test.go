@@ -29,7 +29,7 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 	masks := make([]uint16, wq*blockPanels)
 	for p0 := 0; p0 < d.npanels; p0 += blockPanels { // at most blockPanels panels per call
 		np := min(blockPanels, d.npanels-p0)
-		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, q.panels[p0*q.groups*groupBytes:], q.info[p0*infoFields*panelRows:],
+		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, wq, q.panels[p0*q.groups*groupBytes:], q.info[p0*infoFields*panelRows:],
 			consts, q.groups, np, out[p0*panelRows:], stride, mins, thr, masks)
 	}
 	lower = out[:n]
@@ -43,7 +43,7 @@ func int8Bounds(d *Decoder, z []float64) (lower, upper []float32) {
 		for i := range m {
 			m[i] = float32(math.Inf(1))
 		}
-		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, one.panels, one.info, consts, q.groups, 1, o, panelRows, m, thr, masks)
+		tileScoresInt8Wide(tiles, tileBytes, int8WideTiles, wq, one.panels, one.info, consts, q.groups, 1, o, panelRows, m, thr, masks)
 		if o[0] != lower[w] {
 			panic(fmt.Sprintf("row %d: lower bound %g alone, %g in the full scan", w, o[0], lower[w]))
 		}
