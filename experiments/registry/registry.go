@@ -99,7 +99,8 @@ type Env struct {
 	memo   map[string]func() (any, error)
 }
 
-// distanceSharer is a mechanism that can read the run's shared distance rows (SanText, TEM).
+// distanceSharer is a mechanism that can read the run's shared distance rows (SanText, TEM,
+// truncated Gumbel).
 type distanceSharer interface {
 	mechanisms.Mechanism
 	ShareDistances(*expmech.DistanceRows)
@@ -633,7 +634,7 @@ var Mechanisms = map[string]MechanismEntry{
 		Spec: MechanismSpec[expmech.TruncatedGumbelOptions]{
 			Defaults: expmech.DefaultTruncatedGumbelOptions,
 			Build: func(env *Env, eps float64, o expmech.TruncatedGumbelOptions) (mechanisms.Mechanism, error) {
-				return expmech.NewTruncatedGumbel(env.Embeddings, eps, o)
+				return shareDistances(expmech.NewTruncatedGumbel(env.Embeddings, eps, o))(env)
 			},
 		},
 	},

@@ -12,7 +12,8 @@ import (
 	"dptext/mechanisms"
 )
 
-// distanceMechanisms builds SanText, SanText+ and TEM at ε on store, sharing rows when not nil.
+// distanceMechanisms builds SanText, SanText+, TEM and the truncated Gumbel at ε (the Gumbel at
+// gumbelEpsilon(ε)) on store, sharing rows when not nil.
 func distanceMechanisms(t testing.TB, eps float64, rows *DistanceRows) map[string]mechanisms.BatchMechanism {
 	t.Helper()
 	san, err := NewSanText(expMechGoldenStoreOf(t), eps, DefaultSanTextOptions())
@@ -27,12 +28,29 @@ func distanceMechanisms(t testing.TB, eps float64, rows *DistanceRows) map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	gumbel, err := NewTruncatedGumbel(expMechGoldenStoreOf(t), gumbelEpsilon(t, eps), DefaultTruncatedGumbelOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rows != nil {
 		san.ShareDistances(rows)
 		plus.ShareDistances(rows)
 		tem.ShareDistances(rows)
+		gumbel.ShareDistances(rows)
 	}
-	return map[string]mechanisms.BatchMechanism{"santext": san, "santext+": plus, "tem": tem}
+	return map[string]mechanisms.BatchMechanism{"santext": san, "santext+": plus, "tem": tem, "truncated-gumbel": gumbel}
+}
+
+// gumbelEpsilon is eps moved above the truncated Gumbel's smallest ε on the shared store
+// (TruncatedGumbelMinEpsilon): (1 + eps) times it.
+func gumbelEpsilon(t testing.TB, eps float64) float64 {
+	t.Helper()
+	store := expMechGoldenStoreOf(t)
+	dmin, _, err := sharedDistanceRange(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return (1 + eps) * TruncatedGumbelMinEpsilon(store.Len(), dmin)
 }
 
 var (
@@ -47,12 +65,13 @@ func expMechGoldenStoreOf(t testing.TB) *embeddings.Store {
 	return sharedStore
 }
 
-// TestSharedDistanceRowsKeepOutput: SanText, SanText+ and TEM release byte-identical outputs
+// TestSharedDistanceRowsKeepOutput: SanText, SanText+, TEM and the truncated Gumbel release
+// byte-identical outputs
 // with and without the run's shared distance rows, at three ε in turn (rows made at one ε serve
 // the next), on Zipf documents with the budget too small for every row (so cached and computed
 // rows mix), and with two goroutines sharing the rows at once. Mutants (run by hand): ratings
-// from shared rows without the truncation γ (TEM's output changes), or rows stored under the
-// wrong word, fail.
+// from shared rows without the truncation γ (TEM's output changes), rows stored under the
+// wrong word, or the Gumbel's neighbours read from the rows of the next word, fail.
 func TestSharedDistanceRowsKeepOutput(t *testing.T) {
 	store := expMechGoldenStoreOf(t)
 	docs := expMechZipfDocs(store, 6, 40, 150)

@@ -85,6 +85,7 @@ type TruncatedGumbel struct {
 	mu       float64
 	opts     TruncatedGumbelOptions
 	cache    *rowcache.Cache
+	shared   *DistanceRows // nil: distance rows computed per mechanism
 }
 
 // NewTruncatedGumbel builds the truncated Gumbel mechanism over the store's words with budget ε
@@ -311,11 +312,20 @@ func (m *TruncatedGumbel) neighbours(x, want int, prepared map[int][]float64) (r
 }
 
 // prepare returns the packed gumbelPrefix nearest rows of every distinct row of xs, from the
-// cache or computed four rows per pass over the vocabulary (distanceEM.ratingsBatch, whose
-// distances are bit-identical to linalg.Euclidean), and caches them: a pure function of the rows, so it
+// cache or from distance rows — the run's shared ones (ShareDistances) or computed four rows per
+// pass over the vocabulary (distanceEM.ratingsBatch); both are bit-identical to
+// linalg.Euclidean — and caches them: a pure function of the rows, so it
 // changes speed, never output.
 func (m *TruncatedGumbel) prepare(xs []int) map[int][]float64 {
 	rows, missing := m.cache.Lookup(xs)
+	if m.shared != nil {
+		for k, d := range m.shared.get(missing) {
+			packed := m.nearestPacked(func(j int) float64 { return d[j] }, 0)
+			rows[missing[k]] = packed
+			m.cache.Put(missing[k], packed)
+		}
+		return rows
+	}
 	em := distanceEM{store: m.store, gamma: math.Inf(1)}
 	for k, r := range em.ratingsBatch(missing) {
 		packed := m.nearestPacked(func(j int) float64 { return -r[j] }, 0)
@@ -323,6 +333,16 @@ func (m *TruncatedGumbel) prepare(xs []int) map[int][]float64 {
 		m.cache.Put(missing[k], packed)
 	}
 	return rows
+}
+
+// ShareDistances makes m read the distance rows of the words it prepares from rows (built on
+// the same store; any other store is ignored): the rows SanText and TEM keep hold the very
+// distances prepare computes (distancesBatch), so output is unchanged and a run computes each
+// word's row once for all of them.
+func (m *TruncatedGumbel) ShareDistances(rows *DistanceRows) {
+	if rows != nil && rows.store == m.store {
+		m.shared = rows
+	}
 }
 
 // nearestPacked returns the max(want, gumbelPrefix) (at most |V|) rows of smallest dist, ascending,
