@@ -117,12 +117,24 @@ type BatchMechanism interface {
 	ApplyBatch(rngs []*rand.Rand, docs [][]string) [][]string
 }
 
-// PrivatizeBatch privatises docs[i] with rngs[i] for every i: through ApplyBatch when m is a
-// BatchMechanism (the outputs are those of Privatize on each document in turn), else with
-// Privatize on each.
+// A FallibleBatchMechanism is a BatchMechanism whose privatising can fail (FallibleMechanism):
+// TryApplyBatch returns what TryApply(rngs[i], docs[i]) returns for each document, or the
+// first error, naming the document. The noise-then-decode mechanisms decode every document's
+// noisy vectors together, which makes many short documents (the audit's and the
+// distinguishing game's) as cheap per word as one long one.
+type FallibleBatchMechanism interface {
+	TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error)
+}
+
+// PrivatizeBatch privatises docs[i] with rngs[i] for every i: through TryApplyBatch or
+// ApplyBatch when m is a FallibleBatchMechanism or a BatchMechanism (the outputs are those of
+// Privatize on each document in turn), else with Privatize on each.
 func PrivatizeBatch(m Mechanism, rngs []*rand.Rand, docs [][]string) ([][]string, error) {
 	if len(rngs) != len(docs) {
 		return nil, fmt.Errorf("privatize: %d generators for %d documents", len(rngs), len(docs))
+	}
+	if b, ok := m.(FallibleBatchMechanism); ok {
+		return b.TryApplyBatch(rngs, docs)
 	}
 	if b, ok := m.(BatchMechanism); ok {
 		return b.ApplyBatch(rngs, docs), nil
@@ -171,6 +183,13 @@ type PositionWise interface {
 	// PositionWise reports whether this configuration of the mechanism releases position by
 	// position.
 	PositionWise() bool
+}
+
+// A BatchDrawSharer is a DrawSharer that makes the draws of many documents in one call, document
+// i with generator rngs[i]: each element, and the state each generator is left in, is what
+// Draw(rngs[i], docs[i]) gives.
+type BatchDrawSharer interface {
+	DrawBatch(rngs []*rand.Rand, docs [][]string) ([]Draws, error)
 }
 
 // Draws are the random draws of one document made by a DrawSharer, opaque to its callers and

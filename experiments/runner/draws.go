@@ -58,17 +58,36 @@ func (r *runner) releaseShared(ds mechanisms.DrawSharer, c cell, what string, do
 	key := path + "/" + what
 	sd, err := getLazy(r, r.draws, key, func() (*sharedDraws, error) {
 		sd := &sharedDraws{draws: make([]mechanisms.Draws, len(docs)), states: make([][]byte, len(docs))}
-		for i, doc := range docs {
-			src := rand.NewChaCha8(rngs.Key(uint64(r.cfg.Seed), fmt.Sprintf("%s=%d", key, i)))
-			d, err := ds.Draw(rand.New(src), doc)
+		srcs, gens := make([]*rand.ChaCha8, len(docs)), make([]*rand.Rand, len(docs))
+		for i := range docs {
+			srcs[i] = rand.NewChaCha8(rngs.Key(uint64(r.cfg.Seed), fmt.Sprintf("%s=%d", key, i)))
+			gens[i] = rand.New(srcs[i])
+		}
+		if bd, ok := ds.(mechanisms.BatchDrawSharer); ok {
+			// Every document's draws in one call (the same draws, decoded together).
+			draws, err := bd.DrawBatch(gens, docs)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s: document %d: %w", path, what, i, err)
+				return nil, fmt.Errorf("%s: %s: %w", path, what, err)
 			}
+			if len(draws) != len(docs) {
+				return nil, fmt.Errorf("%s: %s: %d draws for %d documents", path, what, len(draws), len(docs))
+			}
+			copy(sd.draws, draws)
+		} else {
+			for i, doc := range docs {
+				d, err := ds.Draw(gens[i], doc)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %s: document %d: %w", path, what, i, err)
+				}
+				sd.draws[i] = d
+			}
+		}
+		for i, src := range srcs {
 			state, err := src.MarshalBinary()
 			if err != nil {
 				return nil, err
 			}
-			sd.draws[i], sd.states[i] = d, state
+			sd.states[i] = state
 		}
 		return sd, nil
 	})

@@ -30,6 +30,24 @@ func newAvoidInput(t *testing.T, emd *metricdp.EMD, bag bool) avoidInput {
 	return avoidInput{EMD: emd, bag: bag, decoder: d}
 }
 
+// TryApplyBatch releases each document with the mutant's TryApply, so that the audit sees the
+// mutant and not the batch path of the EMD it embeds.
+func (m avoidInput) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error) {
+	return oneByOne(m, rngs, docs)
+}
+
+// oneByOne is a batch path that releases each document with m's own TryApply.
+func oneByOne(m mechanisms.FallibleMechanism, rngs []*rand.Rand, docs [][]string) ([][]string, error) {
+	out := make([][]string, len(docs))
+	for d, doc := range docs {
+		var err error
+		if out[d], err = m.TryApply(rngs[d], doc); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (m avoidInput) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
 	store := m.DecodeStore()
 	out := make([]string, 0, len(doc))
@@ -121,6 +139,11 @@ type vickreyChoiceMutant struct {
 // input, and otherwise choosing by Vickrey's own rule.
 func vickreyAvoidInput(v *metricdp.Vickrey, d *nearest.Decoder) vickreyChoiceMutant {
 	return vickreyChoiceMutant{Vickrey: v, decoder: d, avoidInput: true, scale: 1}
+}
+
+// TryApplyBatch releases each document with the mutant's TryApply (see avoidInput's).
+func (m vickreyChoiceMutant) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error) {
+	return oneByOne(m, rngs, docs)
 }
 
 func (m vickreyChoiceMutant) TryApply(rng *rand.Rand, doc []string) ([]string, error) {

@@ -148,13 +148,11 @@ func (m *EMD) DrawKey() string {
 // Draw draws the noise of every privatised token of doc from rng, in document order, and
 // decodes the noisy vectors (see TryApply).
 func (m *EMD) Draw(rng *rand.Rand, doc []string) (mechanisms.Draws, error) {
-	rows, queries, err := m.noisyQueries(rng, doc, m.perturb)
+	d, err := m.DrawBatch([]*rand.Rand{rng}, [][]string{doc})
 	if err != nil {
-		return nil, fmt.Errorf("emd at epsilon = %g: %w", m.epsilon, err)
+		return nil, err
 	}
-	decoded := make([]int, len(queries)/m.store.Dim())
-	m.decoder.Decode(queries, decoded)
-	return &emdDraws{rows: rows, decoded: decoded}, nil
+	return d[0], nil
 }
 
 // Release assembles the output of doc from draws d of a mechanism with the same DrawKey:

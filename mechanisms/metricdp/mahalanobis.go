@@ -236,13 +236,11 @@ func (m *Mahalanobis) Apply(rng *rand.Rand, doc []string) []string {
 // TryApply privatises doc in place: one draw of noise per privatised token from rng, in
 // document order, all decoded as one batch.
 func (m *Mahalanobis) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
-	rows, queries, err := m.noisyQueries(rng, doc, m.perturb)
+	out, err := m.TryApplyBatch([]*rand.Rand{rng}, [][]string{doc})
 	if err != nil {
-		return nil, fmt.Errorf("mahalanobis at epsilon = %g: %w", m.epsilon, err)
+		return nil, err
 	}
-	decoded := make([]int, len(queries)/m.store.Dim())
-	m.decoder.Decode(queries, decoded)
-	return m.release(doc, rows, decoded), nil
+	return out[0], nil
 }
 
 // Guarantee is the positional Mahalanobis bound for a document of N words (metric

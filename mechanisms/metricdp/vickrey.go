@@ -121,20 +121,11 @@ func (m *Vickrey) Apply(rng *rand.Rand, doc []string) []string {
 // order, all decoded to their two nearest words as one batch, then one uniform draw per token,
 // in document order, for the choice.
 func (m *Vickrey) TryApply(rng *rand.Rand, doc []string) ([]string, error) {
-	rows, queries, err := m.noisyQueries(rng, doc, m.perturb)
+	out, err := m.TryApplyBatch([]*rand.Rand{rng}, [][]string{doc})
 	if err != nil {
-		return nil, fmt.Errorf("vickrey at epsilon = %g: %w", m.epsilon, err)
+		return nil, err
 	}
-	dim := m.store.Dim()
-	first, second := make([]int, len(queries)/dim), make([]int, len(queries)/dim)
-	m.decoder.Decode2(queries, first, second)
-	for k := range first {
-		z := queries[k*dim : (k+1)*dim]
-		if rng.Float64() < m.secondProbability(z, first[k], second[k]) {
-			first[k] = second[k]
-		}
-	}
-	return m.release(doc, rows, first), nil
+	return out[0], nil
 }
 
 // secondProbability is p₂ = t·d₁/(t·d₁ + (1−t)·d₂) for the noisy vector z, d₁ and d₂ its
