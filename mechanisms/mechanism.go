@@ -126,6 +126,15 @@ type FallibleBatchMechanism interface {
 	TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error)
 }
 
+// An InTurnDrawer is a batch mechanism whose batch path makes every draw of document i from
+// rngs[i] at document i's turn, before anything of a later document is drawn and without
+// reading what an earlier one released: a batch whose generators are one generator repeated then
+// releases exactly what Apply on each document in turn on that generator releases (the audit's
+// distinguishing games release their runs so).
+type InTurnDrawer interface {
+	DrawsInTurn() bool
+}
+
 // PrivatizeBatch privatises docs[i] with rngs[i] for every i: through TryApplyBatch or
 // ApplyBatch when m is a FallibleBatchMechanism or a BatchMechanism (the outputs are those of
 // Privatize on each document in turn), else with Privatize on each.

@@ -876,18 +876,20 @@ func playGame(t *Target, rng *rand.Rand, g game, k int, level float64) Finding {
 	} else {
 		f.Method = "naive bayes"
 		nb := newNaiveBayes()
-		for range k {
-			nb.add(t.Apply(rng, g.x), true)
-			nb.add(t.Apply(rng, g.y), false)
+		runs := t.applyInTurn(rng, alternate(g.x, g.y, k))
+		for i := 0; i < len(runs); i += 2 {
+			nb.add(runs[i], true)
+			nb.add(runs[i+1], false)
 		}
 		decide = nb.decide
 	}
 	fn, fp := 0, 0
-	for range k {
-		if !decide(t.Apply(rng, g.x)) {
+	runs := t.applyInTurn(rng, alternate(g.x, g.y, k))
+	for i := 0; i < len(runs); i += 2 {
+		if !decide(runs[i]) {
 			fn++
 		}
-		if decide(t.Apply(rng, g.y)) {
+		if decide(runs[i+1]) {
 			fp++
 		}
 	}
@@ -896,6 +898,15 @@ func playGame(t *Target, rng *rand.Rand, g game, k int, level float64) Finding {
 	f.Bound = math.Max(a, b)
 	f.Output = fmt.Sprintf("FPR %d/%d, FNR %d/%d", fp, k, fn, k)
 	return f
+}
+
+// alternate is x, y, x, y, … (k of each): the order in which a game releases its runs.
+func alternate(x, y []string, k int) [][]string {
+	docs := make([][]string, 0, 2*k)
+	for range k {
+		docs = append(docs, x, y)
+	}
+	return docs
 }
 
 // likelihoodRatio returns ln P(out|x) − ln P(out|y) for targets that privatise every position

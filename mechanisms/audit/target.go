@@ -56,6 +56,10 @@ type Target struct {
 	// Apply privatises one document (through Release; a release error is recorded and returned
 	// by Run, and Apply then returns nil).
 	Apply func(rng *rand.Rand, doc []string) []string
+	// InTurn says that Release makes every draw of document i at its turn
+	// (mechanisms.InTurnDrawer), so that documents released one after the other with one
+	// generator can be released in one call with that generator repeated (applyInTurn).
+	InTurn bool
 	// SampleWord draws k independent outputs for the single word x (through Release).
 	SampleWord func(rng *rand.Rand, x string, k int) []string
 	// LogProbabilities, when not nil, returns the exact output distribution (natural logarithms,
@@ -97,6 +101,23 @@ type Target struct {
 	Stages mechanisms.TwoStage
 	// releaseErr is the first error Release returned to Apply or SampleWord.
 	releaseErr error
+}
+
+// applyInTurn releases docs one after the other with rng, as Apply on each in turn does: in one
+// Release call with rng repeated when the target draws in turn (InTurn), else one Apply each.
+func (t *Target) applyInTurn(rng *rand.Rand, docs [][]string) [][]string {
+	if !t.InTurn {
+		out := make([][]string, len(docs))
+		for i, d := range docs {
+			out[i] = t.Apply(rng, d)
+		}
+		return out
+	}
+	gens := make([]*rand.Rand, len(docs))
+	for i := range gens {
+		gens[i] = rng
+	}
+	return t.release(gens, docs)
 }
 
 // release privatises docs with gens through t.Release, recording its first error (nil outputs
@@ -173,6 +194,9 @@ func NewTarget(name string, m mechanisms.Mechanism, store *embeddings.Store) (*T
 	}
 	t.Apply = func(rng *rand.Rand, doc []string) []string {
 		return t.release([]*rand.Rand{rng}, [][]string{doc})[0]
+	}
+	if it, ok := m.(mechanisms.InTurnDrawer); ok {
+		t.InTurn = it.DrawsInTurn()
 	}
 	if p, ok := m.(positional); ok {
 		t.Positional = p.IndependentPositions()

@@ -84,7 +84,8 @@ func generatorsFor(n int, path string) []*rand.Rand {
 
 // The batch path releases exactly what TryApply (a batch of one) releases on each document alone
 // with a generator in the same state, and leaves every generator where TryApply leaves it;
-// EMD's DrawBatch gives Draw's draws. Documents of every shape, more noisy vectors than one decoding call takes.
+// EMD's DrawBatch gives Draw's draws. With one generator repeated, the batch releases what
+// TryApply on each document in turn releases (mechanisms.InTurnDrawer). Documents of every shape, more noisy vectors than one decoding call takes.
 // Mutants (run by hand for issue 48): a document's decoded words read from the next document's
 // offset, or Vickrey's choices drawn before the batch's decoding from a generator of another
 // document, fail.
@@ -112,6 +113,31 @@ func TestBatchEqualsPerDocument(t *testing.T) {
 			if a, b := batchGens[d].Uint64(), oneGens[d].Uint64(); a != b {
 				t.Fatalf("%s: document %d: the generators are left in different states", name, d)
 			}
+		}
+		// One generator repeated (mechanisms.InTurnDrawer): the documents released in turn.
+		if it, ok := m.(mechanisms.InTurnDrawer); !ok || !it.DrawsInTurn() {
+			t.Fatalf("%s does not draw in turn", name)
+		}
+		one, alone := rngs.New(48, name+"/in-turn"), rngs.New(48, name+"/in-turn")
+		repeated := make([]*rand.Rand, len(docs))
+		for i := range repeated {
+			repeated[i] = one
+		}
+		got, err = bm.TryApplyBatch(repeated, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d, doc := range docs {
+			want, err := m.TryApply(alone, doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got[d], want) {
+				t.Fatalf("%s: one generator repeated: document %d differs from TryApply in turn", name, d)
+			}
+		}
+		if one.Uint64() != alone.Uint64() {
+			t.Fatalf("%s: one generator repeated: left in another state than TryApply in turn leaves it", name)
 		}
 		if e, ok := m.(*EMD); ok {
 			bg, og := generatorsFor(len(docs), name+"/draws"), generatorsFor(len(docs), name+"/draws")

@@ -168,11 +168,47 @@ func (m *EMD) Release(rng *rand.Rand, doc []string, d mechanisms.Draws) ([]strin
 			return nil, fmt.Errorf("emd: draws of another document or policy (word %d, %q)", i, doc[i])
 		}
 	}
-	out := m.release(doc, dr.rows, dr.decoded)
-	if m.opts.Order == mechanisms.OrderBag {
-		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return arrange(m.release(doc, dr.rows, dr.decoded), m.drawOrder(rng, m.releasedLen(dr.rows))), nil
+}
+
+// releasedLen is the number of words the release of a document with these privatised rows
+// holds: its privatised tokens and, under "keep", its out-of-vocabulary words.
+func (m *EMD) releasedLen(rows []int) int {
+	n := 0
+	for _, row := range rows {
+		if row >= 0 || m.oovPolicy == OOVKeep {
+			n++
+		}
 	}
-	return out, nil
+	return n
+}
+
+// drawOrder draws the release order of n words from rng: under order "bag" a uniform
+// permutation (rng.Shuffle on the positions), nil under "keep". It needs only n, so a batch
+// draws it at the document's turn, before any decoding.
+func (m *EMD) drawOrder(rng *rand.Rand, n int) []int {
+	if m.opts.Order != mechanisms.OrderBag {
+		return nil
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	return perm
+}
+
+// arrange returns out in the order perm (out[perm[i]] at i; out itself for nil): what
+// rng.Shuffle would have made of out with the swaps that made perm.
+func arrange(out []string, perm []int) []string {
+	if perm == nil {
+		return out
+	}
+	shuffled := make([]string, len(out))
+	for i, p := range perm {
+		shuffled[i] = out[p]
+	}
+	return shuffled
 }
 
 // LaplaceNoisyVector writes z = x + r·u into dst, r ~ Gamma(n, 1/ε) and u uniform on the sphere
