@@ -7,68 +7,83 @@ import (
 	"dptext/mechanisms"
 )
 
-// decodeChunk bounds the noisy vectors decoded in one call of a batch (about 13 MB of float64
-// queries at dimension 100): enough for the decoder's tiles and workers, without holding a
-// whole run's vectors at once.
+// decodeChunk is about how many noisy vectors a batch decodes per call (about 13 MB of float64
+// queries at dimension 100): enough for the decoder's tiles and workers, while the batch holds
+// one chunk of vectors at a time, in one buffer reused from chunk to chunk.
 const decodeChunk = 1 << 14
 
-// noisyBatch is the draws of a batch of documents before decoding: per document, the vocabulary
-// row each token privatises (noisyQueries' rows) and where its noisy vectors start in queries.
-type noisyBatch struct {
-	rows    [][]int
-	start   []int // start[d]: index of document d's first noisy vector; start[len(docs)] = total
-	queries []float64
+// decodedDoc is one document of a batch once its chunk is decoded: the vocabulary row each
+// token privatises (noisyQueries' rows), its noisy vectors (row-major; valid during the call
+// only) and their nearest rows (and second nearest, for Decode2), in token order.
+type decodedDoc struct {
+	rows          []int
+	z             []float64
+	first, second []int
 }
 
-// drawBatch draws the noise of every document of docs with its own generator, in document order
-// within each (noisyQueries: exactly the draws TryApply makes first), one document after the
-// other, and calls inTurn (when not nil) after each document's noise, for the draws that follow
-// it in TryApply. The error names the document and the token.
-func (w *wordDecoding) drawBatch(rngs []*rand.Rand, docs [][]string, perturb perturbation, inTurn func(d int, rows []int)) (*noisyBatch, error) {
+// eachDecoded draws the noise of every document of docs with its own generator, in document
+// order within each (noisyQueries: exactly the draws TryApply makes first), one document after
+// the other, and calls inTurn (when not nil) after each document's noise, for the draws that
+// follow it in TryApply. Whenever decodeChunk vectors are waiting, and at the end, it decodes
+// them in one call (to the two nearest rows with two) and calls done for each of their
+// documents, in document order. The decoder is exact, so each answer is the one a call per
+// document gives. The error names the document and the token.
+func (w *wordDecoding) eachDecoded(rngs []*rand.Rand, docs [][]string, perturb perturbation, two bool,
+	inTurn func(d int, rows []int), done func(d int, doc decodedDoc)) error {
 	if len(rngs) != len(docs) {
-		return nil, fmt.Errorf("%d generators for %d documents", len(rngs), len(docs))
+		return fmt.Errorf("%d generators for %d documents", len(rngs), len(docs))
 	}
-	b := &noisyBatch{rows: make([][]int, len(docs)), start: make([]int, len(docs)+1)}
+	type waiting struct {
+		d      int
+		rows   []int
+		lo, hi int // the document's vectors in the chunk
+	}
 	dim := w.store.Dim()
-	for d, doc := range docs {
-		rows, queries, err := w.noisyQueries(rngs[d], doc, perturb)
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", d, err)
+	var queries []float64
+	var chunk []waiting
+	flush := func() {
+		n := len(queries) / dim
+		first, second := make([]int, n), []int(nil)
+		switch {
+		case n == 0:
+		case two:
+			second = make([]int, n)
+			w.decoder.Decode2(queries, first, second)
+		default:
+			w.decoder.Decode(queries, first)
 		}
-		b.rows[d] = rows
-		b.queries = append(b.queries, queries...)
-		b.start[d+1] = len(b.queries) / dim
+		for _, c := range chunk {
+			dd := decodedDoc{rows: c.rows, z: queries[c.lo*dim : c.hi*dim], first: first[c.lo:c.hi:c.hi]}
+			if two {
+				dd.second = second[c.lo:c.hi:c.hi]
+			}
+			done(c.d, dd)
+		}
+		chunk, queries = chunk[:0], queries[:0]
+	}
+	for d, doc := range docs {
+		lo := len(queries) / dim
+		rows, q, err := w.appendNoisy(rngs[d], doc, perturb, queries)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", d, err)
+		}
+		queries = q
+		chunk = append(chunk, waiting{d: d, rows: rows, lo: lo, hi: len(queries) / dim})
 		if inTurn != nil {
 			inTurn(d, rows)
 		}
+		if len(queries)/dim >= decodeChunk {
+			flush()
+		}
 	}
-	return b, nil
+	flush()
+	return nil
 }
 
 // DrawsInTurn reports that the batch path makes every draw of a document at its turn, before
 // decoding anything (mechanisms.InTurnDrawer): a batch whose generators are one generator
 // repeated releases what TryApply on each document in turn releases.
 func (w *wordDecoding) DrawsInTurn() bool { return true }
-
-// decode decodes every noisy vector of the batch to its nearest row (and, with second not nil,
-// its second nearest: Decode2), decodeChunk vectors per call: the decoder is exact, so each
-// answer is the one a call per document gives.
-func (w *wordDecoding) decode(b *noisyBatch, first, second []int) {
-	dim := w.store.Dim()
-	n := len(b.queries) / dim
-	for lo := 0; lo < n; lo += decodeChunk {
-		hi := min(n, lo+decodeChunk)
-		q := b.queries[lo*dim : hi*dim]
-		if second != nil {
-			w.decoder.Decode2(q, first[lo:hi], second[lo:hi])
-		} else {
-			w.decoder.Decode(q, first[lo:hi])
-		}
-	}
-}
-
-// span returns document d's part of a per-vector slice of the batch.
-func (b *noisyBatch) span(d int, xs []int) []int { return xs[b.start[d]:b.start[d+1]] }
 
 // DrawBatch makes Draw's draws of every document with its own generator (rngs[i] for docs[i]),
 // decoding the noisy vectors of all of them together: each element, and each generator's state
@@ -77,17 +92,14 @@ func (m *EMD) DrawBatch(rngs []*rand.Rand, docs [][]string) ([]mechanisms.Draws,
 	return m.drawBatchThen(rngs, docs, nil)
 }
 
-// drawBatchThen is DrawBatch with inTurn called after each document's noise (drawBatch).
+// drawBatchThen is DrawBatch with inTurn called after each document's noise (eachDecoded).
 func (m *EMD) drawBatchThen(rngs []*rand.Rand, docs [][]string, inTurn func(d int, rows []int)) ([]mechanisms.Draws, error) {
-	b, err := m.drawBatch(rngs, docs, m.perturb, inTurn)
+	out := make([]mechanisms.Draws, len(docs))
+	err := m.eachDecoded(rngs, docs, m.perturb, false, inTurn, func(d int, dd decodedDoc) {
+		out[d] = &emdDraws{rows: dd.rows, decoded: dd.first}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("emd at epsilon = %g: %w", m.epsilon, err)
-	}
-	decoded := make([]int, b.start[len(docs)])
-	m.decode(b, decoded, nil)
-	out := make([]mechanisms.Draws, len(docs))
-	for d := range docs {
-		out[d] = &emdDraws{rows: b.rows[d], decoded: b.span(d, decoded)}
 	}
 	return out, nil
 }
@@ -115,15 +127,12 @@ func (m *EMD) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, err
 // TryApplyBatch is TryApply on every document with its own generator, the noisy vectors of all
 // documents decoded together (mechanisms.FallibleBatchMechanism): the outputs are TryApply's.
 func (m *Mahalanobis) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error) {
-	b, err := m.drawBatch(rngs, docs, m.perturb, nil)
+	out := make([][]string, len(docs))
+	err := m.eachDecoded(rngs, docs, m.perturb, false, nil, func(d int, dd decodedDoc) {
+		out[d] = m.release(docs[d], dd.rows, dd.first)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("mahalanobis at epsilon = %g: %w", m.epsilon, err)
-	}
-	decoded := make([]int, b.start[len(docs)])
-	m.decode(b, decoded, nil)
-	out := make([][]string, len(docs))
-	for d, doc := range docs {
-		out[d] = m.release(doc, b.rows[d], b.span(d, decoded))
 	}
 	return out, nil
 }
@@ -134,29 +143,26 @@ func (m *Mahalanobis) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]str
 // two words) is drawn at the document's turn, right after its noise, where TryApply draws it
 // too: a single document's draws are the same sequence either way.
 func (m *Vickrey) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error) {
-	var uniforms []float64 // one per privatised token, in batch order
-	b, err := m.drawBatch(rngs, docs, m.perturb, func(d int, rows []int) {
+	uniforms := make([][]float64, len(docs)) // per document, one per privatised token
+	inTurn := func(d int, rows []int) {
 		for _, row := range rows {
 			if row >= 0 {
-				uniforms = append(uniforms, rngs[d].Float64())
+				uniforms[d] = append(uniforms[d], rngs[d].Float64())
 			}
 		}
+	}
+	dim := m.store.Dim()
+	out := make([][]string, len(docs))
+	err := m.eachDecoded(rngs, docs, m.perturb, true, inTurn, func(d int, dd decodedDoc) {
+		for k := range dd.first {
+			if uniforms[d][k] < m.secondProbability(dd.z[k*dim:(k+1)*dim], dd.first[k], dd.second[k]) {
+				dd.first[k] = dd.second[k]
+			}
+		}
+		out[d] = m.release(docs[d], dd.rows, dd.first)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("vickrey at epsilon = %g: %w", m.epsilon, err)
-	}
-	n := b.start[len(docs)]
-	first, second := make([]int, n), make([]int, n)
-	m.decode(b, first, second)
-	dim := m.store.Dim()
-	for k := range first {
-		if uniforms[k] < m.secondProbability(b.queries[k*dim:(k+1)*dim], first[k], second[k]) {
-			first[k] = second[k]
-		}
-	}
-	out := make([][]string, len(docs))
-	for d, doc := range docs {
-		out[d] = m.release(doc, b.rows[d], b.span(d, first))
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package metricdp
 
 import (
+	"slices"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -113,6 +114,11 @@ func (w *wordDecoding) privatisedRow(word string) int {
 // an out-of-vocabulary word kept or dropped) and draws, in document order, one noisy vector per
 // privatised token with perturb (row-major in queries). The error names the token.
 func (w *wordDecoding) noisyQueries(rng *rand.Rand, doc []string, perturb perturbation) (rows []int, queries []float64, err error) {
+	return w.appendNoisy(rng, doc, perturb, nil)
+}
+
+// appendNoisy is noisyQueries with the noisy vectors appended to dst (a batch's buffer).
+func (w *wordDecoding) appendNoisy(rng *rand.Rand, doc []string, perturb perturbation, dst []float64) (rows []int, queries []float64, err error) {
 	dim := w.store.Dim()
 	rows = make([]int, len(doc))
 	noisy := 0
@@ -122,17 +128,17 @@ func (w *wordDecoding) noisyQueries(rng *rand.Rand, doc []string, perturb pertur
 			noisy++
 		}
 	}
-	queries = make([]float64, noisy*dim)
+	q := len(dst)
+	queries = slices.Grow(dst, noisy*dim)[:q+noisy*dim]
 	scratch := make([]float64, dim)
-	q := 0
 	for i, row := range rows {
 		if row < 0 {
 			continue
 		}
-		if err := perturb(rng, w.store.Vector(row), scratch, queries[q*dim:(q+1)*dim]); err != nil {
+		if err := perturb(rng, w.store.Vector(row), scratch, queries[q:q+dim]); err != nil {
 			return nil, nil, fmt.Errorf("word %d (%q): %w", i, doc[i], err)
 		}
-		q++
+		q += dim
 	}
 	return rows, queries, nil
 }
