@@ -1,10 +1,10 @@
 package metricdp
 
 import (
-	"slices"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
