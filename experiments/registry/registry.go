@@ -91,8 +91,9 @@ type Env struct {
 	// longest, for the memory estimates of builders (see fits); 0 when not estimated.
 	CellDocs, TextWords int
 	// DistanceRows, when not nil, holds word-distance rows over Embeddings shared by every
-	// SanText, SanText+ and TEM the run builds, at every ε and set draw (one per run; nil:
-	// each mechanism computes its own). Sharing changes speed, never output.
+	// SanText, SanText+, TEM and truncated Gumbel mechanism the run builds, at every ε and set
+	// draw (one per run; nil: each mechanism computes its own). Sharing changes speed, never
+	// output.
 	DistanceRows *expmech.DistanceRows
 
 	memoMu sync.Mutex

@@ -502,7 +502,7 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 		logf("  %s", l)
 	}
 	if kept, budget, again := r.distances.Stats(); kept > 0 {
-		logf("shared distance rows of SanText, SanText+ and TEM: %d kept (budget %d rows); %d rows computed past the full budget", kept, budget, again)
+		logf("shared distance rows of SanText, SanText+, TEM and the truncated Gumbel mechanism: %d kept (budget %d rows); %d rows computed past the full budget", kept, budget, again)
 	}
 	logf("wrote %s (%d rows), predictions.csv, table.md and plots", filepath.Join(dir, "results.csv"), len(out.rows))
 	return nil
