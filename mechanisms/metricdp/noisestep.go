@@ -53,15 +53,7 @@ func (m *Vickrey) NearestChoices() int {
 func identityWhiten(dst, v []float64) { copy(dst, v) }
 
 // whiten writes Σ′^{−1/2}·v into dst.
-func (e *ellipse) whiten(dst, v []float64) {
-	for i := range e.dim {
-		s := 0.0
-		for j, x := range v {
-			s += e.invRoot[i*e.dim+j] * x
-		}
-		dst[i] = s
-	}
-}
+func (e *ellipse) whiten(dst, v []float64) { matVec(dst, e.invRoot, v) }
 
 // NoisyVectors draws the noisy vectors EMD decodes for k copies of word (see NoiseStep).
 func (m *EMD) NoisyVectors(rng *rand.Rand, word string, k int) ([]float64, error) {
