@@ -199,15 +199,17 @@ func (f *FastText) train(rng *rand.Rand, inputs [][]int32, docs [][]string, y []
 				}
 				alpha := lr * (target - float32(probs[k]))
 				out := f.output[k*dim : (k+1)*dim]
-				for j := range dim {
+				out, h := out[:len(grad)], hidden[:len(grad)] // no bounds checks in the loop
+				for j := range grad {
 					grad[j] += alpha * out[j]
-					out[j] += alpha * hidden[j]
+					out[j] += alpha * h[j]
 				}
 			}
 			scale := 1 / float32(len(rows))
 			for _, r := range rows {
 				row := f.input[int(r)*dim : (int(r)+1)*dim]
-				for j := range dim {
+				row = row[:len(grad)]
+				for j := range grad {
 					row[j] += scale * grad[j]
 				}
 			}
@@ -267,6 +269,7 @@ func (f *FastText) classify(doc []string, hidden, scratch []float32, probs []flo
 // seen in training, whose initial values are rebuilt in scratch.
 func (f *FastText) hidden(rows []int32, h, scratch []float32) {
 	dim := f.opts.Dim
+	h = h[:dim]
 	clear(h)
 	for _, r := range rows {
 		var row []float32
@@ -276,12 +279,13 @@ func (f *FastText) hidden(rows []int32, h, scratch []float32) {
 			f.initialRow(int64(r), scratch) // r = bucketKey(b)
 			row = scratch
 		}
-		for j := range dim {
+		row = row[:len(h)] // one bounds check here, none in the loop
+		for j := range h {
 			h[j] += row[j]
 		}
 	}
 	inv := 1 / float32(len(rows))
-	for j := range dim {
+	for j := range h {
 		h[j] *= inv
 	}
 }
