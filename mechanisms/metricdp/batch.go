@@ -89,13 +89,8 @@ func (w *wordDecoding) DrawsInTurn() bool { return true }
 // decoding the noisy vectors of all of them together: each element, and each generator's state
 // after it, is what Draw(rngs[i], docs[i]) gives (mechanisms.BatchDrawSharer).
 func (m *EMD) DrawBatch(rngs []*rand.Rand, docs [][]string) ([]mechanisms.Draws, error) {
-	return m.drawBatchThen(rngs, docs, nil)
-}
-
-// drawBatchThen is DrawBatch with inTurn called after each document's noise (eachDecoded).
-func (m *EMD) drawBatchThen(rngs []*rand.Rand, docs [][]string, inTurn func(d int, rows []int)) ([]mechanisms.Draws, error) {
 	out := make([]mechanisms.Draws, len(docs))
-	err := m.eachDecoded(rngs, docs, m.perturb, false, inTurn, func(d int, dd decodedDoc) {
+	err := m.eachDecoded(rngs, docs, m.perturb, false, nil, func(d int, dd decodedDoc) {
 		out[d] = &emdDraws{rows: dd.rows, decoded: dd.first}
 	})
 	if err != nil {
@@ -110,16 +105,15 @@ func (m *EMD) drawBatchThen(rngs []*rand.Rand, docs [][]string, inTurn func(d in
 // document's turn, right after its noise, as Release draws it after Draw.
 func (m *EMD) TryApplyBatch(rngs []*rand.Rand, docs [][]string) ([][]string, error) {
 	orders := make([][]int, len(docs))
-	draws, err := m.drawBatchThen(rngs, docs, func(d int, rows []int) {
+	inTurn := func(d int, rows []int) {
 		orders[d] = m.drawOrder(rngs[d], m.releasedLen(rows)) // Release's draw, at the document's turn
-	})
-	if err != nil {
-		return nil, err
 	}
 	out := make([][]string, len(docs))
-	for d, doc := range docs {
-		dr := draws[d].(*emdDraws)
-		out[d] = arrange(m.release(doc, dr.rows, dr.decoded), orders[d])
+	err := m.eachDecoded(rngs, docs, m.perturb, false, inTurn, func(d int, dd decodedDoc) {
+		out[d] = arrange(m.release(docs[d], dd.rows, dd.first), orders[d])
+	})
+	if err != nil {
+		return nil, fmt.Errorf("emd at epsilon = %g: %w", m.epsilon, err)
 	}
 	return out, nil
 }
