@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"dptext/embeddings"
+	"dptext/internal/linalg"
 )
 
 // GreedyF1 is BERTScore's greedy-matching F1 (Zhang, Kishore, Wu, Weinberger and Artzi, ICLR
@@ -128,10 +129,7 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	for j := range bestB {
 		bestB[j] = math.Inf(-1)
 	}
-	g.similarities(a, b, func(i, j int, s float64) {
-		bestA[i] = math.Max(bestA[i], s)
-		bestB[j] = math.Max(bestB[j], s)
-	})
+	g.bestMatches(a, b, bestA, bestB)
 	r := g.weighted(a, bestA)
 	p := g.weighted(b, bestB)
 	if math.IsNaN(r) || math.IsNaN(p) {
@@ -143,55 +141,68 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	return 2 * p * r / (p + r)
 }
 
-// similarities calls each(i, j, s) for every word i of a and j of b, i by i and within i j by j:
-// s = 1 for the same word, 0 when either has no vector, else the dot product of their unit
-// vectors summed in dimension order. The dot products of b's vectors are taken four at a time,
-// each with its own sum in the same order as one at a time, so every s is bit-identical to the
-// plain loop's (TestGreedySimilaritiesEqualThePlainLoop).
-func (g *GreedyF1) similarities(a, b bag, each func(i, j int, s float64)) {
+// bestMatches raises bestA[i] and bestB[j] to the similarity s of word i of a and word j of b
+// (math.Max), for every pair: s = 1 for the same word, 0 when either has no vector, else the
+// dot product of their unit vectors summed in dimension order. b's vectors are laid out by dimension sixteen at a time
+// and each word of a meets sixteen of them per call of linalg.Dots16, whose sums are those of
+// the plain loop bit for bit (TestGreedySimilaritiesEqualThePlainLoop); where the CPU has no
+// kernel the plain loop runs.
+func (g *GreedyF1) bestMatches(a, b bag, bestA, bestB []float64) {
 	dim := g.store.Dim()
 	vec := func(row int) []float64 { return g.unit[row*dim : (row+1)*dim : (row+1)*dim] }
-	dots := make([]float64, len(b.words))
-	for i, wa := range a.words {
-		if a.rows[i] >= 0 {
-			va := vec(a.rows[i])
-			j := 0
-			for ; j+4 <= len(b.words); j += 4 {
-				if b.rows[j] < 0 || b.rows[j+1] < 0 || b.rows[j+2] < 0 || b.rows[j+3] < 0 {
-					for c := j; c < j+4; c++ {
-						if b.rows[c] >= 0 {
-							dots[c] = dot(va, vec(b.rows[c]))
-						}
-					}
-					continue
-				}
-				v0, v1, v2, v3 := vec(b.rows[j])[:len(va)], vec(b.rows[j+1])[:len(va)], vec(b.rows[j+2])[:len(va)], vec(b.rows[j+3])[:len(va)]
-				var s0, s1, s2, s3 float64
-				for k, x := range va {
-					s0 += x * v0[k]
-					s1 += x * v1[k]
-					s2 += x * v2[k]
-					s3 += x * v3[k]
-				}
-				dots[j], dots[j+1], dots[j+2], dots[j+3] = s0, s1, s2, s3
-			}
-			for ; j < len(b.words); j++ {
-				if b.rows[j] >= 0 {
-					dots[j] = dot(va, vec(b.rows[j]))
-				}
-			}
-		}
-		for j, wb := range b.words {
-			switch {
-			case wa == wb:
-				each(i, j, 1)
-			case a.rows[i] < 0 || b.rows[j] < 0:
-				each(i, j, 0)
-			default:
-				each(i, j, dots[j])
+	groups := (len(b.words) + 15) / 16
+	byDimension := make([]float64, groups*16*dim) // rows without a vector stay 0; their dots are not read
+	for j, r := range b.rows {
+		if r >= 0 {
+			group := byDimension[j/16*16*dim:]
+			for t, x := range vec(r) {
+				group[16*t+j%16] = x
 			}
 		}
 	}
+	dots := make([]float64, groups*16)
+	for i, wa := range a.words {
+		if a.rows[i] >= 0 {
+			va := vec(a.rows[i])
+			for gi := range groups {
+				if linalg.Dots16((*[16]float64)(dots[16*gi:16*gi+16]), va, byDimension[gi*16*dim:(gi+1)*16*dim]) {
+					continue
+				}
+				for j := 16 * gi; j < min(16*gi+16, len(b.words)); j++ {
+					if b.rows[j] >= 0 {
+						dots[j] = dot(va, vec(b.rows[j]))
+					}
+				}
+			}
+		}
+		// A word with a vector is the same word exactly when it has the same row.
+		ra, best := a.rows[i], bestA[i]
+		for j, rb := range b.rows {
+			var s float64
+			switch {
+			case ra >= 0 && rb == ra, ra < 0 && wa == b.words[j]:
+				s = 1
+			case ra < 0 || rb < 0:
+				s = 0
+			default:
+				s = dots[j]
+			}
+			best, bestB[j] = maxOf(best, s), maxOf(bestB[j], s)
+		}
+		bestA[i] = best
+	}
+}
+
+// maxOf is math.Max(x, y), with the strict comparisons first: math.Max's rules for NaN and
+// signed zeros apply only when neither is larger.
+func maxOf(x, y float64) float64 {
+	if x > y {
+		return x
+	}
+	if y > x {
+		return y
+	}
+	return math.Max(x, y)
 }
 
 // dot is Σ a[k]·b[k] summed in order k = 0, 1, ….

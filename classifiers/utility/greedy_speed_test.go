@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"dptext/internal/fixtures"
+	"dptext/internal/linalg"
 	"dptext/internal/rngs"
 )
 
@@ -77,9 +78,9 @@ func greedyDocs(rng *rand.Rand, vocab []string, n, words int) [][2][]string {
 
 // Measure gives the plain loop's value bit for bit (==, or both NaN) on 300 pairs of random
 // documents with repeated words and words without vectors, of 1 to 60 words (so every
-// remainder of the four-column blocks), with and without centring and idf. Mutant: the
-// four-column block summing s0 in reverse dimension order — the values differ in their last
-// bits and the test fails.
+// remainder of the sixteen-row groups), with and without centring and idf, with the assembly
+// kernel and without it. Mutant: the kernel adding one row's products into another's
+// accumulator — the test fails.
 func TestGreedySimilaritiesEqualThePlainLoop(t *testing.T) {
 	vocab := fixtures.NumberedWords("w%03d", 300)
 	store := fixtures.NormalStore(t, rngs.New(5, "greedy/store"), vocab, 37, 1)
@@ -89,17 +90,22 @@ func TestGreedySimilaritiesEqualThePlainLoop(t *testing.T) {
 	for _, p := range pairs[:50] {
 		reference = append(reference, p[0])
 	}
-	for _, o := range []GreedyF1Options{{}, DefaultGreedyF1Options()} {
-		g, err := NewGreedyF1(store, reference, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, p := range pairs {
-			got, want := g.Measure(p[0], p[1]), plainGreedyF1(g, p[0], p[1])
-			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
-				t.Fatalf("%+v, pair %d: Measure %v, plain loop %v", o, i, got, want)
+	for _, assembly := range []bool{true, false} {
+		saved := linalg.SetAssembly(assembly)
+		for _, o := range []GreedyF1Options{{}, DefaultGreedyF1Options()} {
+			g, err := NewGreedyF1(store, reference, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range pairs {
+				got, want := g.Measure(p[0], p[1]), plainGreedyF1(g, p[0], p[1])
+				if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+					linalg.SetAssembly(saved)
+					t.Fatalf("assembly %v, %+v, pair %d: Measure %v, plain loop %v", assembly, o, i, got, want)
+				}
 			}
 		}
+		linalg.SetAssembly(saved)
 	}
 }
 

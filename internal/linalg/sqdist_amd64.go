@@ -2,7 +2,7 @@ package linalg
 
 import "golang.org/x/sys/cpu"
 
-// useSqDistAVX2 is whether the CPU runs the assembly kernel of SqDist4x4.
+// useSqDistAVX2 is whether the CPU runs the assembly kernels of SqDist4x4 and Dots16.
 var useSqDistAVX2 = cpu.X86.HasAVX2
 
 //go:noescape

@@ -92,3 +92,39 @@ func TestSqDist4x4MatchesScalarLoop(t *testing.T) {
 		}
 	}
 }
+
+// Dots16, where it runs, must give the scalar float64 loop's sums bit for bit (products and
+// sums of widely scaled values, so a fused multiply-add or another order would show); with the
+// assembly switched off it must decline and leave dst untouched. Without AVX2 the test only
+// checks the decline.
+func TestDots16MatchesScalarLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, k := range []int{1, 2, 5, 37, 100} {
+		x, bt := make([]float64, k), make([]float64, 16*k)
+		for i := range x {
+			x[i] = rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
+		}
+		for i := range bt {
+			bt[i] = rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
+		}
+		var dst [16]float64
+		if Dots16(&dst, x, bt) {
+			for c := range 16 {
+				want := 0.0
+				for t := range k {
+					want += x[t] * bt[16*t+c]
+				}
+				if got := dst[c]; math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("k = %d: row %d: %v, scalar loop %v", k, c, got, want)
+				}
+			}
+		}
+		saved := SetAssembly(false)
+		dst = [16]float64{}
+		ran := Dots16(&dst, x, bt)
+		SetAssembly(saved)
+		if ran || dst != [16]float64{} {
+			t.Fatalf("k = %d: with assembly off Dots16 ran (%v) or wrote %v", k, ran, dst)
+		}
+	}
+}
