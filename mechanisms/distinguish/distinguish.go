@@ -207,6 +207,19 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 		return nil, err
 	}
 	sc := newScorer(vec, pairs)
+	// docs[p][v] and released[p][v][r]: variants[p][v] and rel[p][v][r] prepared once for every
+	// distance and distinguisher that scores them.
+	docs, released := make([][]document, len(pairs)), make([][][]document, len(pairs))
+	for p := range pairs {
+		for v := range variants[p] {
+			docs[p] = append(docs[p], sc.document(variants[p][v], names))
+			var rs []document
+			for _, r := range rel[p][v] {
+				rs = append(rs, sc.document(r, names))
+			}
+			released[p] = append(released[p], rs)
+		}
+	}
 	sel := o.Releases / 2
 	res := &Result{Pairs: len(pairs), Releases: o.Releases}
 	for j, k := range o.Distances {
@@ -217,13 +230,13 @@ func Measure(pairs []Pair, release Release, vec Vectors, o Options, seed uint64,
 			acc[d] = make([][2]float64, len(pairs))
 		}
 		for p := range pairs {
-			x, xp := variants[p][0], variants[p][1+j]
+			x, xp := docs[p][0], docs[p][1+j]
 			for r := range o.Releases {
 				half := 0
 				if r >= sel {
 					half = 1
 				}
-				fromX, fromXp := rel[p][0][r], rel[p][1+j][r]
+				fromX, fromXp := released[p][0][r], released[p][1+j][r]
 				for d, n := range names {
 					acc[d][p][half] += answer(sc.score(n, fromX, x, xp)) + answer(-sc.score(n, fromXp, x, xp))
 				}

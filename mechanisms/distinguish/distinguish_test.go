@@ -521,3 +521,37 @@ func TestCoupledLaw(t *testing.T) {
 		}
 	}
 }
+
+// overlap on word counts equals the multiset overlap counted word by word: each word of a
+// takes one of b's remaining copies. Random documents over small vocabularies, so words repeat.
+func TestOverlapIsTheMultisetIntersection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	counts := func(doc []string) map[string]int {
+		c := map[string]int{}
+		for _, w := range doc {
+			c[w]++
+		}
+		return c
+	}
+	for trial := range 500 {
+		draw := func() []string {
+			doc := make([]string, rng.IntN(40))
+			for i := range doc {
+				doc[i] = string(rune('a' + rng.IntN(1+trial%12)))
+			}
+			return doc
+		}
+		a, b := draw(), draw()
+		left := counts(b)
+		want := 0
+		for _, w := range a {
+			if left[w] > 0 {
+				left[w]--
+				want++
+			}
+		}
+		if got := overlap(counts(a), counts(b)); got != want {
+			t.Fatalf("overlap(%q, %q) = %d, want %d", a, b, got, want)
+		}
+	}
+}

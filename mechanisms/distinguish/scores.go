@@ -2,6 +2,7 @@ package distinguish
 
 import (
 	"math"
+	"slices"
 
 	"dptext/internal/linalg"
 )
@@ -65,39 +66,62 @@ func newScorer(vec Vectors, pairs []Pair) *scorer {
 	return s
 }
 
+// document is a text with what the distinguishers read of it beyond its words, computed once
+// however many scores read it: its word counts (Overlap) and its centred mean vector
+// (CentredCosine; nil when none of its words has a vector).
+type document struct {
+	words  []string
+	counts map[string]int
+	mean   []float64
+}
+
+// document prepares words for the distinguishers names.
+func (s *scorer) document(words []string, names []string) document {
+	d := document{words: words}
+	if slices.Contains(names, Overlap) {
+		d.counts = make(map[string]int, len(words))
+		for _, w := range words {
+			d.counts[w]++
+		}
+	}
+	if slices.Contains(names, CentredCosine) {
+		d.mean = s.centred(words)
+	}
+	return d
+}
+
 // score is distinguisher name's score of o between x and xp (NaN, a tie, when it cannot tell:
-// no vectors for a document).
-func (s *scorer) score(name string, o, x, xp []string) float64 {
+// no vectors for a document); the documents were prepared for name (scorer.document).
+func (s *scorer) score(name string, o, x, xp document) float64 {
 	switch name {
 	case Overlap:
-		return float64(overlap(o, x) - overlap(o, xp))
+		return float64(overlap(o.counts, x.counts) - overlap(o.counts, xp.counts))
 	case Positional:
 		d := 0
-		for i := range min(len(o), len(x), len(xp)) {
-			if x[i] != xp[i] {
-				if o[i] == x[i] {
+		for i := range min(len(o.words), len(x.words), len(xp.words)) {
+			if x.words[i] != xp.words[i] {
+				if o.words[i] == x.words[i] {
 					d++
-				} else if o[i] == xp[i] {
+				} else if o.words[i] == xp.words[i] {
 					d--
 				}
 			}
 		}
 		return float64(d)
 	case CentredCosine:
-		mo, mx, mxp := s.centred(o), s.centred(x), s.centred(xp)
-		if mo == nil || mx == nil || mxp == nil {
+		if o.mean == nil || x.mean == nil || xp.mean == nil {
 			return math.NaN()
 		}
-		return cosine(mo, mx) - cosine(mo, mxp)
+		return cosine(o.mean, x.mean) - cosine(o.mean, xp.mean)
 	case PositionalCosine:
 		d := 0.0
-		for i := range min(len(o), len(x), len(xp)) {
-			if x[i] == xp[i] {
+		for i := range min(len(o.words), len(x.words), len(xp.words)) {
+			if x.words[i] == xp.words[i] {
 				continue
 			}
-			vo, ok1 := s.vector(o[i])
-			vx, ok2 := s.vector(x[i])
-			vxp, ok3 := s.vector(xp[i])
+			vo, ok1 := s.vector(o.words[i])
+			vx, ok2 := s.vector(x.words[i])
+			vxp, ok3 := s.vector(xp.words[i])
 			if ok1 && ok2 && ok3 {
 				d += linalg.Cosine(vo, vx) - linalg.Cosine(vo, vxp)
 			}
@@ -136,18 +160,14 @@ func (s *scorer) centred(doc []string) []float64 {
 	return m
 }
 
-// overlap is Σ_w min(c_a(w), c_b(w)).
-func overlap(a, b []string) int {
-	c := make(map[string]int, len(b))
-	for _, w := range b {
-		c[w]++
+// overlap is the multiset overlap Σ_w min(a(w), b(w)) of two documents' word counts.
+func overlap(a, b map[string]int) int {
+	if len(b) < len(a) {
+		a, b = b, a
 	}
 	n := 0
-	for _, w := range a {
-		if c[w] > 0 {
-			c[w]--
-			n++
-		}
+	for w, ca := range a {
+		n += min(ca, b[w])
 	}
 	return n
 }
