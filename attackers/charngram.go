@@ -136,9 +136,8 @@ func (c *CharNgram) PredictRanked(_ *rand.Rand, docs [][]string) (authors, candi
 	classes := make([]int, len(docs))
 	scores = make([][]float64, len(docs))
 	for i, d := range docs {
-		x := c.tfidf.Transform(c.ngrams(d))
-		scores[i] = c.svm.Decision(x)
-		classes[i] = c.svm.Predict(x)
+		scores[i] = c.svm.Decision(c.tfidf.Transform(c.ngrams(d)))
+		classes[i] = c.svm.PredictFromDecision(scores[i])
 	}
 	return c.labels.Decode(classes), slices.Clone(c.labels.Names()), scores
 }

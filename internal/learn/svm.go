@@ -42,6 +42,10 @@ type LinearSVM struct {
 	classes int
 	dim     int
 	weights [][]float64 // one per problem, dim features then the bias
+	// byFeature holds the weights of weights[k][:dim] feature by feature (byFeature[i·classes+k]
+	// is weights[k][i]) when there are more than two classes: a document's features then read
+	// every class's weight from one place.
+	byFeature []float64
 }
 
 // NewLinearSVM validates opts and returns an unfitted machine.
@@ -102,6 +106,15 @@ func (m *LinearSVM) Fit(rng *rand.Rand, X []Sparse, y []int, classes int) error 
 	}
 	close(next)
 	wg.Wait()
+	m.byFeature = nil
+	if classes > 2 {
+		m.byFeature = make([]float64, m.dim*classes)
+		for k, w := range m.weights {
+			for i, x := range w[:m.dim] {
+				m.byFeature[i*classes+k] = x
+			}
+		}
+	}
 	return nil
 }
 
@@ -164,15 +177,29 @@ func (m *LinearSVM) Decision(x Sparse) []float64 {
 		f := x.DotDense(m.weights[0][:m.dim]) + m.weights[0][m.dim]
 		return []float64{-f, f}
 	}
+	// out[k] = x.DotDense(weights[k][:dim]) + bias_k: each class's products added in the order
+	// of x's features, as DotDense adds them, read feature by feature.
 	out := make([]float64, m.classes)
+	for j, i := range x.Index {
+		if int(i) >= m.dim {
+			break
+		}
+		v, row := x.Value[j], m.byFeature[int(i)*m.classes:(int(i)+1)*m.classes]
+		for k := range out {
+			out[k] += v * row[k]
+		}
+	}
 	for k, w := range m.weights {
-		out[k] = x.DotDense(w[:m.dim]) + w[m.dim]
+		out[k] += w[m.dim]
 	}
 	return out
 }
 
 // Predict returns the class with the largest decision value (the lowest class on ties).
-func (m *LinearSVM) Predict(x Sparse) int { return argmax(m.Decision(x)) }
+func (m *LinearSVM) Predict(x Sparse) int { return m.PredictFromDecision(m.Decision(x)) }
+
+// PredictFromDecision returns Predict's class from the decision values Decision returned.
+func (m *LinearSVM) PredictFromDecision(decision []float64) int { return argmax(decision) }
 
 // Weights returns the weight vector of binary problem k (the training dimension, then the
 // bias). The caller must not modify it.

@@ -3,8 +3,10 @@ package learn
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // TfidfOptions configure a Tfidf weighting.
@@ -40,6 +42,15 @@ type Tfidf struct {
 	index    map[string]int32
 	features []string
 	idf      []float64
+	// counting holds *featureCounts sized for the fitted features, one per concurrent Transform.
+	counting sync.Pool
+}
+
+// featureCounts counts one document's features by index: counts[i] for feature i, and bit i of
+// present once it occurs. Transform leaves it zeroed.
+type featureCounts struct {
+	counts  []int32
+	present []uint64
 }
 
 // NewTfidf validates opts and returns an unfitted weighting.
@@ -95,6 +106,9 @@ func (t *Tfidf) Fit(docs [][]string) error {
 	slices.SortFunc(kept, strings.Compare)
 	n := float64(len(docs))
 	t.features = kept
+	t.counting = sync.Pool{New: func() any {
+		return &featureCounts{counts: make([]int32, len(kept)), present: make([]uint64, (len(kept)+63)/64)}
+	}}
 	t.index = make(map[string]int32, len(kept))
 	t.idf = make([]float64, len(kept))
 	for i, f := range kept {
@@ -116,22 +130,32 @@ func (t *Tfidf) IDF(i int) float64 { return t.idf[i] }
 // Transform weights one document; features not seen in training are ignored. A document with
 // no known feature is the zero vector.
 func (t *Tfidf) Transform(doc []string) Sparse {
-	ids := make([]int32, 0, len(doc))
+	// Count by index, then read the present features in increasing index from the bitset.
+	fc, fitted := t.counting.Get().(*featureCounts)
+	if !fitted {
+		return Sparse{} // no features yet: every document is the zero vector
+	}
+	lo, hi := len(fc.present), -1 // the words of present that hold a bit
 	for _, f := range doc {
 		if i, ok := t.index[f]; ok {
-			ids = append(ids, i)
+			if fc.counts[i] == 0 {
+				fc.present[i>>6] |= 1 << (i & 63)
+				lo, hi = min(lo, int(i>>6)), max(hi, int(i>>6))
+			}
+			fc.counts[i]++
 		}
 	}
-	slices.Sort(ids)
 	var v Sparse
-	for k, i := range ids {
-		if k > 0 && i == ids[k-1] {
-			v.Value[len(v.Value)-1]++
-			continue
+	for w := lo; w <= hi; w++ {
+		for b := fc.present[w]; b != 0; b &= b - 1 {
+			i := int32(w<<6 + bits.TrailingZeros64(b))
+			v.Index = append(v.Index, i)
+			v.Value = append(v.Value, float64(fc.counts[i]))
+			fc.counts[i] = 0
 		}
-		v.Index = append(v.Index, i)
-		v.Value = append(v.Value, 1)
+		fc.present[w] = 0
 	}
+	t.counting.Put(fc)
 	for k, i := range v.Index {
 		tf := v.Value[k]
 		if t.opts.SublinearTF {
