@@ -128,3 +128,39 @@ func TestDots16MatchesScalarLoop(t *testing.T) {
 		}
 	}
 }
+
+// SquaredDistanceTable equals SquaredEuclidean bit for bit on every pair, for list lengths with
+// whole blocks of four and every remainder, with the assembly kernel and without. Mutant: the
+// block's results written with row and column swapped → fail.
+func TestSquaredDistanceTableEqualsPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	vector := func() []float32 {
+		v := make([]float32, 37)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64() * math.Exp(2*rng.NormFloat64()))
+		}
+		return v
+	}
+	for _, on := range []bool{true, false} {
+		saved := SetAssembly(on)
+		for _, n := range [][2]int{{0, 3}, {1, 1}, {4, 4}, {7, 9}, {12, 5}} {
+			a, b := make([][]float32, n[0]), make([][]float32, n[1])
+			for i := range a {
+				a[i] = vector()
+			}
+			for j := range b {
+				b[j] = vector()
+			}
+			got := SquaredDistanceTable(a, b)
+			for i := range a {
+				for j := range b {
+					if want := SquaredEuclidean(a[i], b[j]); math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+						SetAssembly(saved)
+						t.Fatalf("assembly %v, %d × %d: pair %d, %d: %v, SquaredEuclidean %v", on, n[0], n[1], i, j, got[i*len(b)+j], want)
+					}
+				}
+			}
+		}
+		SetAssembly(saved)
+	}
+}

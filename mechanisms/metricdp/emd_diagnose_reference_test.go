@@ -128,8 +128,19 @@ func BenchmarkDiagnoseBagAgainstReference(b *testing.B) {
 	})
 }
 
-// cosineTable equals linalg.Cosine bit for bit on every pair, zero vectors included. Mutant
-// caught: a squared norm summed in float32 (last bits differ on most pairs).
+// randomRows draws n rows below size, with repeats.
+func randomRows(rng *rand.Rand, n, size int) []int {
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = rng.IntN(size)
+	}
+	return rows
+}
+
+// cosineTable equals linalg.Cosine bit for bit on every pair, zero vectors included, with the
+// assembly dot products and without, over lists long enough for several groups of sixteen and
+// a remainder. Mutant caught: a squared norm summed in float32 (last bits differ on most
+// pairs).
 func TestCosineTableEqualsCosine(t *testing.T) {
 	vecs := make([]float32, 0, 40*7)
 	rng := rand.New(rand.NewPCG(38, 4))
@@ -141,30 +152,46 @@ func TestCosineTableEqualsCosine(t *testing.T) {
 		vecs = append(vecs, v)
 	}
 	store := fixtures.Store(t, vecs, 7)
-	a, b := []int{0, 3, 5, 39, 3}, []int{1, 0, 2, 38, 17, 5}
-	got := cosineTable(store, a, b)
-	for i, ra := range a {
-		for j, rb := range b {
-			want := linalg.Cosine(store.Vector(ra), store.Vector(rb))
-			if math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
-				t.Fatalf("rows %d, %d: %v, linalg.Cosine %v", ra, rb, got[i*len(b)+j], want)
+	for _, assembly := range []bool{true, false} {
+		saved := linalg.SetAssembly(assembly)
+		for _, ab := range [][2][]int{{{0, 3, 5, 39, 3}, {1, 0, 2, 38, 17, 5}}, {randomRows(rng, 23, 40), randomRows(rng, 37, 40)}} {
+			a, b := ab[0], ab[1]
+			got := cosineTable(store, a, b)
+			for i, ra := range a {
+				for j, rb := range b {
+					want := linalg.Cosine(store.Vector(ra), store.Vector(rb))
+					if math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+						linalg.SetAssembly(saved)
+						t.Fatalf("assembly %v: rows %d, %d: %v, linalg.Cosine %v", assembly, ra, rb, got[i*len(b)+j], want)
+					}
+				}
 			}
 		}
+		linalg.SetAssembly(saved)
 	}
 }
 
 // euclideanCosts gives every pair of rows, repeated ones included, linalg.Euclidean's distance
-// bit for bit. Mutant caught: indexing the distinct table by position instead of by distinct
-// row (wrong distances wherever a row repeats).
+// bit for bit, with the assembly kernel and without, over lists with several blocks of four
+// distinct rows and a remainder. Mutant caught: indexing the distinct table by position instead
+// of by distinct row (wrong distances wherever a row repeats).
 func TestEuclideanCostsEqualEuclidean(t *testing.T) {
-	store := fixtures.RandomStore(t, rand.New(rand.NewPCG(38, 5)), 50, 6, 1)
-	a, b := []int{4, 4, 9, 1, 9, 30}, []int{9, 2, 2, 4, 49, 1}
-	got := euclideanCosts(store, a, b)
-	for i, ra := range a {
-		for j, rb := range b {
-			if want := linalg.Euclidean(store.Vector(ra), store.Vector(rb)); math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
-				t.Fatalf("rows %d, %d: %v, linalg.Euclidean %v", ra, rb, got[i*len(b)+j], want)
+	rng := rand.New(rand.NewPCG(38, 5))
+	store := fixtures.RandomStore(t, rng, 50, 6, 1)
+	for _, assembly := range []bool{true, false} {
+		saved := linalg.SetAssembly(assembly)
+		for _, ab := range [][2][]int{{{4, 4, 9, 1, 9, 30}, {9, 2, 2, 4, 49, 1}}, {randomRows(rng, 31, 50), randomRows(rng, 26, 50)}} {
+			a, b := ab[0], ab[1]
+			got := euclideanCosts(store, a, b)
+			for i, ra := range a {
+				for j, rb := range b {
+					if want := linalg.Euclidean(store.Vector(ra), store.Vector(rb)); math.Float64bits(got[i*len(b)+j]) != math.Float64bits(want) {
+						linalg.SetAssembly(saved)
+						t.Fatalf("assembly %v: rows %d, %d: %v, linalg.Euclidean %v", assembly, ra, rb, got[i*len(b)+j], want)
+					}
+				}
 			}
 		}
+		linalg.SetAssembly(saved)
 	}
 }

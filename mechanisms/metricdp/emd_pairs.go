@@ -76,12 +76,17 @@ func matchedDistance(store *embeddings.Store, a, b []int) float64 {
 func euclideanCosts(store *embeddings.Store, a, b []int) []float64 {
 	da, ia := distinctRows(a)
 	db, ib := distinctRows(b)
-	table := make([]float64, len(da)*len(db))
-	for i, ra := range da {
-		va := store.Vector(ra)
-		for j, rb := range db {
-			table[i*len(db)+j] = linalg.Euclidean(va, store.Vector(rb))
+	vectors := func(rows []int) [][]float32 {
+		v := make([][]float32, len(rows))
+		for i, r := range rows {
+			v[i] = store.Vector(r)
 		}
+		return v
+	}
+	// linalg.Euclidean of each pair, bit for bit: the square root of its squared distance.
+	table := linalg.SquaredDistanceTable(vectors(da), vectors(db))
+	for i, d := range table {
+		table[i] = math.Sqrt(d)
 	}
 	cost := make([]float64, len(a)*len(b))
 	for i := range a {
@@ -217,7 +222,9 @@ func (c *cosineMemo) get(store *embeddings.Store, in, out []int, compute func() 
 
 // cosineTable returns the cosines of the vectors of rows a and rows b (row-major, len(a) ×
 // len(b)), each equal to linalg.Cosine of the two vectors bit for bit: the same float64 sums in
-// the same order, with each vector's squared norm summed once instead of once per pair.
+// the same order, with each vector's squared norm summed once instead of once per pair, and
+// the dot products of a vector of a with sixteen of b per call of linalg.Dots16 where the CPU
+// allows.
 func cosineTable(store *embeddings.Store, a, b []int) []float64 {
 	dim := store.Dim()
 	widen := func(rows []int) (vecs, sq []float64) {
@@ -233,31 +240,33 @@ func cosineTable(store *embeddings.Store, a, b []int) []float64 {
 	}
 	va, sa := widen(a)
 	vb, sb := widen(b)
+	// b's vectors by dimension, sixteen to a group (bt[g·16·dim + 16t + c] is dimension t of
+	// b's vector 16g + c; the last group padded with zeros).
+	groups := (len(b) + 15) / 16
+	bt := make([]float64, groups*16*dim)
+	for j := range b {
+		group := bt[j/16*16*dim:]
+		for t, x := range vb[j*dim : (j+1)*dim] {
+			group[16*t+j%16] = x
+		}
+	}
 	out := make([]float64, len(a)*len(b))
-	dots := make([]float64, len(b))
+	dots := make([]float64, groups*16)
 	for i := range a {
 		x := va[i*dim : (i+1)*dim]
-		// Four columns at a time (independent sums, each over k in order: the same sums).
-		j := 0
-		for ; j+4 <= len(b); j += 4 {
-			y0, y1, y2, y3 := vb[j*dim:(j+1)*dim], vb[(j+1)*dim:(j+2)*dim], vb[(j+2)*dim:(j+3)*dim], vb[(j+3)*dim:(j+4)*dim]
-			d0, d1, d2, d3 := 0.0, 0.0, 0.0, 0.0
-			for k, xk := range x {
-				d0 += xk * y0[k]
-				d1 += xk * y1[k]
-				d2 += xk * y2[k]
-				d3 += xk * y3[k]
+		for g := range groups {
+			if linalg.Dots16((*[16]float64)(dots[16*g:16*g+16]), x, bt[g*16*dim:(g+1)*16*dim]) {
+				continue
 			}
-			dots[j], dots[j+1], dots[j+2], dots[j+3] = d0, d1, d2, d3
-		}
-		for ; j < len(b); j++ {
-			y, d := vb[j*dim:(j+1)*dim], 0.0
-			for k, xk := range x {
-				d += xk * y[k]
+			for j := 16 * g; j < min(16*g+16, len(b)); j++ {
+				y, d := vb[j*dim:(j+1)*dim], 0.0
+				for k, xk := range x {
+					d += xk * y[k]
+				}
+				dots[j] = d
 			}
-			dots[j] = d
 		}
-		for j, dot := range dots {
+		for j, dot := range dots[:len(b)] {
 			if sa[i] != 0 && sb[j] != 0 { // else linalg.Cosine's 0 for a zero vector
 				out[i*len(b)+j] = dot / math.Sqrt(sa[i]*sb[j])
 			}
