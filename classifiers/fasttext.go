@@ -8,6 +8,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/learn"
+	"dptext/internal/linalg"
 )
 
 // FastTextOptions configure a FastText classifier. The keys and defaults follow the fastText
@@ -199,19 +200,14 @@ func (f *FastText) train(rng *rand.Rand, inputs [][]int32, docs [][]string, y []
 				}
 				alpha := lr * (target - float32(probs[k]))
 				out := f.output[k*dim : (k+1)*dim]
-				out, h := out[:len(grad)], hidden[:len(grad)] // no bounds checks in the loop
-				for j := range grad {
-					grad[j] += alpha * out[j]
-					out[j] += alpha * h[j]
-				}
+				// grad[j] += alpha·out[j] with out[j] before its update, then out[j] += alpha·h[j]
+				// (each element on its own, so one pass after the other gives the same bits).
+				linalg.AxpyFloat32(grad, out, alpha)
+				linalg.AxpyFloat32(out, hidden, alpha)
 			}
 			scale := 1 / float32(len(rows))
 			for _, r := range rows {
-				row := f.input[int(r)*dim : (int(r)+1)*dim]
-				row = row[:len(grad)]
-				for j := range grad {
-					row[j] += scale * grad[j]
-				}
+				linalg.AxpyFloat32(f.input[int(r)*dim:(int(r)+1)*dim], grad, scale)
 			}
 		}
 	}
@@ -279,10 +275,7 @@ func (f *FastText) hidden(rows []int32, h, scratch []float32) {
 			f.initialRow(int64(r), scratch) // r = bucketKey(b)
 			row = scratch
 		}
-		row = row[:len(h)] // one bounds check here, none in the loop
-		for j := range h {
-			h[j] += row[j]
-		}
+		linalg.AddFloat32(h, row)
 	}
 	inv := 1 / float32(len(rows))
 	for j := range h {

@@ -8,6 +8,7 @@ import (
 
 	"dptext/embeddings"
 	"dptext/internal/learn"
+	"dptext/internal/linalg"
 	"dptext/internal/rngs"
 
 	"github.com/BurntSushi/toml"
@@ -161,5 +162,37 @@ func TestOptionsDecodeFromTOML(t *testing.T) {
 	want := FastTextOptions{Dim: 10, Epochs: 3, LR: 0.5, WordNgrams: 2, MinCount: 2, Minn: 3, Maxn: 6, Bucket: 100}
 	if err != nil || len(md.Undecoded()) > 0 || ft != want {
 		t.Errorf("fasttext decoded %+v (%v, undecoded %v)", ft, err, md.Undecoded())
+	}
+}
+
+// fastText's vector updates run in linalg's AVX2 kernels where the CPU has them; trained with
+// and without them, the model gives the same probabilities to the last bit (dimension 100: a
+// remainder of four after the groups of eight; word bigrams and character n-grams on).
+// Mutant: a kernel with one fused multiply-add instead of a product and a sum → fail.
+func TestFastTextSameWithAndWithoutAssembly(t *testing.T) {
+	train, test, _ := testCorpora()
+	opts := DefaultFastTextOptions()
+	opts.Dim, opts.Epochs, opts.WordNgrams, opts.Minn, opts.Maxn, opts.Bucket = 100, 3, 2, 2, 4, 5000
+	probabilities := func(assembly bool) [][]float64 {
+		saved := linalg.SetAssembly(assembly)
+		defer linalg.SetAssembly(saved)
+		ft, err := NewFastText(opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ft.Fit(rngs.New(3, "fasttext/assembly"), train.docs, train.labels); err != nil {
+			t.Fatal(err)
+		}
+		var out [][]float64
+		for _, d := range test.docs[:60] {
+			out = append(out, ft.Probabilities(d))
+		}
+		return out
+	}
+	with, without := probabilities(true), probabilities(false)
+	for i := range with {
+		if !slices.EqualFunc(with[i], without[i], func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }) {
+			t.Fatalf("document %d: probabilities %v with the kernels, %v without", i, with[i], without[i])
+		}
 	}
 }

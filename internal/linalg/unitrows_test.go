@@ -3,6 +3,7 @@ package linalg
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/viterin/vek/vek32"
@@ -158,6 +159,42 @@ func TestSquaredDistanceTableEqualsPairs(t *testing.T) {
 						SetAssembly(saved)
 						t.Fatalf("assembly %v, %d × %d: pair %d, %d: %v, SquaredEuclidean %v", on, n[0], n[1], i, j, got[i*len(b)+j], want)
 					}
+				}
+			}
+		}
+		SetAssembly(saved)
+	}
+}
+
+// AxpyFloat32 and AddFloat32 give the scalar float32 loops' bits at every length from 0 to 40
+// (whole groups of eight and every remainder), over values of widely different scales, with the
+// assembly kernels and without. Mutant: the kernel computing a·x + dst with one fused
+// multiply-add (VFMADD231PS, one rounding instead of two) → fail.
+func TestAxpyAndAddFloat32MatchLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	value := func() float32 { return float32(rng.NormFloat64() * math.Exp(3*rng.NormFloat64())) }
+	for _, on := range []bool{true, false} {
+		saved := SetAssembly(on)
+		for n := range 41 {
+			dst, x := make([]float32, n), make([]float32, n+2)
+			for i := range dst {
+				dst[i] = value()
+			}
+			for i := range x {
+				x[i] = value()
+			}
+			a := value()
+			axpy, add := slices.Clone(dst), slices.Clone(dst)
+			AxpyFloat32(axpy, x, a)
+			AddFloat32(add, x)
+			for i := range dst {
+				if want := dst[i] + a*x[i]; math.Float32bits(axpy[i]) != math.Float32bits(want) {
+					SetAssembly(saved)
+					t.Fatalf("assembly %v, n = %d: axpy[%d] = %v, loop %v", on, n, i, axpy[i], want)
+				}
+				if want := dst[i] + x[i]; math.Float32bits(add[i]) != math.Float32bits(want) {
+					SetAssembly(saved)
+					t.Fatalf("assembly %v, n = %d: add[%d] = %v, loop %v", on, n, i, add[i], want)
 				}
 			}
 		}
