@@ -22,8 +22,10 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"dptext/embeddings"
 	"dptext/experiments/registry"
@@ -84,24 +86,51 @@ func Components(cfg *runconfig.Config, in Inputs) map[string]string {
 			ConfigDir: in.ConfigDir, InputSHA256: in.InputSHA256, CellDocs: canaryDocs, TextWords: canaryWords + 1}
 	}
 	train, trainLabels, test := fixture(words)
-	out := map[string]string{}
+	// Each print builds its own component on its own Env, so the prints run side by side; a
+	// print's value does not depend on which worker makes it.
+	type job struct {
+		key   string
+		print func() (string, error)
+	}
+	var jobs []job
 	for i, mc := range cfg.Mechanisms {
-		out["mechanism/"+mc.ID()] = result(mechanismPrint(cfg, i, env(train), canary(words)))
+		jobs = append(jobs, job{"mechanism/" + mc.ID(), func() (string, error) { return mechanismPrint(cfg, i, env(train), canary(words)) }})
 	}
 	for i, sc := range cfg.Scorers {
-		out["scorer/"+sc.ID()] = result(scorerPrint(cfg, i, env(train), train, trainLabels, test))
+		jobs = append(jobs, job{"scorer/" + sc.ID(), func() (string, error) { return scorerPrint(cfg, i, env(train), train, trainLabels, test) }})
 	}
 	if cfg.Distinguish != nil {
 		for i, mc := range cfg.Mechanisms {
-			out["distinguish/"+mc.ID()] = result(gamePrint(cfg, i, env(train), mc.Grid()[0].Value(), canary(words)))
+			jobs = append(jobs, job{"distinguish/" + mc.ID(), func() (string, error) {
+				return gamePrint(cfg, i, env(train), mc.Grid()[0].Value(), canary(words))
+			}})
 		}
 	}
 	if cfg.Audit != nil {
 		for i, mc := range cfg.Mechanisms {
 			if grid := mc.Grid(); len(grid) > 0 && grid[0].Set() {
-				out["audit/"+mc.ID()] = result(auditPrint(cfg, i, env(train), grid[0].Value()))
+				jobs = append(jobs, job{"audit/" + mc.ID(), func() (string, error) { return auditPrint(cfg, i, env(train), grid[0].Value()) }})
 			}
 		}
+	}
+	results := make([]string, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(len(jobs), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for j := range next {
+				results[j] = result(jobs[j].print())
+			}
+		})
+	}
+	for j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	out := make(map[string]string, len(jobs))
+	for j, jb := range jobs {
+		out[jb.key] = results[j]
 	}
 	return out
 }
