@@ -156,6 +156,11 @@ func (t *Tfidf) Transform(doc []string) Sparse {
 		fc.present[w] = 0
 	}
 	t.counting.Put(fc)
+	return t.weigh(v)
+}
+
+// weigh turns the raw counts of v into tf-idf weights, scaled to unit length under the l2 norm.
+func (t *Tfidf) weigh(v Sparse) Sparse {
 	for k, i := range v.Index {
 		tf := v.Value[k]
 		if t.opts.SublinearTF {

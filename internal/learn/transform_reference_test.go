@@ -11,8 +11,8 @@ import (
 	"dptext/internal/rngs"
 )
 
-// transformReference is Tfidf.Transform as first written: the features' indices sorted, runs of
-// equal indices counted, then weighted and normalised as Transform does.
+// transformReference is Tfidf.Transform's counting as first written: the features' indices
+// sorted and runs of equal indices counted, then weighted and normalised by Transform's weigh.
 func transformReference(t *Tfidf, doc []string) Sparse {
 	ids := make([]int32, 0, len(doc))
 	for _, f := range doc {
@@ -30,21 +30,7 @@ func transformReference(t *Tfidf, doc []string) Sparse {
 		v.Index = append(v.Index, i)
 		v.Value = append(v.Value, 1)
 	}
-	for k, i := range v.Index {
-		tf := v.Value[k]
-		if t.opts.SublinearTF {
-			tf = 1 + math.Log(tf)
-		}
-		v.Value[k] = tf * t.idf[i]
-	}
-	if t.opts.Norm == "l2" {
-		if norm := v.Norm(); norm > 0 {
-			for k := range v.Value {
-				v.Value[k] /= norm
-			}
-		}
-	}
-	return v
+	return t.weigh(v)
 }
 
 // randomFeatureDocs draws n documents of up to length features from a Zipf-like vocabulary of
