@@ -496,7 +496,7 @@ func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (
 func (sc *koppelScratch) fillLevels(levels, once, twice []uint64, cosine bool) {
 	levels = levels[:3*len(once)]
 	for i, w := range once {
-		levels[3*i], levels[3*i+1] = w, twice[i]
+		levels[3*i], levels[3*i+1], levels[3*i+2] = w, twice[i], 0
 		if !cosine {
 			levels[3*i+2] = w & sc.inUnknown[i]
 		}
