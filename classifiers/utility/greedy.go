@@ -150,30 +150,17 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 func (g *GreedyF1) bestMatches(a, b bag, bestA, bestB []float64) {
 	dim := g.store.Dim()
 	vec := func(row int) []float64 { return g.unit[row*dim : (row+1)*dim : (row+1)*dim] }
-	groups := (len(b.words) + 15) / 16
-	byDimension := make([]float64, groups*16*dim) // rows without a vector stay 0; their dots are not read
+	bVectors := make([][]float64, len(b.rows)) // nil for a word without a vector: its dot is not read
 	for j, r := range b.rows {
 		if r >= 0 {
-			group := byDimension[j/16*16*dim:]
-			for t, x := range vec(r) {
-				group[16*t+j%16] = x
-			}
+			bVectors[j] = vec(r)
 		}
 	}
-	dots := make([]float64, groups*16)
+	products := linalg.NewDotProducts(bVectors, dim)
+	var dots []float64
 	for i, wa := range a.words {
 		if a.rows[i] >= 0 {
-			va := vec(a.rows[i])
-			for gi := range groups {
-				if linalg.Dots16((*[16]float64)(dots[16*gi:16*gi+16]), va, byDimension[gi*16*dim:(gi+1)*16*dim]) {
-					continue
-				}
-				for j := 16 * gi; j < min(16*gi+16, len(b.words)); j++ {
-					if b.rows[j] >= 0 {
-						dots[j] = dot(va, vec(b.rows[j]))
-					}
-				}
-			}
+			dots = products.Of(vec(a.rows[i]))
 		}
 		// A word with a vector is the same word exactly when it has the same row.
 		ra, best := a.rows[i], bestA[i]
@@ -203,16 +190,6 @@ func maxOf(x, y float64) float64 {
 		return y
 	}
 	return math.Max(x, y)
-}
-
-// dot is Σ a[k]·b[k] summed in order k = 0, 1, ….
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s float64
-	for k, x := range a {
-		s += x * b[k]
-	}
-	return s
 }
 
 // weighted returns Σ count·idf·best / Σ count·idf over the distinct words of d (NaN when

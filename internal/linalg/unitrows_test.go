@@ -201,3 +201,43 @@ func TestAxpyAndAddFloat32MatchLoops(t *testing.T) {
 		SetAssembly(saved)
 	}
 }
+
+// DotProducts.Of gives the plain loop's dot product with every vector bit for bit, for 1 to 40
+// vectors (whole groups of sixteen and every remainder), a nil vector giving 0, with the
+// assembly kernel and without. Mutant: a vector placed in the next lane of its group → fail.
+func TestDotProductsMatchLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	const dim = 37
+	value := func() float64 { return rng.NormFloat64() * math.Exp(3*rng.NormFloat64()) }
+	for _, on := range []bool{true, false} {
+		saved := SetAssembly(on)
+		for n := 1; n <= 40; n++ {
+			vectors := make([][]float64, n)
+			for j := range vectors {
+				if j%7 == 3 {
+					continue // nil: a zero vector
+				}
+				vectors[j] = make([]float64, dim)
+				for t := range vectors[j] {
+					vectors[j][t] = value()
+				}
+			}
+			x := make([]float64, dim)
+			for t := range x {
+				x[t] = value()
+			}
+			got := NewDotProducts(vectors, dim).Of(x)
+			for j, v := range vectors {
+				want := 0.0
+				for t := range v {
+					want += x[t] * v[t]
+				}
+				if math.Float64bits(got[j]) != math.Float64bits(want) {
+					SetAssembly(saved)
+					t.Fatalf("assembly %v, %d vectors: vector %d: %v, loop %v", on, n, j, got[j], want)
+				}
+			}
+		}
+		SetAssembly(saved)
+	}
+}

@@ -223,8 +223,7 @@ func (c *cosineMemo) get(store *embeddings.Store, in, out []int, compute func() 
 // cosineTable returns the cosines of the vectors of rows a and rows b (row-major, len(a) ×
 // len(b)), each equal to linalg.Cosine of the two vectors bit for bit: the same float64 sums in
 // the same order, with each vector's squared norm summed once instead of once per pair, and
-// the dot products of a vector of a with sixteen of b per call of linalg.Dots16 where the CPU
-// allows.
+// the dot products taken sixteen at a time (linalg.DotProducts).
 func cosineTable(store *embeddings.Store, a, b []int) []float64 {
 	dim := store.Dim()
 	widen := func(rows []int) (vecs, sq []float64) {
@@ -240,33 +239,15 @@ func cosineTable(store *embeddings.Store, a, b []int) []float64 {
 	}
 	va, sa := widen(a)
 	vb, sb := widen(b)
-	// b's vectors by dimension, sixteen to a group (bt[g·16·dim + 16t + c] is dimension t of
-	// b's vector 16g + c; the last group padded with zeros).
-	groups := (len(b) + 15) / 16
-	bt := make([]float64, groups*16*dim)
+	bVectors := make([][]float64, len(b))
 	for j := range b {
-		group := bt[j/16*16*dim:]
-		for t, x := range vb[j*dim : (j+1)*dim] {
-			group[16*t+j%16] = x
-		}
+		bVectors[j] = vb[j*dim : (j+1)*dim]
 	}
+	products := linalg.NewDotProducts(bVectors, dim)
 	out := make([]float64, len(a)*len(b))
-	dots := make([]float64, groups*16)
 	for i := range a {
-		x := va[i*dim : (i+1)*dim]
-		for g := range groups {
-			if linalg.Dots16((*[16]float64)(dots[16*g:16*g+16]), x, bt[g*16*dim:(g+1)*16*dim]) {
-				continue
-			}
-			for j := 16 * g; j < min(16*g+16, len(b)); j++ {
-				y, d := vb[j*dim:(j+1)*dim], 0.0
-				for k, xk := range x {
-					d += xk * y[k]
-				}
-				dots[j] = d
-			}
-		}
-		for j, dot := range dots[:len(b)] {
+		dots := products.Of(va[i*dim : (i+1)*dim])
+		for j, dot := range dots {
 			if sa[i] != 0 && sb[j] != 0 { // else linalg.Cosine's 0 for a zero vector
 				out[i*len(b)+j] = dot / math.Sqrt(sa[i]*sb[j])
 			}
