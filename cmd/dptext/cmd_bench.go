@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -152,6 +154,32 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
+// benchGumbelEpsilon is bench mechanisms' default ε of the truncated Gumbel mechanism, whose
+// range starts far above the other mechanisms' (configs/mechanisms.toml runs it from 60 up).
+const benchGumbelEpsilon = 1000.0
+
+// epsilonOverrides is bench mechanisms' repeatable --epsilon-for NAME=E: the ε of a mechanism
+// that is not --epsilon.
+type epsilonOverrides map[string]float64
+
+func (o epsilonOverrides) String() string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(o)) {
+		parts = append(parts, fmt.Sprintf("%s=%g", name, o[name]))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (o epsilonOverrides) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	eps, err := strconv.ParseFloat(value, 64)
+	if !ok || name == "" || err != nil || !(eps > 0) || math.IsInf(eps, 1) {
+		return fmt.Errorf("%q: want NAME=E, a mechanism's name and a finite ε > 0, e.g. truncated-gumbel=1000", v)
+	}
+	o[name] = eps
+	return nil
+}
+
 // Limits of bench mechanisms' flags.
 const (
 	maxBenchDocuments = 10_000
@@ -160,12 +188,14 @@ const (
 
 func cmdBenchMechanisms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags(ctx, "bench", stderr)
-	epsilon := fs.Float64("epsilon", 10, "ε every mechanism is built at (a mechanism outside whose range it is, is listed as not measured)")
+	epsilon := fs.Float64("epsilon", 10, "ε every mechanism is built at unless --epsilon-for names it (a mechanism outside whose range its ε is, is listed as not measured)")
+	epsilonFor := epsilonOverrides{"truncated-gumbel": benchGumbelEpsilon}
+	fs.Var(epsilonFor, "epsilon-for", fmt.Sprintf("NAME=E: build mechanism NAME at ε = E instead (repeatable; default truncated-gumbel=%g, as its scale needs ε above (2(1+ln|V|)+3)/Δ_min, about 41 on the top 20,000 GloVe words)", benchGumbelEpsilon))
 	var names stringList
 	fs.Var(&names, "mechanism", "a registered mechanism to measure (repeatable; default: all)")
 	topK := fs.Int("top-k", 20000, "keep the K most frequent words of the default GloVe vectors (0: all); the configs use 20000")
-	documents := fs.Int("documents", 20, "documents per round, each privatised with its own generator in one batch, as the runner does")
-	words := fs.Int("words", 250, "Zipf-drawn words per document")
+	documents := fs.Int("documents", 420, "documents per round, each privatised with its own generator in one batch, as the runner does (default: a cell of configs/mechanisms.toml, 30 authors × 14 snippets)")
+	words := fs.Int("words", 209, "Zipf-drawn words per document (default: the snippets' common length in configs/mechanisms.toml)")
 	referenceWords := fs.Int("reference-words", 300, "words of a round the per-token reference releases")
 	rounds := fs.Int("rounds", 3, "rounds; medians are printed")
 	pos, err := parseInterleaved(fs, args)
@@ -177,6 +207,11 @@ func cmdBenchMechanisms(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	if !(*epsilon > 0) || math.IsInf(*epsilon, 1) {
 		return usagef("--epsilon %g: want a finite number > 0", *epsilon)
+	}
+	for _, name := range slices.Sorted(maps.Keys(epsilonFor)) {
+		if _, ok := registry.Mechanisms[name]; !ok {
+			return usagef("--epsilon-for %s: unknown mechanism; valid: %s", name, strings.Join(registry.MechanismNames(), ", "))
+		}
 	}
 	if *rounds < 1 || *rounds > maxBenchRounds {
 		return usagef("--rounds %d: want 1 to %d", *rounds, maxBenchRounds)
@@ -212,6 +247,6 @@ func cmdBenchMechanisms(ctx context.Context, args []string, stdout, stderr io.Wr
 	}
 	// The runner's cache of derived data (SynTF's ℓ, computed once per vocabulary and ε).
 	env := &registry.Env{Embeddings: store, Workers: 1, Context: ctx, CacheDir: filepath.Join(dataDir, "derived")}
-	return bench.Mechanisms(ctx, stdout, env, bench.MechanismsOptions{Epsilon: *epsilon, Names: names, Documents: *documents, Words: *words,
+	return bench.Mechanisms(ctx, stdout, env, bench.MechanismsOptions{Epsilon: *epsilon, EpsilonFor: epsilonFor, Names: names, Documents: *documents, Words: *words,
 		ReferenceWords: *referenceWords, Rounds: *rounds, Vocabulary: vocabularyName(true)})
 }

@@ -59,6 +59,7 @@ func TestBenchDecodeRefusesAPipeAsReference(t *testing.T) {
 func TestBenchMechanismsRejectsBadFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--epsilon", "0"}, {"--rounds", "0"}, {"--documents", "0"}, {"--words", "0"}, {"--reference-words", "0"}, {"--mechanism", "no-such-mechanism"}, {"--top-k", "-1"},
+		{"--epsilon-for", "no-such-mechanism=3"}, {"--epsilon-for", "santext"}, {"--epsilon-for", "santext=-1"}, {"--epsilon-for", "santext=inf"},
 	} {
 		if code, _, errOut := run(t, append([]string{"bench", "mechanisms"}, bad...)...); code != 2 || !strings.Contains(errOut, bad[0]) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the flag", bad, code, errOut)

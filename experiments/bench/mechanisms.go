@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,8 +22,10 @@ import (
 
 // MechanismsOptions are the settings of Mechanisms.
 type MechanismsOptions struct {
-	// Epsilon is the ε every mechanism is built at.
+	// Epsilon is the ε every mechanism is built at, unless EpsilonFor names it.
 	Epsilon float64
+	// EpsilonFor is the ε of the mechanisms built at another ε than Epsilon (name → ε).
+	EpsilonFor map[string]float64
 	// Names are the registered mechanisms to measure, in order.
 	Names []string
 	// Documents and Words are the documents of a round and the Zipf-drawn words of each.
@@ -34,15 +39,21 @@ type MechanismsOptions struct {
 	Vocabulary string
 }
 
-// Mechanisms measures, for every mechanism of o.Names built at o.Epsilon with its default
-// params on env, the words per second it releases through the runner's path
-// (mechanisms.PrivatizeBatch over o.Documents documents of o.Words words drawn by Zipf's law
-// from the vocabulary, every document with its own generator), and the words per second of its
-// per-token Reference on the first o.ReferenceWords of them, and writes each round and then
-// the medians and their ratio. Every round builds the mechanism anew, so the batch path starts
-// with empty row caches, as a run's first cell does; the build is timed apart. A mechanism that
-// cannot be built at ε on env (ε out of its range, a model file it needs) is listed with the
-// reason.
+// Mechanisms measures, for every mechanism of o.Names built at its ε (o.EpsilonFor, else
+// o.Epsilon) with its default params on env, the words per second it releases through the
+// runner's path (mechanisms.PrivatizeBatch over o.Documents documents of o.Words words drawn by
+// Zipf's law from the vocabulary, every document with its own generator), and the words per
+// second of its per-token Reference on the first o.ReferenceWords of them, and writes each round
+// and then the medians and their ratio. Every round builds the mechanism anew, so the batch path
+// starts with empty row caches, as a run's first cell does; the build is timed apart. A
+// mechanism that cannot be built at ε on env (ε out of its range, a model file it needs) is
+// listed with the reason.
+//
+// The ratio has two factors, both printed: sharing, the tokens per distinct word of a round (a
+// batch path computes one row per distinct word, the reference one per token, so sharing alone
+// would give that ratio at equal cost per row), and the ratio divided by it, the batch path's
+// speed per row against the reference's per token. The first depends on the workload only
+// (documents × words, the repetitions of Zipf's law), the second on the implementation.
 func Mechanisms(ctx context.Context, w io.Writer, env *registry.Env, o MechanismsOptions) error {
 	store := env.Embeddings
 	rng := rngs.New(1, "bench/mechanisms")
@@ -53,14 +64,16 @@ func Mechanisms(ctx context.Context, w io.Writer, env *registry.Env, o Mechanism
 		}
 	}
 	refDocs := prefix(docs, o.ReferenceWords)
-	fmt.Fprintf(w, "mechanisms at ε = %g on %s (%d words × %d dimensions): %d documents of %d Zipf-drawn words, reference on the first %d words, %d round(s)\n",
-		o.Epsilon, o.Vocabulary, store.Len(), store.Dim(), o.Documents, o.Words, countWords(refDocs), o.Rounds)
+	tokens, distinct := countWords(docs), distinctWords(docs)
+	sharing := float64(tokens) / float64(distinct)
+	fmt.Fprintf(w, "mechanisms at ε = %g%s on %s (%d words × %d dimensions): %d documents of %d Zipf-drawn words (%d distinct words: %.2f tokens per distinct word), reference on the first %d words, %d round(s)\n",
+		o.Epsilon, otherEpsilons(o.EpsilonFor), o.Vocabulary, store.Len(), store.Dim(), o.Documents, o.Words, distinct, sharing, countWords(refDocs), o.Rounds)
 	var lines, skipped []string
 	for _, name := range o.Names {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, why, err := benchMechanism(ctx, w, env, name, docs, refDocs, o)
+		line, why, err := benchMechanism(ctx, w, env, name, docs, refDocs, sharing, o)
 		if err != nil {
 			return err
 		}
@@ -70,9 +83,9 @@ func Mechanisms(ctx context.Context, w io.Writer, env *registry.Env, o Mechanism
 		}
 		lines = append(lines, line)
 	}
-	fmt.Fprintln(w, "medians:")
+	fmt.Fprintf(w, "medians (sharing: %.2f tokens per distinct word; per row: batch/reference ÷ sharing, the batch path's cost per distinct word against the reference's per token):\n", sharing)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mechanism\tbuild s\tbatch words/s\treference words/s\tbatch/reference\t")
+	fmt.Fprintln(tw, "mechanism\tε\tbuild s\tbatch words/s\treference words/s\tbatch/reference\tper row\t")
 	for _, l := range lines {
 		fmt.Fprintln(tw, l)
 	}
@@ -87,14 +100,18 @@ func Mechanisms(ctx context.Context, w io.Writer, env *registry.Env, o Mechanism
 
 // benchMechanism runs the rounds of one mechanism and returns its line of the medians' table,
 // or why it was not measured.
-func benchMechanism(ctx context.Context, w io.Writer, env *registry.Env, name string, docs, refDocs [][]string, o MechanismsOptions) (line, why string, err error) {
+func benchMechanism(ctx context.Context, w io.Writer, env *registry.Env, name string, docs, refDocs [][]string, sharing float64, o MechanismsOptions) (line, why string, err error) {
 	entry, ok := registry.Mechanisms[name]
 	if !ok {
 		return "", "", fmt.Errorf("unknown mechanism %q; valid: %v", name, registry.MechanismNames())
 	}
 	eps := report.EpsilonOf(o.Epsilon)
+	if e, ok := o.EpsilonFor[name]; ok {
+		eps = report.EpsilonOf(e)
+	}
+	shown := fmt.Sprintf("%g", eps.Value())
 	if !entry.UsesEpsilon {
-		eps = report.Epsilon{}
+		eps, shown = report.Epsilon{}, "–"
 	}
 	mo, err := registry.DecodeMechanism(name, eps, "")
 	if err != nil {
@@ -138,11 +155,12 @@ func benchMechanism(ctx context.Context, w io.Writer, env *registry.Env, name st
 		}
 		fmt.Fprintln(w, msg)
 	}
-	line = fmt.Sprintf("%s\t%.2f\t%.0f\t", name, stats.Median(builds), stats.Median(batch))
+	line = fmt.Sprintf("%s\t%s\t%.2f\t%.0f\t", name, shown, stats.Median(builds), stats.Median(batch))
 	if len(ref) == 0 {
-		return line + "no reference\t–\t", "", nil
+		return line + "no reference\t–\t–\t", "", nil
 	}
-	return line + fmt.Sprintf("%.0f\t%.1f×\t", stats.Median(ref), stats.Median(batch)/stats.Median(ref)), "", nil
+	ratio := stats.Median(batch) / stats.Median(ref)
+	return line + fmt.Sprintf("%.0f\t%.1f×\t%.1f×\t", stats.Median(ref), ratio, ratio/sharing), "", nil
 }
 
 // referencer releases a document token by token (Reference, GumbelReference).
@@ -179,6 +197,29 @@ func prefix(docs [][]string, n int) [][]string {
 		n -= len(d)
 	}
 	return out
+}
+
+// distinctWords is the number of distinct words of docs.
+func distinctWords(docs [][]string) int {
+	seen := map[string]bool{}
+	for _, d := range docs {
+		for _, w := range d {
+			seen[w] = true
+		}
+	}
+	return len(seen)
+}
+
+// otherEpsilons describes the mechanisms built at another ε, for the header line: "" when none.
+func otherEpsilons(epsilonFor map[string]float64) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(epsilonFor)) {
+		parts = append(parts, fmt.Sprintf("%s at %g", name, epsilonFor[name]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 func countWords(docs [][]string) int {

@@ -1,9 +1,13 @@
 package bench
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"dptext/experiments/registry"
@@ -12,6 +16,7 @@ import (
 	"dptext/internal/rngs"
 	"dptext/internal/stats"
 	"dptext/mechanisms"
+	"dptext/mechanisms/nearest"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -155,4 +160,64 @@ func TestGumbelReferenceMatchesTheBatchPath(t *testing.T) {
 		t.Errorf("χ² = %.1f on %d df, above the 1 − 10⁻⁶ quantile %.1f", stat, bins-1, crit)
 	}
 	t.Logf("χ² = %.1f on %d df", stat, bins-1)
+}
+
+// Mechanisms builds a mechanism named in EpsilonFor at that ε, prints the sharing of the
+// round's words (tokens per distinct word, counted here independently) in its header, and
+// splits every ratio into sharing × per row. Mutants: EpsilonFor ignored (santext listed at
+// ε 10); per row not divided by the sharing; distinct words miscounted.
+func TestMechanismsSplitsTheRatio(t *testing.T) {
+	store := fixtures.NormalStore(t, rngs.New(3, "bench/store"), fixtures.NumberedWords("w%02d", 40), 6, 1)
+	env := &registry.Env{Embeddings: store, Workers: 1}
+	var out strings.Builder
+	o := MechanismsOptions{Epsilon: 10, EpsilonFor: map[string]float64{"santext": 2.5}, Names: []string{"santext", "tem", "none"},
+		Documents: 6, Words: 50, ReferenceWords: 60, Rounds: 1, Vocabulary: "fixture"}
+	if err := Mechanisms(context.Background(), &out, env, o); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	// The same documents as Mechanisms draws: the first stream of its generator.
+	rng := rngs.New(1, "bench/mechanisms")
+	seen := map[int]bool{}
+	for range o.Documents {
+		for _, r := range nearest.ZipfRows(rng, store.Len(), o.Words) {
+			seen[r] = true
+		}
+	}
+	sharing := float64(o.Documents*o.Words) / float64(len(seen))
+	if want := fmt.Sprintf("(%d distinct words: %.2f tokens per distinct word)", len(seen), sharing); !strings.Contains(text, want) {
+		t.Fatalf("header without %q:\n%s", want, text)
+	}
+	if !strings.Contains(text, "(santext at 2.5)") {
+		t.Errorf("header does not name santext's ε:\n%s", text)
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) >= 7 && (f[0] == "santext" || f[0] == "tem" || f[0] == "none") {
+			rows[f[0]] = f
+		}
+	}
+	if got := rows["santext"]; len(got) < 2 || got[1] != "2.5" {
+		t.Errorf("santext's line %v: want ε 2.5", got)
+	}
+	if got := rows["tem"]; len(got) < 2 || got[1] != "10" {
+		t.Errorf("tem's line %v: want ε 10", got)
+	}
+	if got := rows["none"]; len(got) < 2 || got[1] != "–" {
+		t.Errorf("none's line %v: want no ε", got)
+	}
+	for _, name := range []string{"santext", "tem"} {
+		f := rows[name]
+		if len(f) != 7 {
+			t.Fatalf("%s's line %v: want 7 columns", name, f)
+		}
+		ratio, err1 := strconv.ParseFloat(strings.TrimSuffix(f[5], "×"), 64)
+		perRow, err2 := strconv.ParseFloat(strings.TrimSuffix(f[6], "×"), 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s's line %v: ratio or per row not a number", name, f)
+		}
+		if math.Abs(perRow*sharing-ratio) > 0.05*sharing+0.05 {
+			t.Errorf("%s: per row %.1f× × sharing %.2f = %.2f, want the ratio %.1f×", name, perRow, sharing, perRow*sharing, ratio)
+		}
+	}
 }
