@@ -259,10 +259,11 @@ func (k *Koppel) predict(rng *rand.Rand, docs [][]string) (authors []string, sco
 	if k.vocab == nil {
 		panic("koppel11: PredictScores before a successful Fit")
 	}
-	// The stream of rngs.Child, kept as its ChaCha8 source so the draws skip the interface.
-	streams := make([]*rand.ChaCha8, len(docs))
+	// The stream of rngs.Child, kept as its ChaCha8 source (rngs.ChaCha8: the same values) so
+	// the draws skip the interface.
+	streams := make([]*rngs.ChaCha8, len(docs))
 	for i := range docs {
-		streams[i] = rand.NewChaCha8(rngs.Key(rng.Uint64(), fmt.Sprintf("koppel11/unknown=%d", i)))
+		streams[i] = rngs.NewChaCha8(rngs.Key(rng.Uint64(), fmt.Sprintf("koppel11/unknown=%d", i)))
 	}
 	authors = make([]string, len(docs))
 	scores = make([]float64, len(docs))
@@ -372,7 +373,7 @@ func (sc *koppelScratch) nextWindow() {
 // window's feature occurrences are counted one by one against the subset's marks. The random
 // draws are made in the same order either way: the subset, then one window start per
 // candidate, even when only one start exists.
-func (k *Koppel) attribute(rng *rand.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int, wins []int) {
+func (k *Koppel) attribute(rng *rngs.ChaCha8, doc []string, sc *koppelScratch) (best, bestWins, secondWins int, wins []int) {
 	words := splitWords(doc)
 	L := min(len(words), k.minWords)
 	u := k.stream(words[:L])
@@ -637,13 +638,17 @@ func (s windowSums) similarity(sumB, sumB2 int64, cosine bool) float64 {
 
 // intN returns rand.New(src).IntN(n) for n ≥ 1, drawing from src exactly as math/rand/v2 does
 // (Lemire's multiply-and-reject on 64-bit draws, a mask for powers of two), without the call
-// through the Source interface.
-func intN(src *rand.ChaCha8, n int) int {
+// through the Source interface and, while src's period lasts, without a call per draw.
+func intN(src *rngs.ChaCha8, n int) int {
 	u := uint64(n)
-	if u&(u-1) == 0 {
-		return int(src.Uint64() & (u - 1))
+	x, ok := src.Next()
+	if !ok {
+		x = src.Uint64()
 	}
-	hi, lo := bits.Mul64(src.Uint64(), u)
+	if u&(u-1) == 0 {
+		return int(x & (u - 1))
+	}
+	hi, lo := bits.Mul64(x, u)
 	if lo < u {
 		thresh := -u % u
 		for lo < thresh {

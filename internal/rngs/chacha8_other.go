@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package rngs
+
+// hasPeriodKernel: no assembly here; ChaCha8 copies math/rand/v2's stream.
+const hasPeriodKernel = false
+
+func chacha8Period(key *[4]uint64, out *[128]uint64) { panic("rngs: chacha8Period without its kernel") }
