@@ -21,8 +21,9 @@ func checkStream(t *testing.T, key [32]byte, n int) {
 // derived ones) over 2,000 values each (16 periods, so 16 reseedings), with the assembly and
 // with the fallback. Any difference in a word, a rotation, the counters, the feed-forward, the
 // layout of the buffers or the reseeding changes the first period's values or the next
-// period's key (mutants: rotation 12 → 11 fails at value 0; feed-forward of word 12 added
-// fails at value 0; reseeding from values 120–123 fails at value 124).
+// period's key (mutants: rotation 12 → 11 fails at value 0; the key's first word also added
+// to word 12 fails at value 148 of the zero key, the first of word 12 under a nonzero key;
+// reseeding from values 120–123 fails at value 124).
 func TestChaCha8IsMathRandsStream(t *testing.T) {
 	keys := [][32]byte{{}}
 	for bit := range 8 {
