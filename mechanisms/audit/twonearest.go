@@ -16,94 +16,118 @@ type nearestPair struct {
 	d1, d2 float64
 }
 
+// twoNearestBlock is the number of noisy vectors whose float32 dot products with the whole
+// vocabulary twoNearestAll computes at once (one linalg.MulABt; 32 × 20,000 float32 = 2.5 MB).
+const twoNearestBlock = 32
+
 // twoNearestAll finds, for each of the k noisy vectors in z (k rows of store.Dim() values),
-// its two nearest words over the whole vocabulary of store. Every distance is the float64 sum
-// of squared differences in order of the coordinate (linalg.SqDist4x4, four vectors against
-// four rows per call where the CPU has the kernel, the scalar loop elsewhere: the same bits),
-// so the result equals twoNearest(store, z_j) for every j. The vectors are split over
-// the machine's cores; the result does not depend on how.
+// its two nearest words over the whole vocabulary of store: the result equals
+// twoNearest(store, z_j) for every j, bit for bit, as a search of every row would give it.
+//
+// It screens the rows in float32 first and computes the float64 distance (sqDist, the
+// decision's own arithmetic) only for the rows the screen cannot exclude. With ẑ the vector
+// rounded to float32 and D_r the float32 dot product ẑ·v_r (linalg.MulABt), the estimate
+// d̃_r = ‖z‖² + ‖v_r‖² − 2·D_r of the squared distance s_r = sqDist(z, v_r) is within
+// B_r = K·(‖z‖ + ‖v_r‖)² of it, K = γ_{n+10} + 10⁻¹², γ_m = m·u/(1 − m·u), u = 2⁻²⁴: the dot
+// product's rounding is at most γ_n·Σ|ẑ_t·v_rt| in any order of summation with at most n
+// roundings per term (Higham, Accuracy and Stability of Numerical Algorithms, §3.1), rounding z
+// adds u·Σ|z_t·v_rt|, Σ|z_t·v_rt| ≤ ‖z‖‖v_r‖ ≤ (‖z‖ + ‖v_r‖)²/2, and 10⁻¹² covers the float64
+// roundings of the norms, of d̃_r and of s_r. So s_r ∈ [d̃_r − B_r, d̃_r + B_r]. Let t be the
+// second smallest upper end over all rows: two rows have s ≤ t, so the second nearest has
+// s ≤ t, and a row whose lower end exceeds t is farther than both, never one of the two nor
+// tied with them. The rows left are searched in row order with the exhaustive rule (strictly
+// smaller distance wins, ties to the lower row), so the result is the exhaustive one.
+// TestTwoNearestAllIsExhaustive checks it against twoNearest, ties and duplicate rows
+// included. The vectors are split over the machine's cores; the result does not depend on how.
 func twoNearestAll(store *embeddings.Store, z []float64, k int) []nearestPair {
-	n := store.Dim()
+	n, v := store.Dim(), store.Len()
 	out := make([]nearestPair, k)
-	groups := (k + 3) / 4
-	workers := min(runtime.GOMAXPROCS(0), max(groups, 1))
-	var wg sync.WaitGroup
-	next := make(chan int, groups)
-	for g := range groups {
-		next <- g
+	if k == 0 {
+		return out
+	}
+	if v < 2 {
+		for j := range k {
+			out[j] = twoNearest(store, z[j*n:(j+1)*n])
+		}
+		return out
+	}
+	rowNorm := make([]float64, v)
+	for r := range v {
+		s := 0.0
+		for _, a := range store.Vector(r) {
+			s += float64(a) * float64(a)
+		}
+		rowNorm[r] = math.Sqrt(s)
+	}
+	u := math.Ldexp(1, -24)
+	m := float64(n + 10)
+	screen := m*u/(1-m*u) + 1e-12
+	blocks := (k + twoNearestBlock - 1) / twoNearestBlock
+	workers := min(runtime.GOMAXPROCS(0), blocks)
+	next := make(chan int, blocks)
+	for b := range blocks {
+		next <- b
 	}
 	close(next)
+	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			q := make([]float64, 4*n)
-			for g := range next {
-				lo, hi := 4*g, min(4*g+4, k)
-				if hi-lo < 4 {
-					for j := lo; j < hi; j++ {
-						out[j] = twoNearest(store, z[j*n:(j+1)*n])
-					}
-					continue
+		wg.Go(func() {
+			z32 := make([]float32, twoNearestBlock*n)
+			dots := make([]float32, twoNearestBlock*v)
+			lower := make([]float64, v)
+			for b := range next {
+				lo, hi := b*twoNearestBlock, min((b+1)*twoNearestBlock, k)
+				for i, x := range z[lo*n : hi*n] {
+					z32[i] = float32(x)
 				}
-				for t := range n {
-					for c := range 4 {
-						q[4*t+c] = z[(lo+c)*n+t]
-					}
+				linalg.MulABt(dots, z32, hi-lo, store.Matrix(), v, n)
+				for j := lo; j < hi; j++ {
+					zj := z[j*n : (j+1)*n]
+					out[j] = screenedTwoNearest(store, zj, dots[(j-lo)*v:(j-lo+1)*v], rowNorm, screen, lower)
 				}
-				fourNearestPairs(store, z[lo*n:hi*n], q, out[lo:hi])
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return out
 }
 
-// fourNearestPairs fills out[c] with the two nearest words of the four vectors zs (4 rows of
-// store.Dim() values; q holds them interleaved by coordinate for linalg.SqDist4x4).
-func fourNearestPairs(store *embeddings.Store, zs, q []float64, out []nearestPair) {
-	n := store.Dim()
-	var b1, b2 [4]int
-	var s1, s2 [4]float64
-	for c := range 4 {
-		b1[c], b2[c], s1[c], s2[c] = -1, -1, math.Inf(1), math.Inf(1)
+// screenedTwoNearest is twoNearest(store, z) from the float32 dot products dots[r] of z with
+// every row, the rows' Euclidean norms and the screen's factor K (twoNearestAll); lower is
+// scratch of store.Len() values.
+func screenedTwoNearest(store *embeddings.Store, z []float64, dots []float32, rowNorm []float64, screen float64, lower []float64) nearestPair {
+	zz := 0.0
+	for _, x := range z {
+		zz += x * x
 	}
-	offer := func(c, r int, d float64) {
+	zNorm := math.Sqrt(zz)
+	// t: the second smallest upper end d̃ + B.
+	t1, t2 := math.Inf(1), math.Inf(1)
+	for r, d := range dots {
+		nr := rowNorm[r]
+		est := zz + nr*nr - 2*float64(d)
+		s := zNorm + nr
+		bound := screen * s * s
+		lower[r] = est - bound
+		switch up := est + bound; {
+		case up < t1:
+			t1, t2 = up, t1
+		case up < t2:
+			t2 = up
+		}
+	}
+	b1, b2, s1, s2 := -1, -1, math.Inf(1), math.Inf(1)
+	for r, l := range lower {
+		if l > t2 {
+			continue
+		}
+		d := sqDist(z, store.Vector(r))
 		switch {
-		case d < s1[c] || (d == s1[c] && r < b1[c]):
-			b2[c], s2[c], b1[c], s1[c] = b1[c], s1[c], r, d
-		case d < s2[c] || (d == s2[c] && r < b2[c]):
-			b2[c], s2[c] = r, d
+		case d < s1:
+			b2, s2, b1, s1 = b1, s1, r, d
+		case d < s2:
+			b2, s2 = r, d
 		}
 	}
-	var dst [16]float64
-	var rows [4][]float32
-	v := store.Len()
-	r := 0
-	for ; r+4 <= v; r += 4 {
-		for i := range 4 {
-			rows[i] = store.Vector(r + i)
-		}
-		if !linalg.SqDist4x4(&dst, q, &rows) {
-			for i := range 4 {
-				for c := range 4 {
-					dst[4*i+c] = sqDist(zs[c*n:(c+1)*n], rows[i])
-				}
-			}
-		}
-		for i := range 4 {
-			for c := range 4 {
-				offer(c, r+i, dst[4*i+c])
-			}
-		}
-	}
-	for ; r < v; r++ {
-		row := store.Vector(r)
-		for c := range 4 {
-			offer(c, r, sqDist(zs[c*n:(c+1)*n], row))
-		}
-	}
-	for c := range 4 {
-		out[c] = nearestPair{b1[c], b2[c], math.Sqrt(s1[c]), math.Sqrt(s2[c])}
-	}
+	return nearestPair{b1, b2, math.Sqrt(s1), math.Sqrt(s2)}
 }

@@ -1,0 +1,109 @@
+package audit
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"dptext/embeddings"
+)
+
+// nearTieStore is a vocabulary of random rows (dimension dim, entries of about 3, like GloVe's
+// norms of 5 to 10) in triples around random centres c_i: row 3i near c_i, row 3i+2 the mirror
+// image of row 3i+1 through c_i; the last triple's mirrored rows are equal instead (a
+// duplicate). A vector a hair off c_i has row 3i nearest and rows 3i+1 and 3i+2 second and
+// third, their squared distances differing by less than float32 resolves: a float32 screen
+// without its bound often keeps the wrong one of the two.
+func nearTieStore(t *testing.T, rng *rand.Rand, triples, dim int) (*embeddings.Store, [][]float64) {
+	t.Helper()
+	rows := 3 * triples
+	vecs := make([]float32, rows*dim)
+	var centres [][]float64
+	for i := range triples {
+		c := make([]float64, dim)
+		for d := range dim {
+			c[d] = 3 * rng.NormFloat64()
+			vecs[3*i*dim+d] = float32(c[d] + 0.3*rng.NormFloat64())
+			a := float32(c[d] + rng.NormFloat64())
+			vecs[(3*i+1)*dim+d] = a
+			vecs[(3*i+2)*dim+d] = float32(2*c[d] - float64(a))
+			if i == triples-1 {
+				vecs[(3*i+2)*dim+d] = a
+			}
+		}
+		centres = append(centres, c)
+	}
+	words := make([]string, rows)
+	for i := range words {
+		words[i] = string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
+	}
+	store, err := embeddings.New(words, dim, vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, centres
+}
+
+// twoNearestAll equals the exhaustive scalar search twoNearest — rows and distances, bit for
+// bit — on 3,000 noisy vectors: 1,000 a hair (10⁻⁹ of a unit) off a centre of nearTieStore
+// (second and third nearest tied up to rounding, decided by the float64 search), 1,000 near the
+// duplicated rows (an exact tie: the lower row first), and 1,000 at Laplace-like radii from 0.1
+// to 30 around random rows. Mutants: the screen's factor K set to 0 (the float32 estimates
+// trusted as they are) or to K/1000 returns a wrong second word on the near-ties (checked).
+func TestTwoNearestAllIsExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 3))
+	const triples, dim = 200, 50
+	store, centres := nearTieStore(t, rng, triples, dim)
+	rows := store.Len()
+	var z []float64
+	for range 1000 { // near-ties between the second and third nearest
+		c := centres[rng.IntN(len(centres)-1)]
+		for d := range dim {
+			z = append(z, c[d]+1e-9*rng.NormFloat64())
+		}
+	}
+	for range 1000 { // the duplicated rows
+		r := store.Vector(rows - 2)
+		for d := range dim {
+			z = append(z, float64(r[d])+0.01*rng.NormFloat64())
+		}
+	}
+	for range 1000 { // noisy vectors around random rows, small to large radii
+		r := store.Vector(rng.IntN(rows))
+		radius := 0.1 * math.Pow(300, rng.Float64())
+		dir, norm := make([]float64, dim), 0.0
+		for d := range dir {
+			dir[d] = rng.NormFloat64()
+			norm += dir[d] * dir[d]
+		}
+		for d := range dim {
+			z = append(z, float64(r[d])+radius*dir[d]/math.Sqrt(norm))
+		}
+	}
+	k := len(z) / dim
+	got := twoNearestAll(store, z, k)
+	ties := 0
+	for j := range k {
+		want := twoNearest(store, z[j*dim:(j+1)*dim])
+		if got[j] != want {
+			t.Fatalf("vector %d: twoNearestAll %+v, exhaustive %+v", j, got[j], want)
+		}
+		if w3 := thirdNearest(store, z[j*dim:(j+1)*dim], want); math.Abs(w3-want.d2*want.d2) < 1e-6 || want.d1 == want.d2 {
+			ties++
+		}
+	}
+	if ties < 1000 {
+		t.Errorf("only %d near-ties among the vectors: the test does not test the screen's bound", ties)
+	}
+}
+
+// thirdNearest is the smallest squared distance of z to a row other than p's two.
+func thirdNearest(store *embeddings.Store, z []float64, p nearestPair) float64 {
+	best := math.Inf(1)
+	for r := range store.Len() {
+		if r != p.w1 && r != p.w2 {
+			best = min(best, sqDist(z, store.Vector(r)))
+		}
+	}
+	return best
+}
