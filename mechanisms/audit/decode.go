@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"dptext/embeddings"
-	"dptext/internal/linalg"
 	"dptext/internal/rngs"
 	"dptext/mechanisms"
 )
@@ -316,71 +315,35 @@ func nearerRows(store *embeddings.Store, z []float64, released int, rows []int, 
 }
 
 // exhaustiveNearer is nearerRows(store, z_j, released[j], nil, choices) for every j of
-// released (z holds the noisy vectors, store.Dim() values each), four draws per pass over the
-// vocabulary: linalg.SqDist4x4 gives each squared distance bit for bit as sqDist does, and the
-// rows are offered in the same order, so the answers are nearerRows' exactly.
+// released (z holds the noisy vectors, store.Dim() values each), exactly: a row nearer than
+// the release (or as near, and lower) has a squared distance at most the release's, so its
+// screenRows interval starts at or below it; the rows whose interval starts above it are
+// farther and never counted, and the others are offered in row order with sqDist, as
+// nearerRows offers every row.
 func exhaustiveNearer(store *embeddings.Store, z []float64, released []int, choices int) []int {
 	n := store.Dim()
 	out := make([]int, len(released))
-	j := 0
-	for ; j+4 <= len(released); j += 4 {
-		var dr, bestD [4]float64
-		var count, best [4]int
-		q := make([]float64, 4*n)
-		for c := range 4 {
-			zc := z[(j+c)*n : (j+c+1)*n]
-			dr[c], best[c], bestD[c] = sqDist(zc, store.Vector(released[j+c])), -1, math.Inf(1)
-			for t, v := range zc {
-				q[4*t+c] = v
+	screenRows(store, z, len(released), func(j int, lower, _ []float64) {
+		zj := z[j*n : (j+1)*n]
+		rel := released[j]
+		dr := sqDist(zj, store.Vector(rel))
+		count, best, bestD := 0, -1, math.Inf(1)
+		for r, l := range lower {
+			if l > dr || r == rel {
+				continue
 			}
-		}
-		offer := func(c, r int, d float64) {
-			if r == released[j+c] {
-				return
-			}
-			if d < dr[c]*(1-1e-12) || (d == dr[c] && r < released[j+c]) {
-				count[c]++
-				if d < bestD[c] {
-					best[c], bestD[c] = r, d
+			if d := sqDist(zj, store.Vector(r)); d < dr*(1-1e-12) || (d == dr && r < rel) {
+				count++
+				if d < bestD {
+					best, bestD = r, d
 				}
 			}
 		}
-		var dst [16]float64
-		var rows [4][]float32
-		v := store.Len()
-		r := 0
-		for ; r+4 <= v; r += 4 {
-			for i := range 4 {
-				rows[i] = store.Vector(r + i)
-			}
-			if !linalg.SqDist4x4(&dst, q, &rows) {
-				for i := range 4 {
-					for c := range 4 {
-						dst[4*i+c] = sqDist(z[(j+c)*n:(j+c+1)*n], rows[i])
-					}
-				}
-			}
-			for i := range 4 {
-				for c := range 4 {
-					offer(c, r+i, dst[4*i+c])
-				}
-			}
+		out[j] = -1
+		if count >= choices {
+			out[j] = best
 		}
-		for ; r < v; r++ {
-			for c := range 4 {
-				offer(c, r, sqDist(z[(j+c)*n:(j+c+1)*n], store.Vector(r)))
-			}
-		}
-		for c := range 4 {
-			out[j+c] = -1
-			if count[c] >= choices {
-				out[j+c] = best[c]
-			}
-		}
-	}
-	for ; j < len(released); j++ {
-		out[j] = nearerRows(store, z[j*n:(j+1)*n], released[j], nil, choices)
-	}
+	})
 	return out
 }
 

@@ -107,3 +107,56 @@ func thirdNearest(store *embeddings.Store, z []float64, p nearestPair) float64 {
 	}
 	return best
 }
+
+// exhaustiveNearer equals nearerRows over the whole vocabulary for every draw: releases that
+// are the nearest row, the second, a random row, and the higher of two duplicate rows (the
+// lower one is nearer by the tie rule), at choices 1 and 2, on the vectors of
+// TestTwoNearestAllIsExhaustive's kinds. Mutant: rows cut on the screen's estimate instead of
+// its lower end fails (a duplicate row, as near as the release, is dropped).
+func TestExhaustiveNearerIsNearerRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(78, 4))
+	const triples, dim = 150, 40
+	store, centres := nearTieStore(t, rng, triples, dim)
+	rows := store.Len()
+	var z []float64
+	var released []int
+	for i := range 1200 {
+		var zj []float64
+		switch i % 3 {
+		case 0: // a hair off a centre: second and third nearest tied
+			c := centres[rng.IntN(len(centres)-1)]
+			for d := range dim {
+				zj = append(zj, c[d]+1e-9*rng.NormFloat64())
+			}
+		case 1: // near the duplicated rows
+			r := store.Vector(rows - 2)
+			for d := range dim {
+				zj = append(zj, float64(r[d])+0.01*rng.NormFloat64())
+			}
+		default: // around a random row
+			r := store.Vector(rng.IntN(rows))
+			for d := range dim {
+				zj = append(zj, float64(r[d])+rng.NormFloat64())
+			}
+		}
+		p := twoNearest(store, zj)
+		rel := []int{p.w1, p.w2, rng.IntN(rows), rows - 1}[rng.IntN(4)]
+		z, released = append(z, zj...), append(released, rel)
+	}
+	for _, choices := range []int{1, 2} {
+		got := exhaustiveNearer(store, z, released, choices)
+		found := 0
+		for j, rel := range released {
+			want := nearerRows(store, z[j*dim:(j+1)*dim], rel, nil, choices)
+			if got[j] != want {
+				t.Fatalf("choices %d, draw %d released row %d: exhaustiveNearer %d, nearerRows %d", choices, j, rel, got[j], want)
+			}
+			if want >= 0 {
+				found++
+			}
+		}
+		if found < 200 || found > 1100 {
+			t.Errorf("choices %d: %d of %d draws have a nearer row: the releases do not test both answers", choices, found, len(released))
+		}
+	}
+}
