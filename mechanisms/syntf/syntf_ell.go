@@ -21,6 +21,7 @@ import (
 	"dptext/embeddings"
 	"dptext/internal/atomicfile"
 	"dptext/internal/filehash"
+	"dptext/internal/linalg"
 )
 
 // SynTF's privacy accounting (Weggenmann and Kerschbaum 2018, Sect. 3.4). Every pair of
@@ -253,6 +254,7 @@ func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block
 			defer wg.Done()
 			sc := r.newScratch(block)
 			ratings := make([]float32, block*n)
+			expArgs := make([]float64, n)
 			src := make([]int, 0, block)
 			for {
 				b := int(next.Add(1) - 1)
@@ -271,7 +273,7 @@ func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block
 					row := ratings[i*n : (i+1)*n]
 					for e, scale := range scales {
 						c := mine[e]
-						lnZ := synTFLogSumExp(row, scale)
+						lnZ := synTFLogSumExp(row, scale, expArgs)
 						for w, u := range row {
 							c.update(w, scale*float64(u)-lnZ, int32(v))
 						}
@@ -303,18 +305,34 @@ func computeSynTFEll(ctx context.Context, r *synTFRater, scales []float64, block
 // sampler that runs.
 func synTFScale(r *synTFRater, epsilon float64) float64 { return epsilon / (2 * r.sensitivity()) }
 
-// synTFLogSumExp returns ln Σ_w exp(scale·row[w]).
-func synTFLogSumExp(row []float32, scale float64) float64 {
+// synTFLogSumExp returns ln Σ_w exp(scale·row[w]), bit for bit as summing math.Exp(scale·(row[w]
+// − max row)) in order of w computes it: the terms whose argument is below expZeroBelow are zero
+// and add nothing (a sum of non-negative terms plus +0 is unchanged), and the others are taken
+// by linalg.ExpShifted (math.Exp's own operations, four at a time) and added in order. buf is
+// scratch of len(row) values.
+func synTFLogSumExp(row []float32, scale float64, buf []float64) float64 {
 	m := float32(math.Inf(-1))
 	for _, u := range row {
 		m = max(m, u)
 	}
-	sum := 0.0
+	args := buf[:0]
 	for _, u := range row {
-		sum += math.Exp(scale * float64(u-m))
+		if x := scale * float64(u-m); !(x < expZeroBelow) {
+			args = append(args, x)
+		}
+	}
+	linalg.ExpShifted(args, args, 0, 1)
+	sum := 0.0
+	for _, e := range args {
+		sum += e
 	}
 	return scale*float64(m) + math.Log(sum)
 }
+
+// expZeroBelow is an argument below which math.Exp is exactly +0: e^−746 is under half the
+// smallest subnormal float64 (2^−1075 ≈ e^−745.13), so it rounds to zero
+// (TestExpIsZeroBelowTheCut checks math.Exp there).
+const expZeroBelow = -746.0
 
 // synTFEllCacheKey hashes everything ℓ depends on: the rating definition version, words, vectors,
 // s, the clip setting and ε.
@@ -405,7 +423,8 @@ func verifySynTFEll(r *synTFRater, scale float64, res EllResult) string {
 	ratings := make([]float32, 2*n)
 	r.rows(ratings, []int{res.VMaxRow, res.VMinRow}, r.newScratch(2))
 	hi, lo := ratings[:n], ratings[n:]
-	got := (scale*float64(hi[res.WRow]) - synTFLogSumExp(hi, scale)) - (scale*float64(lo[res.WRow]) - synTFLogSumExp(lo, scale))
+	buf := make([]float64, len(hi))
+	got := (scale*float64(hi[res.WRow]) - synTFLogSumExp(hi, scale, buf)) - (scale*float64(lo[res.WRow]) - synTFLogSumExp(lo, scale, buf))
 	if math.Abs(got-res.Ell) > synTFEllTolerance*math.Max(1, math.Abs(got)) {
 		return fmt.Sprintf("ℓ = %v, but the loss at its words w = %q, v_max = %q, v_min = %q recomputes to %v", res.Ell, res.W, res.VMax, res.VMin, got)
 	}
