@@ -1,7 +1,6 @@
 package expmech
 
 import (
-	"math"
 	"sync"
 
 	"dptext/embeddings"
@@ -94,13 +93,21 @@ func (e *distanceEM) share(rows *DistanceRows) {
 }
 
 // ratingsFromDistances turns full distance rows (over every store row) into ratings over e's
-// outputs: −min(d, γ), the expression ratingsBatch evaluates.
+// outputs: −min(d, γ), the expression ratingsBatch evaluates (the builtin min, which has
+// math.Min's rules for NaN, infinities and signed zeros, inlined).
 func (e *distanceEM) ratingsFromDistances(ds [][]float64) [][]float64 {
 	out := make([][]float64, len(ds))
+	g := e.gamma
 	for i, d := range ds {
 		r := make([]float64, e.size())
-		for j := range r {
-			r[j] = -math.Min(d[e.row(j)], e.gamma)
+		if e.outputs == nil {
+			for j, v := range d[:len(r)] {
+				r[j] = -min(v, g)
+			}
+		} else {
+			for j, row := range e.outputs {
+				r[j] = -min(d[row], g)
+			}
 		}
 		out[i] = r
 	}

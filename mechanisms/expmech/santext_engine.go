@@ -73,9 +73,10 @@ func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
 		return e.ratingsFromDistances(e.shared.get(xs))
 	}
 	ds := distancesBatch(e.store, e.outputs, xs)
+	g := e.gamma
 	for _, d := range ds {
 		for j, v := range d {
-			d[j] = -math.Min(v, e.gamma)
+			d[j] = -min(v, g)
 		}
 	}
 	return ds
