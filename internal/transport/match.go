@@ -96,16 +96,23 @@ func Match(cost []float64, n int) (total float64, assign []int) {
 			i := colRow[j1]
 			ci := cost[i*n : (i+1)*n]
 			u := ci[j1] - v[j1] - least
+			// The hottest loop: with every slice cut to n and one test of j (cols is a
+			// permutation of 0…n−1, so it never fails), the compiler drops the four bounds
+			// checks of each step.
+			ci, v, dist, pred, colRow, cols := ci[:n:n], v[:n:n], dist[:n:n], pred[:n:n], colRow[:n:n], cols[:n:n]
 			for k := up; k < n; k++ {
-				j := cols[k]
+				j := uint(cols[k])
+				if j >= uint(n) {
+					panic("transport.Match: a column outside 0…n−1 in its list")
+				}
 				if h := ci[j] - v[j] - u; h < dist[j] {
 					pred[j] = i
 					if h == least {
 						if colRow[j] < 0 {
-							end = j
+							end = int(j)
 							break
 						}
-						cols[k], cols[up] = cols[up], j
+						cols[k], cols[up] = cols[up], int(j)
 						up++
 					}
 					dist[j] = h
