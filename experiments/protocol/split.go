@@ -96,6 +96,7 @@ type pool struct {
 	rank     []string                      // every topic, most eligible authors first (ties by name)
 	short    int                           // documents shorter than need
 	need     int
+	words    [][]string // text.Words of every document, in the order of the corpus (every draw's topic training reads them)
 }
 
 // Split applies the protocol to docs for every set of the config. log receives one line per
@@ -187,6 +188,7 @@ func newPool(cfg *runconfig.Config, docs []corpus.Document) (*pool, error) {
 		}
 		pl.writers[d.Topic][d.Author] = true
 		w := text.Words(d.Text)
+		pl.words = append(pl.words, w)
 		if len(w) < pl.need {
 			pl.short++
 			continue
@@ -447,18 +449,19 @@ func splitSet(cfg *runconfig.Config, sc runconfig.SetConfig, rep int, pl *pool, 
 	if p.SnippetsPerAuthor == 0 {
 		s.KnownRaw, s.EvalRaw = stretches(knownRaw, s.N), stretches(evalRaw, s.N)
 	}
-	if err := topicTraining(cfg, s, inSet, docs); err != nil {
+	if err := topicTraining(cfg, s, inSet, docs, pl.words); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// topicTraining cuts the documents of authors outside the set into chunks of TopicTrainWords
-// words (a last piece shorter than half a chunk is dropped) and normalises them. Per topic the
+// topicTraining cuts the documents of authors outside the set (words[i] holds the words of
+// docs[i], split once for every draw) into chunks of TopicTrainWords words (a last piece
+// shorter than half a chunk is dropped) and normalises them. Per topic the
 // documents are shuffled and taken whole until TopicTrainMax chunks (0: no cap); ValidationShare
 // of the documents (rounded; never a topic's last training document), all their chunks
 // together, are held out for validation, so that no document has chunks on both sides.
-func topicTraining(cfg *runconfig.Config, s *SetData, inSet map[string]bool, docs []corpus.Document) error {
+func topicTraining(cfg *runconfig.Config, s *SetData, inSet map[string]bool, docs []corpus.Document, words [][]string) error {
 	p := cfg.Protocol
 	rng := rngs.New(uint64(cfg.Seed), "topic-train/set="+s.DrawKey)
 	byTopic := map[string][][][]string{} // topic → documents → chunks
@@ -466,11 +469,11 @@ func topicTraining(cfg *runconfig.Config, s *SetData, inSet map[string]bool, doc
 	for _, t := range s.Topics {
 		wanted[t] = true
 	}
-	for _, d := range docs {
+	for i, d := range docs {
 		if inSet[d.Author] || !wanted[d.Topic] {
 			continue
 		}
-		w := text.Words(d.Text)
+		w := words[i]
 		var chunks [][]string
 		for start := 0; start < len(w); start += p.TopicTrainWords {
 			end := min(start+p.TopicTrainWords, len(w))
