@@ -230,22 +230,6 @@ func poissonBinomialTails(ps []float64, s int) (lo, hi float64) {
 	return min(lo, 1), min(hi, 1)
 }
 
-// twoNearest is the two nearest rows of the whole vocabulary to z (ties to the lower row) with
-// their Euclidean distances, by the scalar loop.
-func twoNearest(store *embeddings.Store, z []float64) nearestPair {
-	b1, b2, s1, s2 := -1, -1, math.Inf(1), math.Inf(1)
-	for r := range store.Len() {
-		d := sqDist(z, store.Vector(r))
-		switch {
-		case d < s1:
-			b2, s2, b1, s1 = b1, s1, r, d
-		case d < s2:
-			b2, s2 = r, d
-		}
-	}
-	return nearestPair{b1, b2, math.Sqrt(s1), math.Sqrt(s2)}
-}
-
 // decodeCandidateRows are the rows every draw of x is checked against: x, its partners and
 // the decodeCandidates words released most often (ties by row), in row order.
 func decodeCandidateRows(store *embeddings.Store, x string, partners []string, counts map[string]int) []int {

@@ -44,6 +44,39 @@ func nearTieStore(t *testing.T, rng *rand.Rand, triples, dim int) (*embeddings.S
 	return store, centres
 }
 
+// screenTestVector is a noisy vector of one of three kinds over a nearTieStore: 0, a hair
+// (10⁻⁹ of a unit) off a random centre but the last, its second and third nearest rows tied
+// up to rounding; 1, near the duplicated rows; 2, around a random row at a radius from 0.1 to
+// 30, as the Laplace-like noise of the mechanisms.
+func screenTestVector(rng *rand.Rand, store *embeddings.Store, centres [][]float64, kind int) []float64 {
+	dim := store.Dim()
+	z := make([]float64, dim)
+	switch kind {
+	case 0:
+		c := centres[rng.IntN(len(centres)-1)]
+		for d := range z {
+			z[d] = c[d] + 1e-9*rng.NormFloat64()
+		}
+	case 1:
+		r := store.Vector(store.Len() - 2)
+		for d := range z {
+			z[d] = float64(r[d]) + 0.01*rng.NormFloat64()
+		}
+	default:
+		r := store.Vector(rng.IntN(store.Len()))
+		radius := 0.1 * math.Pow(300, rng.Float64())
+		dir, norm := make([]float64, dim), 0.0
+		for d := range dir {
+			dir[d] = rng.NormFloat64()
+			norm += dir[d] * dir[d]
+		}
+		for d := range z {
+			z[d] = float64(r[d]) + radius*dir[d]/math.Sqrt(norm)
+		}
+	}
+	return z
+}
+
 // twoNearestAll equals the exhaustive scalar search twoNearest — rows and distances, bit for
 // bit — on 3,000 noisy vectors: 1,000 a hair (10⁻⁹ of a unit) off a centre of nearTieStore
 // (second and third nearest tied up to rounding, decided by the float64 search), 1,000 near the
@@ -54,31 +87,9 @@ func TestTwoNearestAllIsExhaustive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(77, 3))
 	const triples, dim = 200, 50
 	store, centres := nearTieStore(t, rng, triples, dim)
-	rows := store.Len()
 	var z []float64
-	for range 1000 { // near-ties between the second and third nearest
-		c := centres[rng.IntN(len(centres)-1)]
-		for d := range dim {
-			z = append(z, c[d]+1e-9*rng.NormFloat64())
-		}
-	}
-	for range 1000 { // the duplicated rows
-		r := store.Vector(rows - 2)
-		for d := range dim {
-			z = append(z, float64(r[d])+0.01*rng.NormFloat64())
-		}
-	}
-	for range 1000 { // noisy vectors around random rows, small to large radii
-		r := store.Vector(rng.IntN(rows))
-		radius := 0.1 * math.Pow(300, rng.Float64())
-		dir, norm := make([]float64, dim), 0.0
-		for d := range dir {
-			dir[d] = rng.NormFloat64()
-			norm += dir[d] * dir[d]
-		}
-		for d := range dim {
-			z = append(z, float64(r[d])+radius*dir[d]/math.Sqrt(norm))
-		}
+	for i := range 3000 {
+		z = append(z, screenTestVector(rng, store, centres, i/1000)...)
 	}
 	k := len(z) / dim
 	got := twoNearestAll(store, z, k)
@@ -121,24 +132,7 @@ func TestExhaustiveNearerIsNearerRows(t *testing.T) {
 	var z []float64
 	var released []int
 	for i := range 1200 {
-		var zj []float64
-		switch i % 3 {
-		case 0: // a hair off a centre: second and third nearest tied
-			c := centres[rng.IntN(len(centres)-1)]
-			for d := range dim {
-				zj = append(zj, c[d]+1e-9*rng.NormFloat64())
-			}
-		case 1: // near the duplicated rows
-			r := store.Vector(rows - 2)
-			for d := range dim {
-				zj = append(zj, float64(r[d])+0.01*rng.NormFloat64())
-			}
-		default: // around a random row
-			r := store.Vector(rng.IntN(rows))
-			for d := range dim {
-				zj = append(zj, float64(r[d])+rng.NormFloat64())
-			}
-		}
+		zj := screenTestVector(rng, store, centres, i%3)
 		p := twoNearest(store, zj)
 		rel := []int{p.w1, p.w2, rng.IntN(rows), rows - 1}[rng.IntN(4)]
 		z, released = append(z, zj...), append(released, rel)
@@ -159,4 +153,21 @@ func TestExhaustiveNearerIsNearerRows(t *testing.T) {
 			t.Errorf("choices %d: %d of %d draws have a nearer row: the releases do not test both answers", choices, found, len(released))
 		}
 	}
+}
+
+// twoNearest is the two nearest rows of the whole vocabulary to z (ties to the lower row) with
+// their Euclidean distances, by the scalar loop: the
+// reference twoNearestAll is tested against.
+func twoNearest(store *embeddings.Store, z []float64) nearestPair {
+	b1, b2, s1, s2 := -1, -1, math.Inf(1), math.Inf(1)
+	for r := range store.Len() {
+		d := sqDist(z, store.Vector(r))
+		switch {
+		case d < s1:
+			b2, s2, b1, s1 = b1, s1, r, d
+		case d < s2:
+			b2, s2 = r, d
+		}
+	}
+	return nearestPair{b1, b2, math.Sqrt(s1), math.Sqrt(s2)}
 }
