@@ -16,10 +16,6 @@ type nearestPair struct {
 	d1, d2 float64
 }
 
-// twoNearestBlock is the number of noisy vectors whose float32 dot products with the whole
-// vocabulary twoNearestAll computes at once (one linalg.MulABt; 32 × 20,000 float32 = 2.5 MB).
-const twoNearestBlock = 32
-
 // twoNearestAll finds, for each of the k noisy vectors in z (k rows of store.Dim() values),
 // its two nearest words over the whole vocabulary of store: the result equals
 // twoNearest(store, z_j) for every j, bit for bit, as a search of every row would give it.
