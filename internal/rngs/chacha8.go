@@ -1,6 +1,9 @@
 package rngs
 
-import "math/rand/v2"
+import (
+	"encoding/binary"
+	"math/rand/v2"
+)
 
 // ChaCha8 is math/rand/v2's ChaCha8 generator, the same stream of Uint64 values for the same
 // key, produced a reseeding period at a time. ChaCha8rand (Cox, "The ChaCha8rand
@@ -28,8 +31,7 @@ func NewChaCha8(key [32]byte) *ChaCha8 {
 		return c
 	}
 	for i := range c.key {
-		c.key[i] = uint64(key[8*i]) | uint64(key[8*i+1])<<8 | uint64(key[8*i+2])<<16 | uint64(key[8*i+3])<<24 |
-			uint64(key[8*i+4])<<32 | uint64(key[8*i+5])<<40 | uint64(key[8*i+6])<<48 | uint64(key[8*i+7])<<56
+		c.key[i] = binary.LittleEndian.Uint64(key[8*i:]) // as math/rand/v2 reads the key
 	}
 	return c
 }
