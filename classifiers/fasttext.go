@@ -275,7 +275,7 @@ func (f *FastText) hidden(rows []int32, h, scratch []float32) {
 			f.initialRow(int64(r), scratch) // r = bucketKey(b)
 			row = scratch
 		}
-		linalg.AddFloat32(h, row)
+		linalg.AxpyFloat32(h, row, 1) // h += row: 1·row[j] is row[j] exactly
 	}
 	inv := 1 / float32(len(rows))
 	for j := range h {

@@ -3,9 +3,6 @@ package linalg
 //go:noescape
 func axpy32AVX2(dst, x *float32, a float32, n int)
 
-//go:noescape
-func add32AVX2(dst, x *float32, n int)
-
 // vectorPrefix is the length of the prefix of an n-element float32 operation the AVX2 kernels
 // take (whole groups of eight), 0 where the CPU has none.
 func vectorPrefix(n int) int {
@@ -17,7 +14,8 @@ func vectorPrefix(n int) int {
 
 // AxpyFloat32 sets dst[i] += a·x[i] for every i < len(dst) (x at least as long), each element
 // rounded to float32 after the product and after the sum as the scalar loop does, eight at a
-// time in assembly where the CPU allows: the same bits either way.
+// time in assembly where the CPU allows: the same bits either way. With a = 1 it is
+// dst[i] += x[i] exactly (1·x[i] is x[i]).
 func AxpyFloat32(dst, x []float32, a float32) {
 	x = x[:len(dst)]
 	done := vectorPrefix(len(dst))
@@ -26,18 +24,5 @@ func AxpyFloat32(dst, x []float32, a float32) {
 	}
 	for i := done; i < len(dst); i++ {
 		dst[i] += a * x[i]
-	}
-}
-
-// AddFloat32 sets dst[i] += x[i] for every i < len(dst) (x at least as long), eight at a time in
-// assembly where the CPU allows: the same bits either way.
-func AddFloat32(dst, x []float32) {
-	x = x[:len(dst)]
-	done := vectorPrefix(len(dst))
-	if done > 0 {
-		add32AVX2(&dst[0], &x[0], done)
-	}
-	for i := done; i < len(dst); i++ {
-		dst[i] += x[i]
 	}
 }

@@ -20,22 +20,3 @@ axpyLoop:
 	JLT     axpyLoop
 	VZEROUPPER
 	RET
-
-// func add32AVX2(dst, x *float32, n int)
-//
-// dst[i] += x[i] for i < n (a multiple of 8), eight at a time. Requires AVX2.
-TEXT ·add32AVX2(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ n+16(FP), CX
-	XORQ AX, AX
-
-addLoop:
-	VMOVUPS (SI)(AX*4), Y1
-	VADDPS  (DI)(AX*4), Y1, Y1
-	VMOVUPS Y1, (DI)(AX*4)
-	ADDQ    $8, AX
-	CMPQ    AX, CX
-	JLT     addLoop
-	VZEROUPPER
-	RET

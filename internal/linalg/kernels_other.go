@@ -17,11 +17,3 @@ func AxpyFloat32(dst, x []float32, a float32) {
 		dst[i] += a * x[i]
 	}
 }
-
-// AddFloat32 sets dst[i] += x[i] for every i < len(dst) (x at least as long).
-func AddFloat32(dst, x []float32) {
-	x = x[:len(dst)]
-	for i := range dst {
-		dst[i] += x[i]
-	}
-}
