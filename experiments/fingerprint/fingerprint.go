@@ -34,6 +34,7 @@ import (
 	"dptext/mechanisms"
 	"dptext/mechanisms/audit"
 	"dptext/mechanisms/distinguish"
+	"dptext/mechanisms/expmech"
 )
 
 // CanaryVocabulary is the number of the store's first (most frequent) words the fixture's
@@ -94,7 +95,13 @@ func Components(cfg *runconfig.Config, in Inputs) map[string]string {
 	}
 	var jobs []job
 	for i, mc := range cfg.Mechanisms {
-		jobs = append(jobs, job{"mechanism/" + mc.ID(), func() (string, error) { return mechanismPrint(cfg, i, env(train), canary(words)) }})
+		jobs = append(jobs, job{"mechanism/" + mc.ID(), func() (string, error) {
+			// As a run builds it (the run's shared distance rows on its Env) and as
+			// `dptext obfuscate` does (none): a change on either path changes the print.
+			shared := env(train)
+			shared.DistanceRows = expmech.NewDistanceRows(small, canaryDistanceBudget)
+			return mechanismPrint(cfg, i, []*registry.Env{env(train), shared}, canary(words))
+		}})
 	}
 	for i, sc := range cfg.Scorers {
 		jobs = append(jobs, job{"scorer/" + sc.ID(), func() (string, error) { return scorerPrint(cfg, i, env(train), train, trainLabels, test) }})
@@ -289,19 +296,36 @@ func rawTexts(docs [][]string) []string {
 	return out
 }
 
+// canaryDistanceBudget holds every distance row of the fixture's vocabulary (CanaryVocabulary
+// words of 8 bytes each per row).
+const canaryDistanceBudget = 8 * CanaryVocabulary * CanaryVocabulary
+
 // mechanismPrint hashes mechanism i's releases of the canary documents at each of its ε (the
-// one-element grid of a mechanism without ε), and its guarantee for each.
-func mechanismPrint(cfg *runconfig.Config, i int, env *registry.Env, docs [][]string) (string, error) {
+// one-element grid of a mechanism without ε), and its guarantee for each, with the mechanism
+// built on each of envs in turn.
+func mechanismPrint(cfg *runconfig.Config, i int, envs []*registry.Env, docs [][]string) (string, error) {
 	mc := cfg.Mechanisms[i]
 	o, err := cfg.MechanismOptions(i)
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
+	for k, env := range envs {
+		fmt.Fprintf(h, "env=%d\x00", k)
+		if err := releasePrint(h, mc, o, env, docs); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// releasePrint writes to h the releases of docs and the guarantees of the mechanism of options
+// o built on env at each ε of mc's grid.
+func releasePrint(h hash.Hash, mc runconfig.ComponentConfig, o *registry.MechanismOptions, env *registry.Env, docs [][]string) error {
 	for _, e := range mc.Grid() {
 		m, err := o.Build(env, e.Value())
 		if err != nil {
-			return "", fmt.Errorf("building it at ε = %s on the fixture: %w", e, err)
+			return fmt.Errorf("building it at ε = %s on the fixture: %w", e, err)
 		}
 		gens := make([]*rand.Rand, len(docs))
 		for d := range docs {
@@ -309,7 +333,7 @@ func mechanismPrint(cfg *runconfig.Config, i int, env *registry.Env, docs [][]st
 		}
 		out, err := mechanisms.PrivatizeBatch(m, gens, docs)
 		if err != nil {
-			return "", fmt.Errorf("releasing the canary at ε = %s: %w", e, err)
+			return fmt.Errorf("releasing the canary at ε = %s: %w", e, err)
 		}
 		fmt.Fprintf(h, "eps=%s\x00", e)
 		writeDocs(h, out)
@@ -321,7 +345,7 @@ func mechanismPrint(cfg *runconfig.Config, i int, env *registry.Env, docs [][]st
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return nil
 }
 
 // ranker is a classifier that scores every candidate (attackers.Ranker, without the import).
