@@ -96,11 +96,7 @@ func Components(cfg *runconfig.Config, in Inputs) map[string]string {
 	var jobs []job
 	for i, mc := range cfg.Mechanisms {
 		jobs = append(jobs, job{"mechanism/" + mc.ID(), func() (string, error) {
-			// As a run builds it (the run's shared distance rows on its Env) and as
-			// `dptext obfuscate` does (none): a change on either path changes the print.
-			shared := env(train)
-			shared.DistanceRows = expmech.NewDistanceRows(small, canaryDistanceBudget)
-			return mechanismPrint(cfg, i, []*registry.Env{env(train), shared}, canary(words))
+			return mechanismPrint(cfg, i, mechanismEnvs(func() *registry.Env { return env(train) }), canary(words))
 		}})
 	}
 	for i, sc := range cfg.Scorers {
@@ -294,6 +290,16 @@ func rawTexts(docs [][]string) []string {
 		out[i] = strings.Join(d, " ")
 	}
 	return out
+}
+
+// mechanismEnvs are the Envs a mechanism's print builds it on: as `dptext obfuscate` does
+// (env as it is) and as a run does (with the run's shared distance rows, which SanText,
+// SanText+, TEM and the truncated Gumbel mechanism read their distances from), so that a change
+// on either path changes the print.
+func mechanismEnvs(env func() *registry.Env) []*registry.Env {
+	shared := env()
+	shared.DistanceRows = expmech.NewDistanceRows(shared.Embeddings, canaryDistanceBudget)
+	return []*registry.Env{env(), shared}
 }
 
 // canaryDistanceBudget holds every distance row of the fixture's vocabulary (CanaryVocabulary

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dptext/embeddings"
+	"dptext/experiments/registry"
 	"dptext/experiments/runconfig"
 	"dptext/internal/fixtures"
 	"dptext/internal/rngs"
@@ -155,5 +156,35 @@ func TestGameFingerprint(t *testing.T) {
 		if changed := a[k] != b[k]; changed != (k == "distinguish/expmech") {
 			t.Errorf("%s: changed %v under a game without coupling", k, changed)
 		}
+	}
+}
+
+// A mechanism that reads the run's shared distance rows is printed through them too: SanText's
+// print builds it on an Env with DistanceRows, and its releases there read rows from them (so
+// a change on that path — which a run takes and obfuscate does not — changes the print). Mutant:
+// mechanismEnvs without the shared Env fails (no rows kept); by hand on 2026-11-29, SanText's
+// ratings from shared rows scaled by 1.01 left the print unchanged before mechanismEnvs and a
+// run folder of the old code was reused, and changes it after (the folder is refused).
+func TestMechanismPrintReadsSharedDistanceRows(t *testing.T) {
+	corpusPath, vecPath := fixtures.Corpus(t, 2, 2, 400)
+	text := fmt.Sprintf("name = \"fp\"\nseed = 1\n%s[[sets]]\nname = \"4\"\nauthors = 4\n[[mechanisms]]\nname = \"santext\"\nepsilons = [3]\n[[scorers]]\nname = \"nb\"\n",
+		fixtures.Inputs(corpusPath, vecPath))
+	cfg, err := runconfig.ParseConfig(filepath.Join(t.TempDir(), "fp.toml"), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := fixtures.RandomStore(t, rngs.New(1, "fingerprint-test/store"), 600, 8, 1).TopK(CanaryVocabulary)
+	envs := mechanismEnvs(func() *registry.Env { return &registry.Env{Embeddings: store, Workers: 1} })
+	if _, err := mechanismPrint(cfg, 0, envs, canary(store.Words())); err != nil {
+		t.Fatal(err)
+	}
+	read := false
+	for _, env := range envs {
+		if kept, _, _ := env.DistanceRows.Stats(); kept > 0 {
+			read = true
+		}
+	}
+	if !read {
+		t.Fatal("no Env of the print holds shared distance rows SanText read: the run's path is not printed")
 	}
 }
