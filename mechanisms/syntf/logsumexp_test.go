@@ -1,8 +1,10 @@
 package syntf
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -68,5 +70,37 @@ func TestExpIsZeroBelowTheCut(t *testing.T) {
 	}
 	if math.Exp(-745) == 0 {
 		t.Fatal("math.Exp(−745) is 0: the cut could be higher, the test's premise is wrong")
+	}
+}
+
+// A cached ℓ is read only by code that computes ℓ as the code that wrote it: the cache key holds
+// ellCodePrint, ℓ of this code on a canary. Here "other code" is a print put in its memo: ℓ
+// computed under it and then under the real print lands in two cache files, not one. Mutant:
+// the key without ellCodePrint → one file, the entry of the other code read (fails). By hand
+// (2026-11-29), the print changes with the rating's clip at 0.999 instead of 1 and with the
+// normaliser's zero cut at −1; it does not with the search skipping its last block of source
+// words, whose rows hold no extreme on the canary (the limit of any canary).
+func TestEllCacheKeyHoldsTheCode(t *testing.T) {
+	store := randomSynTFStore(t, 4, 60, 8)
+	o := DefaultSynTFOptions()
+	o.EllCacheDir = t.TempDir()
+	key := fmt.Sprintf("%x\x00%x\x00%s", math.Float64bits(5), math.Float64bits(o.BigramFactor), o.Clip)
+	real := ellCodePrint(5, o)
+	ellCodePrints.Store(key, "code of another dptext\x00")
+	first, err := ComputeEll(store, 5, o, 1)
+	ellCodePrints.Store(key, real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ComputeEll(store, 5, o, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(o.EllCacheDir, "syntf-ell-*.json"))
+	if len(files) != 2 {
+		t.Errorf("%d cache files after ℓ under two codes: want 2 (the second code must not read the first's entry)", len(files))
+	}
+	if first.Ell != second.Ell {
+		t.Errorf("ℓ %v and %v: the same code computed both", first.Ell, second.Ell)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -334,12 +335,67 @@ func synTFLogSumExp(row []float32, scale float64, buf []float64) float64 {
 // (TestExpIsZeroBelowTheCut checks math.Exp there).
 const expZeroBelow = -746.0
 
+// ellCodePrints memoises ellCodePrint per ε and rating options.
+var ellCodePrints sync.Map
+
+// ellCodePrint hashes what this code computes on a fixed canary vocabulary (ellCanaryWords
+// seeded random words and vectors) at ε with opts' rating — every rating, every row's
+// normaliser, ℓ and its three rows: part of every cache key, so that code computing ℓ otherwise
+// (a changed rating, normaliser or search that shows on the canary), with the key's version left
+// as it was, reads no entry another code wrote.
+func ellCodePrint(epsilon float64, opts SynTFOptions) string {
+	key := fmt.Sprintf("%x\x00%x\x00%s", math.Float64bits(epsilon), math.Float64bits(opts.BigramFactor), opts.Clip)
+	if v, ok := ellCodePrints.Load(key); ok {
+		return v.(string)
+	}
+	rng := rand.New(rand.NewPCG(2018, 3))
+	words := make([]string, ellCanaryWords)
+	vectors := make([]float32, ellCanaryWords*ellCanaryDim)
+	for i := range words {
+		b := []byte{byte('a' + i%26), byte('a' + i/26), 'e', byte('a' + rng.IntN(26))}
+		words[i] = string(b)
+		for j := range ellCanaryDim {
+			vectors[i*ellCanaryDim+j] = float32(rng.NormFloat64())
+		}
+	}
+	store, err := embeddings.New(words, ellCanaryDim, vectors)
+	if err != nil {
+		panic("syntf: the ℓ canary: " + err.Error())
+	}
+	r := newSynTFRater(store, opts.BigramFactor, opts.Clip)
+	scale := synTFScale(r, epsilon)
+	// Every rating and every row's normaliser, then ℓ and its rows.
+	h := sha256.New()
+	src := make([]int, ellCanaryWords)
+	for i := range src {
+		src[i] = i
+	}
+	ratings, buf := make([]float32, ellCanaryWords*ellCanaryWords), make([]float64, ellCanaryWords)
+	r.rows(ratings, src, r.newScratch(ellCanaryWords))
+	for v := range ellCanaryWords {
+		row := ratings[v*ellCanaryWords : (v+1)*ellCanaryWords]
+		for _, x := range row {
+			binary.Write(h, binary.LittleEndian, math.Float32bits(x))
+		}
+		binary.Write(h, binary.LittleEndian, math.Float64bits(synTFLogSumExp(row, scale, buf)))
+	}
+	res := computeSynTFEll(nil, r, []float64{scale}, 8, 1)[0]
+	fmt.Fprintf(h, "%x %d %d %d", math.Float64bits(res.Ell), res.WRow, res.VMaxRow, res.VMinRow)
+	v := "code " + hex.EncodeToString(h.Sum(nil)) + "\x00"
+	ellCodePrints.Store(key, v)
+	return v
+}
+
+// The ℓ canary's size: small enough to cost microseconds, large enough for several blocks.
+const ellCanaryWords, ellCanaryDim = 40, 6
+
 // synTFEllCacheKey hashes everything ℓ depends on: the rating definition version, words, vectors,
-// s, the clip setting and ε.
+// s, the clip setting and ε, and the code that computes it (ellCodePrint).
 func synTFEllCacheKey(store *embeddings.Store, epsilon float64, opts SynTFOptions) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "syntf-ell v1\x00%d\x00%d\x00%s\x00%x\x00%x\x00", store.Len(), store.Dim(), opts.Clip,
 		math.Float64bits(opts.BigramFactor), math.Float64bits(epsilon))
+	io.WriteString(h, ellCodePrint(epsilon, opts))
 	for _, w := range store.Words() {
 		h.Write([]byte(w))
 		h.Write([]byte{0})
