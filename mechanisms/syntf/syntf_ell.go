@@ -379,7 +379,7 @@ func ellCodePrint(epsilon float64, opts SynTFOptions) string {
 		}
 		binary.Write(h, binary.LittleEndian, math.Float64bits(synTFLogSumExp(row, scale, buf)))
 	}
-	res := computeSynTFEll(nil, r, []float64{scale}, 8, 1)[0]
+	res := computeSynTFEll(context.Background(), r, []float64{scale}, 8, 1)[0]
 	fmt.Fprintf(h, "%x %d %d %d", math.Float64bits(res.Ell), res.WRow, res.VMaxRow, res.VMinRow)
 	v := "code " + hex.EncodeToString(h.Sum(nil)) + "\x00"
 	ellCodePrints.Store(key, v)
