@@ -341,7 +341,7 @@ func (d *Decoder) decodeTiles(queries []float64, dst, second []int, lo, hi int) 
 				}
 				scores, lanes := s.scores[r*blockPanels*panelRows:r*blockPanels*panelRows+width], mins[r*minLanes:(r+1)*minLanes]
 				if second != nil {
-					s.collect2(q, scores, lanes, lanes, s.margin[q], p0*panelRows, nil)
+					s.collect2(q, scores, lanes, lanes, s.margin[q], p0*panelRows, nil, 0)
 				} else {
 					s.collect(q, scores, lanes, p0*panelRows)
 				}
@@ -456,8 +456,9 @@ func decodeDistance4(z []float64, a, b, c, e []float32) (float64, float64, float
 // the second-smallest score (upper bound) of all rows seen: at least two rows score at most
 // best2. A row is kept while its score (lower bound) is within margin of best2; blocks whose
 // smallest is beyond that are skipped. With masks (Int8 only; lowerLanes is then unused) only
-// the rows they flag are looked at (see tileScoresInt8Pass).
-func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32, margin float32, firstRow int, masks []uint16) {
+// the rows they flag, those with a lower bound ≤ flaggedAt, are looked at (see
+// tileScoresInt8Pass).
+func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32, margin float32, firstRow int, masks []uint16, flaggedAt float32) {
 	for _, u := range upperLanes {
 		switch {
 		case u < s.best[q]:
@@ -468,7 +469,7 @@ func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32,
 	}
 	threshold := s.best2[q] + margin
 	if masks != nil {
-		s.appendFlagged(q, lower, masks, threshold, firstRow)
+		s.appendFlagged(q, lower, masks, flaggedAt, threshold, firstRow)
 		return
 	}
 	blockMin := lowerLanes[0]
