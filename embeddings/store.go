@@ -6,6 +6,9 @@ package embeddings
 
 import (
 	"fmt"
+	"sync"
+
+	"dptext/internal/linalg"
 )
 
 // Store is a vocabulary with one float32 vector per word, in rank order (most frequent first
@@ -16,6 +19,7 @@ type Store struct {
 	words   []string
 	vectors []float32 // len(words)*dim, row-major
 	index   map[string]int
+	panels  func() *linalg.Panels // the vectors packed for linalg.MulAPanelsT, on first use
 }
 
 // New builds a store from words and their row-major vectors. Duplicate words are an error.
@@ -34,7 +38,9 @@ func New(words []string, dim int, vectors []float32) (*Store, error) {
 		}
 		index[w] = i
 	}
-	return &Store{dim: dim, words: words, vectors: vectors, index: index}, nil
+	s := &Store{dim: dim, words: words, vectors: vectors, index: index}
+	s.panels = sync.OnceValue(func() *linalg.Panels { return linalg.PackPanels(s.vectors, len(s.words), s.dim) })
+	return s, nil
 }
 
 // Dim is the number of dimensions of every vector.
@@ -61,6 +67,10 @@ func (s *Store) Vector(i int) []float32 { return s.vectors[i*s.dim : (i+1)*s.dim
 // Matrix returns all vectors as one row-major slice of Len()×Dim() values. The caller must not
 // modify it.
 func (s *Store) Matrix() []float32 { return s.vectors }
+
+// Panels returns the vectors packed for products with linalg.MulAPanelsT (every row's dot
+// products bit for bit as linalg.MulABt with Matrix gives them), packed on the first call.
+func (s *Store) Panels() *linalg.Panels { return s.panels() }
 
 // TopK returns a store restricted to the first k rows (the k most frequent words of a
 // frequency-ranked source). k ≤ 0 or k ≥ Len() returns s itself.

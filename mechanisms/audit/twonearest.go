@@ -58,7 +58,7 @@ func twoNearestAll(store *embeddings.Store, z []float64, k int) []nearestPair {
 }
 
 // screenBlock is the number of noisy vectors whose float32 dot products with the whole
-// vocabulary screenRows computes at once (one linalg.MulABt; 32 × 20,000 float32 = 2.5 MB).
+// vocabulary screenRows computes at once (one linalg.MulAPanelsT; 32 × 20,000 float32 = 2.5 MB).
 const screenBlock = 32
 
 // screenRows calls visit(j, lower, upper) for each of the k noisy vectors z_j in z (k rows of
@@ -68,7 +68,7 @@ const screenBlock = 32
 // the audit compute the float64 distance (sqDist, the decision's own arithmetic) only for the
 // rows it cannot exclude.
 //
-// With ẑ the vector rounded to float32 and D_r the float32 dot product ẑ·v_r (linalg.MulABt),
+// With ẑ the vector rounded to float32 and D_r the float32 dot product ẑ·v_r (linalg.MulAPanelsT),
 // the estimate d̃_r = ‖z‖² + ‖v_r‖² − 2·D_r of s_r = sqDist(z, v_r) is within
 // B_r = K·(‖z‖ + ‖v_r‖)² of it, K = γ_{n+10} + 10⁻¹², γ_m = m·u/(1 − m·u), u = 2⁻²⁴: the dot
 // product's rounding is at most γ_n·Σ|ẑ_t·v_rt| in any order of summation with at most n
@@ -108,7 +108,7 @@ func screenRows(store *embeddings.Store, z []float64, k int, visit func(j int, l
 				for i, x := range z[lo*n : hi*n] {
 					z32[i] = float32(x)
 				}
-				linalg.MulABt(dots, z32, hi-lo, store.Matrix(), v, n)
+				linalg.MulAPanelsT(dots, z32, hi-lo, store.Panels())
 				for j := lo; j < hi; j++ {
 					zz := 0.0
 					for _, x := range z[j*n : (j+1)*n] {

@@ -116,7 +116,8 @@ type ExpMech struct {
 	store   *embeddings.Store
 	epsilon float64
 	opts    ExpMechOptions
-	unit    []float32 // the store's vectors scaled to unit length (zero vectors stay zero)
+	unit    []float32      // the store's vectors scaled to unit length (zero vectors stay zero)
+	panels  *linalg.Panels // unit packed for linalg.MulAPanelsT
 	cache   *rowcache.Cache
 }
 
@@ -167,6 +168,7 @@ func NewExpMech(store *embeddings.Store, epsilon float64, opts ExpMechOptions) (
 	m := &ExpMech{store: store, epsilon: epsilon, opts: opts, cache: rowcache.New(opts.CacheRows)}
 	if opts.Rating != ExpMechRatingRandom {
 		m.unit = linalg.UnitRows(store.Matrix(), store.Dim())
+		m.panels = linalg.PackPanels(m.unit, store.Len(), store.Dim())
 	}
 	return m, nil
 }

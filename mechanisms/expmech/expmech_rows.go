@@ -72,7 +72,7 @@ func (m *ExpMech) cosines(ids []int) []float32 {
 		copy(query[q*dim:], m.unit[id*dim:(id+1)*dim])
 	}
 	cos := make([]float32, len(ids)*n)
-	linalg.MulABt(cos, query, len(ids), m.unit, n, dim)
+	linalg.MulAPanelsT(cos, query, len(ids), m.panels)
 	return cos
 }
 

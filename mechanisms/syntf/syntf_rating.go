@@ -33,8 +33,9 @@ const (
 // concurrent use; callers supply their own scratch space.
 type synTFRater struct {
 	size, dim int
-	unit      []float32 // row-normalised vectors, size×dim
-	bigramS   float32   // the factor s
+	unit      []float32      // row-normalised vectors, size×dim
+	panels    *linalg.Panels // unit packed for linalg.MulAPanelsT
+	bigramS   float32        // the factor s
 	clipUnit  bool
 	// The bigram multiset of a word as a set of features (bigram, occurrence k): the k-th
 	// occurrence of a bigram in a word. Multiset intersection sizes are then set
@@ -48,6 +49,7 @@ func newSynTFRater(store *embeddings.Store, s float64, clip string) *synTFRater 
 	n, dim := store.Len(), store.Dim()
 	r := &synTFRater{size: n, dim: dim, bigramS: float32(s), clipUnit: clip == SynTFClipUnit}
 	r.unit = linalg.UnitRows(store.Matrix(), store.Dim())
+	r.panels = linalg.PackPanels(r.unit, n, dim)
 	type feature struct {
 		bigram     string
 		occurrence int
@@ -107,7 +109,7 @@ func (r *synTFRater) rows(dst []float32, src []int, sc *synTFScratch) {
 	for i, v := range src {
 		copy(q[i*dim:(i+1)*dim], r.unit[v*dim:(v+1)*dim])
 	}
-	linalg.MulABt(dst[:b*r.size], q, b, r.unit, r.size, dim)
+	linalg.MulAPanelsT(dst[:b*r.size], q, b, r.panels)
 	lo, hi := r.bounds()
 	lo32, hi32 := float32(lo), float32(hi)
 	for i, v := range src {
