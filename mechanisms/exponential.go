@@ -60,19 +60,95 @@ func ExponentialCumulative(ratings []float64, scale float64) []float64 {
 // ExponentialWeights sets cum (len(cum) ≥ len(ratings)) to the running sums of
 // exp(scale·(u_i − max u)) in order and returns the last, the normaliser.
 func ExponentialWeights(cum, ratings []float64, scale float64) (total float64) {
-	maxU := math.Inf(-1)
-	for _, u := range ratings {
-		if u > maxU { // skips NaN, unlike max(), but a NaN rating makes every weight NaN anyway
-			maxU = u
-		}
-	}
 	cum = cum[:len(ratings)]
-	linalg.ExpShifted(cum, ratings, maxU, scale)
+	linalg.ExpShifted(cum, ratings, maxRating(ratings), scale)
 	for i, w := range cum {
 		total += w
 		cum[i] = total
 	}
 	return total
+}
+
+// maxRating returns the largest rating, skipping NaN (−Inf when there is none), four
+// comparisons at a time. Where the largest value is a zero of both signs either may be
+// returned: u − (±0) differs only in the sign of a zero result, and exp(±0) = 1, so the
+// weights do not depend on which.
+func maxRating(ratings []float64) float64 {
+	m0, m1, m2, m3 := math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	i := 0
+	for ; i+4 <= len(ratings); i += 4 {
+		r := ratings[i : i+4 : i+4]
+		if r[0] > m0 { // skips NaN, unlike max(), but a NaN rating makes every weight NaN anyway
+			m0 = r[0]
+		}
+		if r[1] > m1 {
+			m1 = r[1]
+		}
+		if r[2] > m2 {
+			m2 = r[2]
+		}
+		if r[3] > m3 {
+			m3 = r[3]
+		}
+	}
+	for _, u := range ratings[i:] {
+		if u > m0 {
+			m0 = u
+		}
+	}
+	for _, m := range [3]float64{m1, m2, m3} {
+		if m > m0 {
+			m0 = m
+		}
+	}
+	return m0
+}
+
+// ExponentialCumulativeInPlace replaces every row of rows (ratings) by its normalised
+// cumulative weights, bit for bit ExponentialCumulative(row, scale). The running sums are
+// sequential within a row; those of four rows of equal length run side by side, so that their
+// additions' latencies overlap.
+func ExponentialCumulativeInPlace(rows [][]float64, scale float64) {
+	totals := make([]float64, len(rows))
+	for _, r := range rows {
+		linalg.ExpShifted(r, r, maxRating(r), scale)
+	}
+	i := 0
+	for ; i+4 <= len(rows); i += 4 {
+		a := rows[i]
+		b, c, d := rows[i+1], rows[i+2], rows[i+3]
+		if len(b) != len(a) || len(c) != len(a) || len(d) != len(a) {
+			break
+		}
+		b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+		var ta, tb, tc, td float64
+		for j := range a {
+			ta += a[j]
+			a[j] = ta
+			tb += b[j]
+			b[j] = tb
+			tc += c[j]
+			c[j] = tc
+			td += d[j]
+			d[j] = td
+		}
+		totals[i], totals[i+1], totals[i+2], totals[i+3] = ta, tb, tc, td
+	}
+	for ; i < len(rows); i++ {
+		t := 0.0
+		for j, w := range rows[i] {
+			t += w
+			rows[i][j] = t
+		}
+		totals[i] = t
+	}
+	for i, r := range rows {
+		if len(r) == 0 {
+			continue
+		}
+		linalg.Divide(r, totals[i])
+		r[len(r)-1] = 1
+	}
 }
 
 // SampleCumulative draws an index from normalised cumulative weights (as returned by

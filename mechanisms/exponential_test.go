@@ -63,3 +63,84 @@ func BenchmarkExponentialCumulative30k(b *testing.B) {
 		ExponentialCumulative(ratings, 23.75)
 	}
 }
+
+// sequentialCumulative is ExponentialCumulative as first written: the largest rating by one
+// scan, math.Exp one weight at a time, the running sum and the division in order.
+func sequentialCumulative(ratings []float64, scale float64) []float64 {
+	maxU := math.Inf(-1)
+	for _, u := range ratings {
+		if u > maxU {
+			maxU = u
+		}
+	}
+	cum, total := make([]float64, len(ratings)), 0.0
+	for i, u := range ratings {
+		total += math.Exp(scale * (u - maxU))
+		cum[i] = total
+	}
+	for i := range cum {
+		cum[i] /= total
+	}
+	cum[len(cum)-1] = 1
+	return cum
+}
+
+// ExponentialCumulative and ExponentialCumulativeInPlace must give the sequential definition's
+// bits: rows of 1 to 9 (groups of four and a rest; one of another length), maxima that are
+// zeros of either sign (odd rows) or negative (even rows), −Inf ratings, ratings whose weights
+// underflow (exponents below −700, math.Exp's special path), and scales from 0.05 to 5,000.
+// Mutants: a row divided by another row's total, the maximum's scan starting at 0 instead of
+// −Inf: each fails.
+func TestExponentialCumulativeInPlaceIsSequential(t *testing.T) {
+	rng := rand.New(rand.NewPCG(48, 3))
+	for _, scale := range []float64{0.05, 3, 80, 5000} {
+		for nrows := 1; nrows <= 9; nrows++ {
+			rows, want := make([][]float64, nrows), make([][]float64, nrows)
+			for i := range rows {
+				n := 517
+				if i == 5 {
+					n = 300 // a group of unequal lengths is summed row by row
+				}
+				rows[i] = make([]float64, n)
+				for j := range rows[i] {
+					c := rng.IntN(40)
+					if i%2 == 0 && (c == 1 || c == 2) {
+						c = 3 // even rows: no zero, every rating negative
+					}
+					switch c {
+					case 0:
+						rows[i][j] = math.Inf(-1)
+					case 1:
+						rows[i][j] = math.Copysign(0, -1)
+					case 2:
+						rows[i][j] = 0
+					default:
+						rows[i][j] = -rng.ExpFloat64() * 2
+					}
+				}
+				want[i] = sequentialCumulative(rows[i], scale)
+				if got := ExponentialCumulative(rows[i], scale); !sameBits(got, want[i]) {
+					t.Fatalf("scale %v: ExponentialCumulative differs from the sequential definition", scale)
+				}
+			}
+			ExponentialCumulativeInPlace(rows, scale)
+			for i := range rows {
+				if !sameBits(rows[i], want[i]) {
+					t.Fatalf("scale %v, %d rows: row %d differs from the sequential definition", scale, nrows, i)
+				}
+			}
+		}
+	}
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

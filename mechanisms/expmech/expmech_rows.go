@@ -43,22 +43,17 @@ func (m *ExpMech) idRows(ids []int) map[int][]float64 {
 	}
 	n := m.store.Len()
 	cos := m.cosines(missing)
-	var scratch []float64 // the rating row, when only its cumulative weights are kept
-	if m.rowsCumulative() {
-		scratch = make([]float64, n)
+	ratings := make([][]float64, len(missing))
+	for q := range missing {
+		ratings[q] = make([]float64, n)
+		embeddingRatings(ratings[q], cos[q*n:(q+1)*n])
+	}
+	if m.rowsCumulative() { // only the cumulative weights are kept
+		mechanisms.ExponentialCumulativeInPlace(ratings, m.epsilon/2)
 	}
 	for q, id := range missing {
-		rating := scratch
-		if rating == nil {
-			rating = make([]float64, n)
-		}
-		embeddingRatings(rating, cos[q*n:(q+1)*n])
-		row := rating
-		if m.rowsCumulative() {
-			row = mechanisms.ExponentialCumulative(rating, m.epsilon/2)
-		}
-		rows[id] = row
-		m.cache.Put(id, row)
+		rows[id] = ratings[q]
+		m.cache.Put(id, ratings[q])
 	}
 	return rows
 }

@@ -153,8 +153,9 @@ func distancesBatch(store *embeddings.Store, outputs []int, xs []int) [][]float6
 // taking cached rows from the cache and computing the others together (ratingsBatch).
 func (e *distanceEM) cumulativeRows(xs []int) map[int][]float64 {
 	rows, missing := e.cache.Lookup(xs)
-	for k, r := range e.ratingsBatch(missing) {
-		c := mechanisms.ExponentialCumulative(r, e.epsilon/2)
+	cums := e.ratingsBatch(missing) // fresh rows, turned into their cumulative weights
+	mechanisms.ExponentialCumulativeInPlace(cums, e.epsilon/2)
+	for k, c := range cums {
 		rows[missing[k]] = c
 		e.cache.Put(missing[k], c)
 	}

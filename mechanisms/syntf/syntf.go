@@ -294,14 +294,17 @@ func (m *SynTF) cumulativeRows(sources []int) map[int][]float64 {
 	sc := m.rater.newScratch(len(missing))
 	ratings := make([]float32, len(missing)*size)
 	m.rater.rows(ratings, missing, sc)
-	row64 := make([]float64, size)
-	for i, v := range missing {
+	cums := make([][]float64, len(missing))
+	for i := range missing {
+		cums[i] = make([]float64, size)
 		for w, u := range ratings[i*size : (i+1)*size] {
-			row64[w] = float64(u)
+			cums[i][w] = float64(u)
 		}
-		cum := mechanisms.ExponentialCumulative(row64, m.scale)
-		rows[v] = cum
-		m.cache.Put(v, cum)
+	}
+	mechanisms.ExponentialCumulativeInPlace(cums, m.scale)
+	for i, v := range missing {
+		rows[v] = cums[i]
+		m.cache.Put(v, cums[i])
 	}
 	return rows
 }
