@@ -313,7 +313,7 @@ type koppelScratch struct {
 	buf    []int32
 	chosen []uint64    // bit f: feature f is in this repetition's subset
 	terms  []wholeTerm // the candidates' residual whole-text terms, one candidate after another
-	// levels holds, per candidate, three bitsets interleaved word by word (see fillLevels).
+	// levels holds, per candidate, three bitsets one after another (see fillLevels).
 	levels    []uint64
 	inUnknown []uint64 // bit f: feature f occurs in the unknown text
 }
@@ -491,15 +491,19 @@ func (k *Koppel) attribute(rng *rngs.ChaCha8, doc []string, sc *koppelScratch) (
 // popcounts per 64 features instead of one masked term per feature. The sums are integers:
 // the same values in any order.
 
-// fillLevels writes a candidate's dense levels, interleaved word by word: at 3i the word i of
-// once (a ≥ 1), at 3i+1 of twice (a ≥ 2), at 3i+2 of once ∧ inUnknown (a ≥ 1 ∧ b ≥ 1; zero
-// in paper mode, whose Σ a·b is all residual).
+// fillLevels writes a candidate's dense levels as three planes of len(once) words: once
+// (a ≥ 1), then twice (a ≥ 2), then once ∧ inUnknown (a ≥ 1 ∧ b ≥ 1; zero in paper mode,
+// whose Σ a·b is all residual).
 func (sc *koppelScratch) fillLevels(levels, once, twice []uint64, cosine bool) {
-	levels = levels[:3*len(once)]
-	for i, w := range once {
-		levels[3*i], levels[3*i+1], levels[3*i+2] = w, twice[i], 0
+	w := len(once)
+	levels = levels[:3*w]
+	copy(levels[:w], once)
+	copy(levels[w:2*w], twice[:w])
+	shared := levels[2*w : 3*w]
+	for i, x := range once {
+		shared[i] = 0
 		if !cosine {
-			levels[3*i+2] = w & sc.inUnknown[i]
+			shared[i] = x & sc.inUnknown[i]
 		}
 	}
 }
@@ -529,13 +533,8 @@ func residualTerm(e wholeCount, b int64, cosine bool) wholeTerm {
 // Σ min(a, b), or Σ a² and Σ a·b when cosine is set, from its dense levels (fillLevels) and
 // its residual terms.
 func wholeSums(levels []uint64, terms []wholeTerm, chosen []uint64, cosine bool) windowSums {
-	levels = levels[:3*len(chosen)]
-	var once, twice, shared int
-	for i, s := range chosen {
-		once += bits.OnesCount64(levels[3*i] & s)
-		twice += bits.OnesCount64(levels[3*i+1] & s)
-		shared += bits.OnesCount64(levels[3*i+2] & s)
-	}
+	w := len(chosen)
+	once, twice, shared := maskedPopcounts3(levels[:w], levels[w:2*w], levels[2*w:3*w], chosen)
 	var x, y int64
 	for _, t := range terms {
 		mask := -int64(chosen[t.feature>>6] >> (t.feature & 63) & 1)
@@ -546,6 +545,17 @@ func wholeSums(levels []uint64, terms []wholeTerm, chosen []uint64, cosine bool)
 		return windowSums{a2: x + int64(once) + 3*int64(twice), ab: y}
 	}
 	return windowSums{a: x + int64(once) + int64(twice), min: y + int64(shared)}
+}
+
+// maskedPopcounts3Go is maskedPopcounts3 one word at a time.
+func maskedPopcounts3Go(once, twice, shared, chosen []uint64) (a, b, c int) {
+	once, twice, shared = once[:len(chosen)], twice[:len(chosen)], shared[:len(chosen)]
+	for i, s := range chosen {
+		a += bits.OnesCount64(once[i] & s)
+		b += bits.OnesCount64(twice[i] & s)
+		c += bits.OnesCount64(shared[i] & s)
+	}
+	return a, b, c
 }
 
 // takeOutside turns the whole-text sums s of the candidate with stream fs into those of its
