@@ -429,13 +429,7 @@ func (k *Koppel) attribute(rng *rngs.ChaCha8, doc []string, sc *koppelScratch) (
 		if rep%16 == 0 && k.opts.Context != nil && k.opts.Context.Err() != nil {
 			break
 		}
-		clear(chosen)
-		for i := range m { // partial Fisher–Yates: perm[:m] is a uniform m-subset
-			j := i + intN(rng, F-i)
-			perm[i], perm[j] = perm[j], perm[i]
-			f := perm[i]
-			chosen[f>>6] |= 1 << (f & 63)
-		}
+		drawSubset(rng, perm, chosen, m)
 		var sumB, sumB2 int64
 		for _, f := range distinct {
 			b := int64(slots[f].unknown) & -int64(chosen[f>>6]>>(f&63)&1)
@@ -644,6 +638,43 @@ func (s windowSums) similarity(sumB, sumB2 int64, cosine bool) float64 {
 		return 0
 	}
 	return float64(s.min) / denom
+}
+
+// drawSubset draws the repetition's feature subset by a partial Fisher–Yates shuffle of perm
+// (perm[:m] is then a uniform m-subset of the features) and sets its bits in chosen (cleared
+// first). Swap i takes the target i + intN(rng, len(perm)−i), the draws taken from the
+// stream's unread values of the current period (rngs.ChaCha8.Unread) in a local loop: the same
+// values as intN draws, without its load and store of the stream's position per draw. The rare
+// draw that Lemire's method may reject (lo < n) is left to intN itself.
+func drawSubset(rng *rngs.ChaCha8, perm []int32, chosen []uint64, m int) {
+	clear(chosen)
+	F := len(perm)
+	for i := 0; i < m; {
+		buf := rng.Unread()
+		if len(buf) == 0 {
+			rng.Refill()
+			continue
+		}
+		k := 0
+		for ; i < m && k < len(buf); i++ {
+			x, n := buf[k], uint64(F-i)
+			k++
+			var j int
+			if n&(n-1) == 0 {
+				j = i + int(x&(n-1))
+			} else if hi, lo := bits.Mul64(x, n); lo >= n {
+				j = i + int(hi)
+			} else { // intN redraws x and decides, rejection included
+				rng.Skip(k - 1)
+				j = i + intN(rng, int(n))
+				buf, k = rng.Unread(), 0
+			}
+			perm[i], perm[j] = perm[j], perm[i]
+			f := perm[i]
+			chosen[f>>6] |= 1 << (f & 63)
+		}
+		rng.Skip(k)
+	}
 }
 
 // intN returns rand.New(src).IntN(n) for n ≥ 1, drawing from src exactly as math/rand/v2 does

@@ -243,3 +243,39 @@ func TestIntNMatchesRandIntN(t *testing.T) {
 		}
 	}
 }
+
+// drawSubset must leave perm, chosen and the stream exactly as the plain partial Fisher–Yates
+// with intN does: subsets of 1 to all features, feature counts that are and are not powers of
+// two (intN masks for those), repetitions that cross the stream's periods (124 values) at every
+// offset, and the draw after the subset (the stream's position). Mutants: a draw taken twice
+// (k not advanced), a value skipped at the end of a block, a modulus for the power-of-two mask:
+// each fails.
+func TestDrawSubsetIsThePlainShuffle(t *testing.T) {
+	for _, F := range []int{1, 5, 64, 200, 4096, 20000} {
+		key := rngs.Key(2, fmt.Sprintf("subset/%d", F))
+		got, want := rngs.NewChaCha8(key), rngs.NewChaCha8(key)
+		permGot, permWant := make([]int32, F), make([]int32, F)
+		for i := range F {
+			permGot[i], permWant[i] = int32(i), int32(i)
+		}
+		words := (F + 63) / 64
+		chosenGot, chosenWant := make([]uint64, words), make([]uint64, words)
+		for rep, m := range []int{1, F / 2, F, max(1, F/3), 7 % F} {
+			m = max(1, m)
+			drawSubset(got, permGot, chosenGot, m)
+			clear(chosenWant)
+			for i := range m {
+				j := i + intN(want, F-i)
+				permWant[i], permWant[j] = permWant[j], permWant[i]
+				f := permWant[i]
+				chosenWant[f>>6] |= 1 << (f & 63)
+			}
+			if !slices.Equal(permGot, permWant) || !slices.Equal(chosenGot, chosenWant) {
+				t.Fatalf("F = %d, repetition %d (m = %d): the subset differs from the plain shuffle's", F, rep, m)
+			}
+			if g, w := got.Uint64(), want.Uint64(); g != w {
+				t.Fatalf("F = %d, repetition %d: the stream after the subset is at another position", F, rep)
+			}
+		}
+	}
+}

@@ -71,3 +71,16 @@ func (c *ChaCha8) Refill() {
 	}
 	c.i = 0
 }
+
+// Unread returns the values of the current period not drawn yet, in stream order (empty when
+// the period is spent: call Refill). They stay undrawn until Skip: a loop can take them from a
+// local slice and then Skip the number it used, without a store per value.
+func (c *ChaCha8) Unread() []uint64 { return c.buf[c.i:periodValues] }
+
+// Skip marks the first k values of Unread as drawn (0 ≤ k ≤ len(Unread())).
+func (c *ChaCha8) Skip(k int) {
+	if k < 0 || int(c.i)+k > periodValues {
+		panic("rngs: Skip beyond the current period")
+	}
+	c.i += uint32(k)
+}
