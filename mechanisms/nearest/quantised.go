@@ -300,15 +300,17 @@ func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, fl
 	if any == 0 { // the common case once the query has met its neighbourhood
 		return
 	}
+	cands := s.candidates[q] // appended to locally: s.candidates[q] is not reloaded per row
 	for p, m := range masks {
 		for m != 0 {
 			j := p*panelRows + bits.TrailingZeros16(m)
 			m &= m - 1
 			if l := lower[j]; l <= threshold {
-				s.candidates[q] = append(s.candidates[q], decodeCandidate{row: int32(firstRow + j), score: l})
+				cands = append(cands, decodeCandidate{row: int32(firstRow + j), score: l})
 			}
 		}
 	}
+	s.candidates[q] = cands
 }
 
 // tileScoresInt8Pass scores ntiles consecutive query tiles (tile i at q[i·tileBytes:], its
