@@ -491,20 +491,39 @@ func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32,
 func (d *Decoder) redecide2(z []float64, cands []decodeCandidate, threshold float32) (int, int) {
 	row1, row2 := -1, -1
 	dist1, dist2 := math.Inf(1), math.Inf(1)
-	checked := 0
+	var rows [4]int
+	k, checked := 0, 0
+	flush := func() { // the distances of rows[:k], four at a time, taken in row order
+		var dist [4]float64
+		if k == 4 {
+			dist[0], dist[1], dist[2], dist[3] = decodeDistance4(z, d.store.Vector(rows[0]), d.store.Vector(rows[1]),
+				d.store.Vector(rows[2]), d.store.Vector(rows[3]))
+		} else {
+			for i := range k {
+				dist[i] = decodeDistance(z, d.store.Vector(rows[i]))
+			}
+		}
+		for i := range k {
+			switch {
+			case row1 < 0 || dist[i] < dist1:
+				row1, row2, dist1, dist2 = rows[i], row1, dist[i], dist1
+			case row2 < 0 || dist[i] < dist2:
+				row2, dist2 = rows[i], dist[i]
+			}
+		}
+		k = 0
+	}
 	for _, c := range cands {
 		if c.score > threshold {
 			continue
 		}
 		checked++
-		dist := decodeDistance(z, d.store.Vector(int(c.row)))
-		switch {
-		case row1 < 0 || dist < dist1:
-			row1, row2, dist1, dist2 = int(c.row), row1, dist, dist1
-		case row2 < 0 || dist < dist2:
-			row2, dist2 = int(c.row), dist
+		rows[k] = int(c.row)
+		if k++; k == 4 {
+			flush()
 		}
 	}
+	flush()
 	d.rechecked.Add(int64(checked))
 	return row1, row2
 }
