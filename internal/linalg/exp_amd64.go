@@ -79,3 +79,20 @@ func Divide(x []float64, d float64) {
 		x[i] /= d
 	}
 }
+
+//go:noescape
+func negMinAVX2(dst, src *float64, n int, clip float64) (done int)
+
+// NegMin sets dst[i] = −min(src[i], g) for every i (len(dst) ≥ len(src)), four at a time where
+// the CPU allows, with Go's results for every src[i] (NaN included) when g is neither NaN nor
+// a zero.
+func NegMin(dst, src []float64, g float64) {
+	dst = dst[:len(src)]
+	i := 0
+	if assembly && useExpAVX2 && len(src) >= 4 && g == g && g != 0 {
+		i = negMinAVX2(&dst[0], &src[0], len(src), g)
+	}
+	for ; i < len(src); i++ {
+		dst[i] = -min(src[i], g)
+	}
+}

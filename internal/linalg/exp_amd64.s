@@ -98,3 +98,36 @@ divDone:
 	VZEROUPPER
 	MOVQ AX, done+24(FP)
 	RET
+
+// func negMinAVX2(dst, src *float64, n int, clip float64) (done int)
+//
+// Sets dst[i] = −min(src[i], g), g = clip, four at a time while at least four elements are left; returns
+// the number of elements written. VMINPD with g as its first source returns src[i] unless
+// g < src[i], so a NaN src[i] comes back as itself, as Go's min returns NaN; the negation flips
+// the sign bit, as Go's unary minus. (Go's min(±0, ∓0) is −0, VMINPD's the second source: they
+// differ only for g = ±0, which callers exclude.)
+TEXT ·negMinAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD clip+24(FP), Y1
+	MOVQ         $0x8000000000000000, AX
+	MOVQ         AX, X2
+	VPBROADCASTQ X2, Y2 // the sign bit
+	XORQ         AX, AX
+
+negMinLoop:
+	CMPQ    CX, $4
+	JLT     negMinDone
+	VMOVUPD (SI)(AX*8), Y0
+	VMINPD  Y0, Y1, Y0 // g < src ? g : src
+	VXORPD  Y2, Y0, Y0
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ    $4, AX
+	SUBQ    $4, CX
+	JMP     negMinLoop
+
+negMinDone:
+	VZEROUPPER
+	MOVQ AX, done+32(FP)
+	RET

@@ -17,3 +17,11 @@ func Divide(x []float64, d float64) {
 		x[i] /= d
 	}
 }
+
+// NegMin sets dst[i] = −min(src[i], g) for every i (len(dst) ≥ len(src)).
+func NegMin(dst, src []float64, g float64) {
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = -min(x, g)
+	}
+}

@@ -62,3 +62,30 @@ func TestDivideMatchesScalarDivision(t *testing.T) {
 		}
 	}
 }
+
+// NegMin must give −min(x, g) with Go's min for every x, NaN, infinities and signed zeros
+// included, at lengths around the kernel's groups of four, for clips g of either sign and +Inf.
+// Mutants (VMINPD's sources swapped, which returns g for a NaN x; the sign flip dropped) fail.
+func TestNegMinIsGoMin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(48, 5))
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e-300, -2.5}
+	for _, g := range []float64{0.75, 3, -1, math.Inf(1), 1e300} {
+		for n := range 12 {
+			src := make([]float64, n)
+			for i := range src {
+				if rng.IntN(3) == 0 {
+					src[i] = special[rng.IntN(len(special))]
+				} else {
+					src[i] = rng.NormFloat64() * 4
+				}
+			}
+			dst := make([]float64, n)
+			NegMin(dst, src, g)
+			for i, x := range src {
+				if want := -min(x, g); math.Float64bits(dst[i]) != math.Float64bits(want) && !(math.IsNaN(dst[i]) && math.IsNaN(want)) {
+					t.Fatalf("g = %v, n = %d: −min(%v, g) = %v, Go's %v", g, n, x, dst[i], want)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"dptext/embeddings"
+	"dptext/internal/linalg"
 )
 
 // DistanceRows keeps, per word x of a store, the row of Euclidean distances d(x, y) to every
@@ -101,9 +102,7 @@ func (e *distanceEM) ratingsFromDistances(ds [][]float64) [][]float64 {
 	for i, d := range ds {
 		r := make([]float64, e.size())
 		if e.outputs == nil {
-			for j, v := range d[:len(r)] {
-				r[j] = -min(v, g)
-			}
+			linalg.NegMin(r, d[:len(r)], g)
 		} else {
 			for j, row := range e.outputs {
 				r[j] = -min(d[row], g)

@@ -75,9 +75,7 @@ func (e *distanceEM) ratingsBatch(xs []int) [][]float64 {
 	ds := distancesBatch(e.store, e.outputs, xs)
 	g := e.gamma
 	for _, d := range ds {
-		for j, v := range d {
-			d[j] = -min(v, g)
-		}
+		linalg.NegMin(d, d, g)
 	}
 	return ds
 }
