@@ -3,9 +3,9 @@
 // vectors with a block of vocabulary vectors (MulABt, and MulAPanelsT on a packed copy),
 // unit-length rows (UnitRows), sixteen squared distances at a time (SqDist4x4,
 // SquaredDistanceTable), sixteen float64 dot products at a time (Dots16), float32 vector updates
-// (AxpyFloat32), and the exponentials, divisions and clipped negations of the exponential
-// mechanisms (ExpShifted, Divide, NegMin). The nearest-word decoders keep their own int8
-// kernels in package nearest.
+// (AxpyFloat32), a symmetric matrix times a vector (SymMatVec), and the exponentials, divisions
+// and clipped negations of the exponential mechanisms (ExpShifted, Divide, NegMin). The
+// nearest-word decoders keep their own int8 kernels in package nearest.
 //
 // Measured on the project machine (AMD EPYC, AVX2/FMA, k = 100; linalg_test.go benchmarks):
 // github.com/viterin/vek's assembly dot product reaches about 25 GFLOP/s per core, its MatMul

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"dptext/embeddings"
+	"dptext/internal/linalg"
 	"dptext/mechanisms"
 )
 
@@ -188,6 +189,8 @@ func newEllipse(vocab *embeddings.Store, lambda float64) (*ellipse, error) {
 			e.root[a*dim+b], e.invRoot[a*dim+b] = r, ir
 		}
 	}
+	// Entry (a, b) sums the products V_ak·V_bk, which commute exactly, in the order (b, a)
+	// does: both roots are symmetric to the last bit, as linalg.SymMatVec requires.
 	return e, nil
 }
 
@@ -197,7 +200,7 @@ func (e *ellipse) perturbation(epsilon float64) perturbation {
 	return func(rng *rand.Rand, x []float32, scratch, dst []float64) error {
 		radius := LaplaceRadius(rng, len(x), epsilon)
 		SphereDirection(rng, scratch)
-		matVec(dst, e.root, scratch)
+		linalg.SymMatVec(dst, e.root, scratch)
 		for a, v := range x {
 			dst[a] = float64(v) + radius*dst[a]
 		}
@@ -211,40 +214,12 @@ func (e *ellipse) distance(a, b []float32) float64 {
 	for j := range diff {
 		diff[j] = float64(a[j]) - float64(b[j])
 	}
-	matVec(s, e.invRoot, diff)
+	linalg.SymMatVec(s, e.invRoot, diff)
 	sq := 0.0
 	for _, x := range s {
 		sq += x * x
 	}
 	return math.Sqrt(sq)
-}
-
-// matVec sets dst[i] = Σ_j m[i·n + j]·v[j] for the n × n row-major matrix m (n = len(v)), each
-// sum from 0 in order of j, one rounding per product and addition: the plain loop's
-// arithmetic, so its results bit for bit. Four rows share each pass over v; their four sums are
-// independent chains, where one row at a time waits on the latency of each addition. dst must
-// not share memory with v.
-func matVec(dst, m, v []float64) {
-	n := len(v)
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		r0, r1, r2, r3 := m[i*n:(i+1)*n], m[(i+1)*n:(i+2)*n], m[(i+2)*n:(i+3)*n], m[(i+3)*n:(i+4)*n]
-		var s0, s1, s2, s3 float64
-		for j, x := range v {
-			s0 += r0[j] * x
-			s1 += r1[j] * x
-			s2 += r2[j] * x
-			s3 += r3[j] * x
-		}
-		dst[i], dst[i+1], dst[i+2], dst[i+3] = s0, s1, s2, s3
-	}
-	for ; i < n; i++ {
-		r, s := m[i*n:(i+1)*n], 0.0
-		for j, x := range v {
-			s += r[j] * x
-		}
-		dst[i] = s
-	}
 }
 
 // Epsilon is the per-word ε.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"dptext/embeddings"
+	"dptext/internal/linalg"
 )
 
 // noiseSample draws the noisy vectors of k copies of an in-vocabulary word with perturb,
@@ -53,7 +54,7 @@ func (m *Vickrey) NearestChoices() int {
 func identityWhiten(dst, v []float64) { copy(dst, v) }
 
 // whiten writes Σ′^{−1/2}·v into dst.
-func (e *ellipse) whiten(dst, v []float64) { matVec(dst, e.invRoot, v) }
+func (e *ellipse) whiten(dst, v []float64) { linalg.SymMatVec(dst, e.invRoot, v) }
 
 // NoisyVectors draws the noisy vectors EMD decodes for k copies of word (see NoiseStep).
 func (m *EMD) NoisyVectors(rng *rand.Rand, word string, k int) ([]float64, error) {
