@@ -53,7 +53,7 @@ func tileScoresInt8(q []int8, panels []uint8, info, consts []float32, groups, np
 	if npanels == 0 {
 		return
 	}
-	if !useAVX2 {
+	if !useAVX2 || groups%2 != 0 { // the AVX2 kernels add groups in pairs
 		tileScoresInt8Go(q, panels, info, consts, groups, npanels, out, outStride, mins)
 		return
 	}

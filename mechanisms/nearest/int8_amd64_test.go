@@ -88,9 +88,11 @@ func TestInt8KernelVNNIMatchesAVX2(t *testing.T) {
 // lower bounds of the AVX2 kernel on that tile: the integer sums are exact and the epilogue
 // performs the same float32 operations in the same order. The inputs span the kernel's
 // contract: extreme bytes and query levels, padding rows (+Inf info), negative and zero
-// constants, minima that start finite, an output stride wider than the panels written, and a
-// long row. The row masks must flag exactly the lower bounds ≤ each query's threshold, and the
-// minima of the upper bounds must agree.
+// constants, minima that start finite, an output stride wider than the panels written, a long
+// row, and odd numbers of groups (the AVX-512 layout's; compared with the AVX2 kernel on the
+// data padded with a zero group). The row masks must flag exactly the lower bounds ≤ each
+// query's threshold, and the minima of the upper bounds must agree. Mutant: the odd last group
+// skipped fails it.
 func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 	if !useAVX2 || !useAVX512 {
 		// The decoder never uses the kernel on such a CPU (TestAVX512KernelSelected checks the
@@ -99,7 +101,7 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 	}
 	const wq = int8WideTiles * int8TileQueries
 	rng := rand.New(rand.NewPCG(16, 512))
-	for _, groups := range []int{2, 4, 26, 2 * ((MaxInt8Dim + 7) / 8)} {
+	for _, groups := range []int{1, 2, 4, 25, 26, 2 * ((MaxInt8Dim + 7) / 8), (MaxInt8Dim + 3) / 4} {
 		for _, npanels := range []int{1, 3, 64} {
 			for trial := range 5 {
 				tileBytes := groups * 4 * int8TileQueries
@@ -164,9 +166,22 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 				for i := range mins2 {
 					mins2[i] = float32(math.Inf(1))
 				}
+				// The AVX2 kernel adds groups in pairs: an odd count is compared on the same data
+				// padded with a zero group (which adds nothing to the exact integer sums).
+				refGroups, refTile, refQ, refPanels := groups, tileBytes, q, panels
+				if groups%2 != 0 {
+					refGroups, refTile = groups+1, tileBytes+4*int8TileQueries
+					refQ, refPanels = make([]int8, int8WideTiles*refTile), make([]uint8, npanels*refGroups*groupBytes)
+					for i := range int8WideTiles {
+						copy(refQ[i*refTile:], q[i*tileBytes:(i+1)*tileBytes])
+					}
+					for p := range npanels {
+						copy(refPanels[p*refGroups*groupBytes:], panels[p*groups*groupBytes:(p+1)*groups*groupBytes])
+					}
+				}
 				for i := range int8WideTiles {
 					r := i * int8TileQueries
-					tileScoresInt8AVX2(&q[i*tileBytes], &panels[0], &info[0], &consts[r*queryConsts*8], groups, npanels,
+					tileScoresInt8AVX2(&refQ[i*refTile], &refPanels[0], &info[0], &consts[r*queryConsts*8], refGroups, npanels,
 						&out2[r*outStride], outStride, &mins2[r*2*minLanes], false)
 				}
 				// Thresholds equal to some row's bound (the comparison must be ≤), random, ±Inf.

@@ -12,7 +12,7 @@
 // dword lane j); VPDPBUSD with the query's 4 bytes broadcast from memory ({1to16}) adds the 4
 // unsigned-by-signed byte products of each lane to that query's int32 accumulator, exactly
 // (|I| < 2²⁴, see quantised.go). Z0–Z11 accumulate the 12 queries, Z12 holds the group; the
-// loop takes two groups per step (groups is even).
+// loop takes two groups per step, and an odd last group alone.
 // Epilogue per panel: the 6 info fields stay in Z13–Z18 for the 12 queries; per query r
 // f = ‖v‖² − 2s_z·(m·B + s·I) and b = α‖v‖ + β‖e‖ + γW (constants broadcast from memory);
 // L = f − b goes to out + r·outStride·4, bit j of masks[r·blockPanels + p] (blockPanels = 64
@@ -29,7 +29,6 @@ TEXT ·tileScoresInt8AVX512(SB), NOSPLIT, $0-96
 	MOVQ outStride+64(FP), R9
 	MOVQ minU+72(FP), R10
 	SHLQ $2, R9
-	SHRQ $1, CX // group pairs
 
 wPanelLoop:
 	TESTQ R8, R8
@@ -51,6 +50,8 @@ wPanelLoop:
 	MOVQ CX, R11
 
 wGroupLoop:
+	CMPQ R11, $2
+	JLT  wLastGroup
 	VMOVDQU32 0(BX), Z12
 	VPDPBUSD.BCST 0(AX), Z12, Z0
 	VPDPBUSD.BCST 4(AX), Z12, Z1
@@ -80,8 +81,28 @@ wGroupLoop:
 	ADDQ $32, AX
 	ADDQ $32, R13
 	ADDQ $128, BX
-	DECQ R11
-	JNZ  wGroupLoop
+	SUBQ $2, R11
+	JMP  wGroupLoop
+
+wLastGroup: // an odd number of groups: the last one alone
+	TESTQ R11, R11
+	JZ    wEpilogue
+	VMOVDQU32 0(BX), Z12
+	VPDPBUSD.BCST 0(AX), Z12, Z0
+	VPDPBUSD.BCST 4(AX), Z12, Z1
+	VPDPBUSD.BCST 8(AX), Z12, Z2
+	VPDPBUSD.BCST 12(AX), Z12, Z3
+	VPDPBUSD.BCST 0(AX)(R14*1), Z12, Z4
+	VPDPBUSD.BCST 4(AX)(R14*1), Z12, Z5
+	VPDPBUSD.BCST 8(AX)(R14*1), Z12, Z6
+	VPDPBUSD.BCST 12(AX)(R14*1), Z12, Z7
+	VPDPBUSD.BCST 0(R13), Z12, Z8
+	VPDPBUSD.BCST 4(R13), Z12, Z9
+	VPDPBUSD.BCST 8(R13), Z12, Z10
+	VPDPBUSD.BCST 12(R13), Z12, Z11
+	ADDQ $64, BX
+
+wEpilogue:
 
 	// Info fields at DX: ‖v‖² 0, m 64, s 128, ‖v‖ 192, ‖e‖ 256, W 320.
 	VMOVUPS 0(DX), Z15

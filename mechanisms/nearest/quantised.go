@@ -57,8 +57,9 @@ const MaxInt8Dim = 1024
 
 // Layout of the Int8 kernels: queries in tiles of int8TileQueries (per group of 4 dimensions,
 // 4 bytes per query), scored int8WideTiles tiles per pass; a panel holds panelRows rows,
-// dimensions in an even number of groups of 4 (zero-padded: a = b = 0 adds nothing), stored per
-// group as 64 bytes, row j's 4 bytes at 4j (the AVX2 kernels read them as two 32-byte halves,
+// dimensions in groups of 4 (zero-padded: a = b = 0 adds nothing; an even number of groups for
+// the AVX2 kernels, which add them in pairs, as many as the dimension needs where the AVX-512
+// kernel runs, which takes an odd last group alone), stored per group as 64 bytes, row j's 4 bytes at 4j (the AVX2 kernels read them as two 32-byte halves,
 // rows 0–7 and 8–15, the AVX-512 kernel as one 64-byte vector); each panel has
 // infoFields×panelRows float32 of per-row data; each query has queryConsts constants broadcast
 // to 8 lanes. All kernels evaluate the same float32 expressions in the same order (see
@@ -96,7 +97,10 @@ func up32(x float64) float32 {
 // quantise packs store for the Int8 method.
 func quantise(store *embeddings.Store, npanels int) *quantised {
 	dim := store.Dim()
-	groups := (dim + 7) / 8 * 2
+	groups := (dim + 7) / 8 * 2 // the AVX2 kernels add two groups at a time
+	if useAVX512 {
+		groups = (dim + 3) / 4 // the AVX-512 kernel takes an odd last group alone
+	}
 	q := &quantised{
 		dim:    dim,
 		groups: groups,
@@ -217,8 +221,10 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 		info := qz.info[p0*infoFields*panelRows : (p0+np)*infoFields*panelRows]
 		for t0 := 0; t0 < ntiles; t0 += int8WideTiles {
 			nt := min(int8WideTiles, ntiles-t0)
-			if useAVX512 && nt == int8WideTiles-1 {
-				nt = int8WideTiles // one AVX-512 pass costs less than two tiles on the other kernels
+			if useAVX512 && nt < int8WideTiles {
+				// One AVX-512 pass costs less than two tiles on the other kernels, and the
+				// AVX2 kernels cannot take the AVX-512 layout's odd number of groups.
+				nt = int8WideTiles
 			}
 			mins := s.mins[:nt*tq*panelRows]
 			for i := range mins {
