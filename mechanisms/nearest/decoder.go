@@ -401,15 +401,7 @@ func (d *Decoder) redecide(z []float64, cands []decodeCandidate, threshold float
 	var rows [4]int
 	k, checked := 0, 0
 	flush := func() {
-		var dist [4]float64
-		if k == 4 {
-			dist[0], dist[1], dist[2], dist[3] = decodeDistance4(z, d.store.Vector(rows[0]), d.store.Vector(rows[1]),
-				d.store.Vector(rows[2]), d.store.Vector(rows[3]))
-		} else {
-			for i := range k {
-				dist[i] = decodeDistance(z, d.store.Vector(rows[i]))
-			}
-		}
+		dist := d.rowDistances(z, &rows, k)
 		for i := range k {
 			if dist[i] < bestDist {
 				bestRow, bestDist = rows[i], dist[i]
@@ -486,6 +478,20 @@ func (s *decodeScratch) collect2(q int, lower, lowerLanes, upperLanes []float32,
 	}
 }
 
+// rowDistances returns decodeDistance of z and each of rows[:k], the four together
+// (decodeDistance4) when k is 4.
+func (d *Decoder) rowDistances(z []float64, rows *[4]int, k int) (dist [4]float64) {
+	if k == 4 {
+		dist[0], dist[1], dist[2], dist[3] = decodeDistance4(z, d.store.Vector(rows[0]), d.store.Vector(rows[1]),
+			d.store.Vector(rows[2]), d.store.Vector(rows[3]))
+		return dist
+	}
+	for i := range k {
+		dist[i] = decodeDistance(z, d.store.Vector(rows[i]))
+	}
+	return dist
+}
+
 // redecide2 returns the two decodeCandidates (with score ≤ threshold) nearest to z in float64,
 // ties by lowest row. Candidates are in increasing row order and there are at least two.
 func (d *Decoder) redecide2(z []float64, cands []decodeCandidate, threshold float32) (int, int) {
@@ -494,15 +500,7 @@ func (d *Decoder) redecide2(z []float64, cands []decodeCandidate, threshold floa
 	var rows [4]int
 	k, checked := 0, 0
 	flush := func() { // the distances of rows[:k], four at a time, taken in row order
-		var dist [4]float64
-		if k == 4 {
-			dist[0], dist[1], dist[2], dist[3] = decodeDistance4(z, d.store.Vector(rows[0]), d.store.Vector(rows[1]),
-				d.store.Vector(rows[2]), d.store.Vector(rows[3]))
-		} else {
-			for i := range k {
-				dist[i] = decodeDistance(z, d.store.Vector(rows[i]))
-			}
-		}
+		dist := d.rowDistances(z, &rows, k)
 		for i := range k {
 			switch {
 			case row1 < 0 || dist[i] < dist1:

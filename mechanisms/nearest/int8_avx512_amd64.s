@@ -17,6 +17,24 @@
 // f = ‖v‖² − 2s_z·(m·B + s·I) and b = α‖v‖ + β‖e‖ + γW (constants broadcast from memory);
 // L = f − b goes to out + r·outStride·4, bit j of masks[r·blockPanels + p] (blockPanels = 64
 // masks per query) is set when L_j ≤ thr[r], and U = f + b lowers the 16 lanes of minU + 64r.
+// GROUP adds one group of 4 dimensions (the panel's 64 bytes at poff(BX); the queries' 4 bytes
+// at qoff within each query's slot of the three tiles at AX, AX+R14 and R13) to the 12
+// accumulators Z0–Z11.
+#define GROUP(qoff, poff) \
+	VMOVDQU32 poff(BX), Z12 \
+	VPDPBUSD.BCST qoff+0(AX), Z12, Z0 \
+	VPDPBUSD.BCST qoff+4(AX), Z12, Z1 \
+	VPDPBUSD.BCST qoff+8(AX), Z12, Z2 \
+	VPDPBUSD.BCST qoff+12(AX), Z12, Z3 \
+	VPDPBUSD.BCST qoff+0(AX)(R14*1), Z12, Z4 \
+	VPDPBUSD.BCST qoff+4(AX)(R14*1), Z12, Z5 \
+	VPDPBUSD.BCST qoff+8(AX)(R14*1), Z12, Z6 \
+	VPDPBUSD.BCST qoff+12(AX)(R14*1), Z12, Z7 \
+	VPDPBUSD.BCST qoff+0(R13), Z12, Z8 \
+	VPDPBUSD.BCST qoff+4(R13), Z12, Z9 \
+	VPDPBUSD.BCST qoff+8(R13), Z12, Z10 \
+	VPDPBUSD.BCST qoff+12(R13), Z12, Z11
+
 TEXT ·tileScoresInt8AVX512(SB), NOSPLIT, $0-96
 	MOVQ q+0(FP), SI
 	MOVQ tileBytes+8(FP), R14
@@ -52,32 +70,8 @@ wPanelLoop:
 wGroupLoop:
 	CMPQ R11, $2
 	JLT  wLastGroup
-	VMOVDQU32 0(BX), Z12
-	VPDPBUSD.BCST 0(AX), Z12, Z0
-	VPDPBUSD.BCST 4(AX), Z12, Z1
-	VPDPBUSD.BCST 8(AX), Z12, Z2
-	VPDPBUSD.BCST 12(AX), Z12, Z3
-	VPDPBUSD.BCST 0(AX)(R14*1), Z12, Z4
-	VPDPBUSD.BCST 4(AX)(R14*1), Z12, Z5
-	VPDPBUSD.BCST 8(AX)(R14*1), Z12, Z6
-	VPDPBUSD.BCST 12(AX)(R14*1), Z12, Z7
-	VPDPBUSD.BCST 0(R13), Z12, Z8
-	VPDPBUSD.BCST 4(R13), Z12, Z9
-	VPDPBUSD.BCST 8(R13), Z12, Z10
-	VPDPBUSD.BCST 12(R13), Z12, Z11
-	VMOVDQU32 64(BX), Z12
-	VPDPBUSD.BCST 16(AX), Z12, Z0
-	VPDPBUSD.BCST 20(AX), Z12, Z1
-	VPDPBUSD.BCST 24(AX), Z12, Z2
-	VPDPBUSD.BCST 28(AX), Z12, Z3
-	VPDPBUSD.BCST 16(AX)(R14*1), Z12, Z4
-	VPDPBUSD.BCST 20(AX)(R14*1), Z12, Z5
-	VPDPBUSD.BCST 24(AX)(R14*1), Z12, Z6
-	VPDPBUSD.BCST 28(AX)(R14*1), Z12, Z7
-	VPDPBUSD.BCST 16(R13), Z12, Z8
-	VPDPBUSD.BCST 20(R13), Z12, Z9
-	VPDPBUSD.BCST 24(R13), Z12, Z10
-	VPDPBUSD.BCST 28(R13), Z12, Z11
+	GROUP(0, 0)
+	GROUP(16, 64)
 	ADDQ $32, AX
 	ADDQ $32, R13
 	ADDQ $128, BX
@@ -87,19 +81,7 @@ wGroupLoop:
 wLastGroup: // an odd number of groups: the last one alone
 	TESTQ R11, R11
 	JZ    wEpilogue
-	VMOVDQU32 0(BX), Z12
-	VPDPBUSD.BCST 0(AX), Z12, Z0
-	VPDPBUSD.BCST 4(AX), Z12, Z1
-	VPDPBUSD.BCST 8(AX), Z12, Z2
-	VPDPBUSD.BCST 12(AX), Z12, Z3
-	VPDPBUSD.BCST 0(AX)(R14*1), Z12, Z4
-	VPDPBUSD.BCST 4(AX)(R14*1), Z12, Z5
-	VPDPBUSD.BCST 8(AX)(R14*1), Z12, Z6
-	VPDPBUSD.BCST 12(AX)(R14*1), Z12, Z7
-	VPDPBUSD.BCST 0(R13), Z12, Z8
-	VPDPBUSD.BCST 4(R13), Z12, Z9
-	VPDPBUSD.BCST 8(R13), Z12, Z10
-	VPDPBUSD.BCST 12(R13), Z12, Z11
+	GROUP(0, 0)
 	ADDQ $64, BX
 
 wEpilogue:
