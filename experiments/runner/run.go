@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -851,20 +852,45 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 	var pred bytes.Buffer
 	pw := csv.NewWriter(&pred)
 	_ = pw.Write([]string{"set", "mechanism", "epsilon", "repeat", "scorer", "document", "truth", "prediction", "item", "author", "value"})
+	// The files are read and parsed on every core (the ε search reads them between its rounds,
+	// while no cell runs), then taken in order: the same rows, and the first bad file in order
+	// is the one reported.
+	type parsed struct {
+		rec  *rundir.CellRecord
+		rows []report.Row
+		err  error
+	}
+	done := make([]parsed, len(items))
+	next := make(chan int, len(items))
+	for i := range items {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(items)) {
+		wg.Go(func() {
+			for i := range next {
+				file := filepath.Join(r.dir, "cells", items[i].file)
+				rec, err := rundir.ReadCell(file, items[i].path)
+				if err == nil && rec.Fingerprint != r.fingerprint {
+					err = fmt.Errorf("computed from other inputs")
+				}
+				if err != nil {
+					done[i].err = fmt.Errorf("%s: %v (run again to recompute it)", file, err)
+					continue
+				}
+				done[i].rec = rec
+				done[i].rows, done[i].err = rec.ParseRows(file)
+			}
+		})
+	}
+	wg.Wait()
 	for i, it := range items {
-		file := filepath.Join(r.dir, "cells", it.file)
-		rec, err := rundir.ReadCell(file, it.path)
-		if err == nil && rec.Fingerprint != r.fingerprint {
-			err = fmt.Errorf("computed from other inputs")
+		if done[i].err != nil {
+			return nil, done[i].err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v (run again to recompute it)", file, err)
-		}
-		rs, err := rec.ParseRows(file)
-		if err != nil {
-			return nil, err
-		}
-		out.rows = append(out.rows, rs...)
+		rec := done[i].rec
+		out.rows = append(out.rows, done[i].rows...)
 		if i < len(fitKeys) {
 			continue
 		}
