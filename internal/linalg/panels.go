@@ -38,9 +38,6 @@ func PackPanels(b []float32, n, k int) *Panels {
 	return p
 }
 
-// Rows returns n, the number of rows of B.
-func (p *Panels) Rows() int { return p.n }
-
 // MulAPanelsT sets dst (m×n, row-major) to A·Bᵀ, where A is m×k row-major and p holds B:
 // exactly MulABt(dst, a, m, b, n, k), every entry bit for bit as vek32.Dot computes it, with a
 // kernel that computes sixteen rows of B at once (AVX-512) where the CPU has it.
