@@ -6,9 +6,11 @@ package embeddings
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"dptext/internal/linalg"
+	"dptext/internal/strindex"
 )
 
 // Store is a vocabulary with one float32 vector per word, in rank order (most frequent first
@@ -18,7 +20,7 @@ type Store struct {
 	dim     int
 	words   []string
 	vectors []float32 // len(words)*dim, row-major
-	index   map[string]int
+	index   *strindex.Index
 	panels  func() *linalg.Panels // the vectors packed for linalg.MulAPanelsT, on first use
 }
 
@@ -31,12 +33,15 @@ func New(words []string, dim int, vectors []float32) (*Store, error) {
 		return nil, fmt.Errorf("embeddings: %d words × %d dimensions needs %d values, got %d",
 			len(words), dim, len(words)*dim, len(vectors))
 	}
-	index := make(map[string]int, len(words))
+	if len(words) > math.MaxInt32 {
+		return nil, fmt.Errorf("embeddings: %d words: at most %d", len(words), math.MaxInt32)
+	}
+	index := strindex.New(len(words))
 	for i, w := range words {
-		if _, dup := index[w]; dup {
-			return nil, fmt.Errorf("embeddings: word %q appears twice (rows %d and %d)", w, index[w], i)
+		if first, dup := index.Get(w); dup {
+			return nil, fmt.Errorf("embeddings: word %q appears twice (rows %d and %d)", w, first, i)
 		}
-		index[w] = i
+		index.Set(w, int32(i))
 	}
 	s := &Store{dim: dim, words: words, vectors: vectors, index: index}
 	s.panels = sync.OnceValue(func() *linalg.Panels { return linalg.PackPanels(s.vectors, len(s.words), s.dim) })
@@ -57,8 +62,8 @@ func (s *Store) Words() []string { return s.words }
 
 // Lookup returns the row of w and whether w is in the vocabulary.
 func (s *Store) Lookup(w string) (int, bool) {
-	i, ok := s.index[w]
-	return i, ok
+	i, ok := s.index.Get(w)
+	return int(i), ok
 }
 
 // Vector returns the vector of row i. The caller must not modify it.

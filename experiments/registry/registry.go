@@ -246,6 +246,7 @@ type MechanismOptions struct {
 	files    []InputFile
 	baseline bool
 	build    func(env *Env, eps float64) (mechanisms.Mechanism, error)
+	accepts  func(env *Env, eps float64) error // nil: no check short of Build
 }
 
 // InputFile is a file or folder a mechanism reads besides the corpus and the embeddings (a
@@ -275,6 +276,16 @@ func (o *MechanismOptions) Build(env *Env, eps float64) (mechanisms.Mechanism, e
 	return o.build(env, eps)
 }
 
+// CheckEpsilon returns the error Build would return at ε on env's data, found without Build's
+// expensive work (see MechanismSpec.Accepts); checked is false when these options have no such
+// check, and then only Build tells.
+func (o *MechanismOptions) CheckEpsilon(env *Env, eps float64) (checked bool, err error) {
+	if o.accepts == nil {
+		return false, nil
+	}
+	return true, o.accepts(env, eps)
+}
+
 // MechanismSpec is a mechanism's typed options: their defaults, what they need, and the
 // constructor.
 type MechanismSpec[O any] struct {
@@ -290,6 +301,12 @@ type MechanismSpec[O any] struct {
 	Baseline func(O) bool
 	// Build makes the mechanism at ε from the decoded options.
 	Build func(env *Env, eps float64, o O) (mechanisms.Mechanism, error)
+	// Accepts, when not nil, returns the error Build would return at ε on env's data, without
+	// Build's expensive part (SynTF's ℓ, a pass over every pair of words): the ε search asks
+	// it of the ε it proposes, between its rounds, while no cell runs, and the cells then
+	// build the mechanism on the workers. Nil: the search builds the mechanism to find out
+	// (and the cells reuse it).
+	Accepts func(env *Env, eps float64, o O) error
 }
 
 func (s MechanismSpec[O]) defaults() any { o := s.Defaults(); return &o }
@@ -306,9 +323,13 @@ func (s MechanismSpec[O]) decode(p configfile.Params, base Needs) (*MechanismOpt
 	if s.Files != nil {
 		files = s.Files(o)
 	}
-	return &MechanismOptions{needs: base, files: files, baseline: s.Baseline != nil && s.Baseline(o), build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
+	opts := &MechanismOptions{needs: base, files: files, baseline: s.Baseline != nil && s.Baseline(o), build: func(env *Env, eps float64) (mechanisms.Mechanism, error) {
 		return s.Build(env, eps, o)
-	}}, nil
+	}}
+	if s.Accepts != nil {
+		opts.accepts = func(env *Env, eps float64) error { return s.Accepts(env, eps, o) }
+	}
+	return opts, nil
 }
 
 // ScorerBuilder decodes a scorer's params table into its typed options; ScorerSpec is the
@@ -504,23 +525,9 @@ var Mechanisms = map[string]MechanismEntry{
 				return []InputFile{{Key: "wordnet_dir", Role: "wordnet", Path: o.WordNetDir}}
 			},
 			Build: func(env *Env, eps float64, opts syntf.SynTFOptions) (mechanisms.Mechanism, error) {
-				if opts.EllCacheDir == "" {
-					opts.EllCacheDir = env.CacheDir
-				}
-				if env.Check {
-					opts.EllCacheDir = ""
-				}
-				opts.EllRecompute = env.Force
-				if err := env.fits(fmt.Sprintf("n = %d", opts.Length), float64(resources.BytesPerWord)*float64(opts.Length)*float64(env.CellDocs),
-					fmt.Sprintf("%d bytes per synthetic word × n × %d documents of a cell", resources.BytesPerWord, env.CellDocs)); err != nil {
+				opts, err := synTFEnvOptions(env, opts)
+				if err != nil {
 					return nil, err
-				}
-				opts.EllContext = env.Context
-				if env.Log != nil {
-					opts.EllLog = LogWriter(env.Log)
-				}
-				if opts.EllWorkers == 0 {
-					opts.EllWorkers = env.Workers
 				}
 				if opts.Weighting == "tfidf" {
 					// Document frequencies come from the corpus outside the evaluation authors.
@@ -533,6 +540,17 @@ var Mechanisms = map[string]MechanismEntry{
 					opts.IDF = m.FitIDF(env.Corpus)
 				}
 				return syntf.NewSynTF(env.Embeddings, eps, opts)
+			},
+			// Build's checks without ℓ (computed the same way at every ε) and without the
+			// document frequencies (the corpus is valid whatever ε).
+			Accepts: func(env *Env, eps float64, opts syntf.SynTFOptions) error {
+				opts, err := synTFEnvOptions(env, opts)
+				if err != nil {
+					return err
+				}
+				opts.Weighting, opts.TightBound = "tf", false
+				_, err = syntf.NewSynTF(env.Embeddings, eps, opts)
+				return err
 			},
 		},
 	},
@@ -651,6 +669,30 @@ var Mechanisms = map[string]MechanismEntry{
 		Needs:       Needs{Vectors: true}, Releases: ReleaseTokens, Cost: 1,
 		Spec: MechanismSpec[expmech.CusTextOptions]{Defaults: expmech.DefaultCusTextOptions, Build: buildCusText(true)},
 	},
+}
+
+// synTFEnvOptions completes SynTF's options from env (ℓ's cache, log, context and workers;
+// --force recomputes ℓ) and checks that a cell's synthetic words fit in memory.
+func synTFEnvOptions(env *Env, opts syntf.SynTFOptions) (syntf.SynTFOptions, error) {
+	if opts.EllCacheDir == "" {
+		opts.EllCacheDir = env.CacheDir
+	}
+	if env.Check {
+		opts.EllCacheDir = ""
+	}
+	opts.EllRecompute = env.Force
+	if err := env.fits(fmt.Sprintf("n = %d", opts.Length), float64(resources.BytesPerWord)*float64(opts.Length)*float64(env.CellDocs),
+		fmt.Sprintf("%d bytes per synthetic word × n × %d documents of a cell", resources.BytesPerWord, env.CellDocs)); err != nil {
+		return opts, err
+	}
+	opts.EllContext = env.Context
+	if env.Log != nil {
+		opts.EllLog = LogWriter(env.Log)
+	}
+	if opts.EllWorkers == 0 {
+		opts.EllWorkers = env.Workers
+	}
+	return opts, nil
 }
 
 // synTFPrivacyTable writes SynTF's bounds εn, (ε + ln η)n and ℓn over the vocabulary of

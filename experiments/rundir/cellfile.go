@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"dptext/experiments/report"
 	"dptext/internal/filehash"
@@ -107,25 +108,40 @@ func WriteCell(path string, rec *CellRecord) error {
 var ErrNoCell = errors.New("no cell file")
 
 // ReadCell reads and verifies a cell file: its checksum, format and that it holds the cell
-// path. It returns errNoCell when there is no file, and another error when the file is not a
+// path. It returns ErrNoCell when there is no file, and another error when the file is not a
 // complete cell file.
 func ReadCell(file, cellPath string) (*CellRecord, error) {
-	data, err := filehash.ReadRegular(file, filehash.MaxStateBytes, "a cell file")
-	if os.IsNotExist(err) {
-		return nil, ErrNoCell
-	}
+	body, _, err := readVerified(file)
 	if err != nil {
 		return nil, err
 	}
+	return parseCell(body, cellPath)
+}
+
+// readVerified reads a cell file and checks its checksum line; it returns the body before that
+// line and its SHA-256.
+func readVerified(file string) (body []byte, sum [sha256.Size]byte, err error) {
+	data, err := filehash.ReadRegular(file, filehash.MaxStateBytes, "a cell file")
+	if os.IsNotExist(err) {
+		return nil, sum, ErrNoCell
+	}
+	if err != nil {
+		return nil, sum, err
+	}
 	body, sumLine, ok := bytes.Cut(data, []byte("\n"+cellTrailer))
 	if !ok || !bytes.HasSuffix(sumLine, []byte("\n")) {
-		return nil, fmt.Errorf("no checksum line (the file was cut short)")
+		return nil, sum, fmt.Errorf("no checksum line (the file was cut short)")
 	}
 	want, err := hex.DecodeString(strings.TrimSpace(string(sumLine)))
-	got := sha256.Sum256(body)
-	if err != nil || !bytes.Equal(want, got[:]) {
-		return nil, fmt.Errorf("checksum mismatch (the file was altered or cut short)")
+	sum = sha256.Sum256(body)
+	if err != nil || !bytes.Equal(want, sum[:]) {
+		return nil, sum, fmt.Errorf("checksum mismatch (the file was altered or cut short)")
 	}
+	return body, sum, nil
+}
+
+// parseCell decodes a verified body and checks its format and cell path.
+func parseCell(body []byte, cellPath string) (*CellRecord, error) {
 	rec := &CellRecord{}
 	if err := json.Unmarshal(body, rec); err != nil {
 		return nil, fmt.Errorf("not a cell file: %v", err)
@@ -137,6 +153,73 @@ func ReadCell(file, cellPath string) (*CellRecord, error) {
 		return nil, fmt.Errorf("holds cell %q, not %q", rec.Cell, cellPath)
 	}
 	return rec, nil
+}
+
+// CellCache reads cell files as ReadCell does and keeps what it parsed, by file and content: a
+// file read again with the same bytes (the same SHA-256 of its body, checked on every read) is
+// not decoded again. The ε search of [verdict] reads every finished cell between its rounds, and
+// the plan of each round reads them again. Records and rows it returns are shared between
+// calls: callers must not modify them. Safe for concurrent use; the zero value is ready.
+type CellCache struct {
+	mu    sync.Mutex
+	cells map[string]*cachedCell // by file
+}
+
+// cachedCell is a parsed cell file: its body's SHA-256, the cell path it was checked against,
+// its record and, once asked for, its rows.
+type cachedCell struct {
+	sum      [sha256.Size]byte
+	cellPath string
+	rec      *CellRecord
+	rowsOnce sync.Once
+	rows     []report.Row
+	rowsErr  error
+}
+
+// entry returns the parsed record of file for cellPath, decoding it only when the cache holds
+// no record of the same bytes.
+func (c *CellCache) entry(file, cellPath string) (*cachedCell, error) {
+	body, sum, err := readVerified(file)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	e := c.cells[file]
+	c.mu.Unlock()
+	if e != nil && e.sum == sum && e.cellPath == cellPath {
+		return e, nil
+	}
+	rec, err := parseCell(body, cellPath)
+	if err != nil {
+		return nil, err
+	}
+	e = &cachedCell{sum: sum, cellPath: cellPath, rec: rec}
+	c.mu.Lock()
+	if c.cells == nil {
+		c.cells = map[string]*cachedCell{}
+	}
+	c.cells[file] = e
+	c.mu.Unlock()
+	return e, nil
+}
+
+// Read is ReadCell through the cache.
+func (c *CellCache) Read(file, cellPath string) (*CellRecord, error) {
+	e, err := c.entry(file, cellPath)
+	if err != nil {
+		return nil, err
+	}
+	return e.rec, nil
+}
+
+// ReadRows is Read followed by the record's ParseRows(file), both through the cache.
+func (c *CellCache) ReadRows(file, cellPath string) (*CellRecord, []report.Row, error) {
+	e, err := c.entry(file, cellPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.rowsOnce.Do(func() { e.rows, e.rowsErr = e.rec.ParseRows(file) })
+	return e.rec, e.rows, e.rowsErr
 }
 
 // ParseRows parses the cell's rows; name is used in errors.

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -17,5 +18,51 @@ func TestCellFileNamesAreInjective(t *testing.T) {
 	long := "set=4/mech=" + strings.Repeat("m", 500) + "/eps=1/rep=0"
 	if n := len(CellFile(long)); n > 200 {
 		t.Errorf("cell file name of %d bytes", n)
+	}
+}
+
+// CellCache gives ReadCell's answers: a file read again with the same bytes comes back as the
+// record parsed the first time (the same pointer: not decoded again), a file rewritten with
+// other content is parsed again (its new rows), a file damaged after it was cached is refused,
+// and a record is never handed out for another cell path. Mutant: entries found by file alone,
+// without comparing the checksum → the rewritten file's old rows come back.
+func TestCellCacheReparsesChangedFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/c.cell"
+	const path = "set=a/mech=m/eps=1/rep=0"
+	write := func(rows string) {
+		t.Helper()
+		if err := WriteCell(file, &CellRecord{Fingerprint: "f", Cell: path, Rows: rows}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	header := "set,mechanism,epsilon,repeat,scorer,metric,value\n"
+	write(header + "a,m,1,0,s,accuracy,0.5\n")
+	var cache CellCache
+	first, rows, err := cache.ReadRows(file, path)
+	if err != nil || len(rows) != 1 || rows[0].Value != 0.5 {
+		t.Fatalf("first read: %v, %v", rows, err)
+	}
+	again, err := cache.Read(file, path)
+	if err != nil || again != first {
+		t.Fatalf("the same bytes again: %p (%v), want the cached record %p", again, err, first)
+	}
+	write(header + "a,m,1,0,s,accuracy,0.75\n")
+	changed, rows, err := cache.ReadRows(file, path)
+	if err != nil || changed == first || len(rows) != 1 || rows[0].Value != 0.75 {
+		t.Fatalf("after the file changed: %v (%v), want its new row", rows, err)
+	}
+	if _, err := cache.Read(file, "set=a/mech=other/eps=1/rep=0"); err == nil || !strings.Contains(err.Error(), "holds cell") {
+		t.Errorf("the cached file read for another cell: %v, want it refused", err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data[:len(data)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cache.Read(file, path); err == nil {
+		t.Error("a file cut short after it was cached: read without error")
 	}
 }

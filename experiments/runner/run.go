@@ -518,7 +518,7 @@ func (r *runner) plan(cells []cell, logf func(string, ...any)) (todo []cell, don
 		if ok, seen := valid[file]; seen {
 			return ok
 		}
-		rec, err := rundir.ReadCell(filepath.Join(r.dir, "cells", file), cellPath)
+		rec, err := r.cells.Read(filepath.Join(r.dir, "cells", file), cellPath)
 		ok := err == nil && rec.Fingerprint == r.fingerprint
 		switch {
 		case err == nil && !ok:
@@ -592,8 +592,9 @@ type runner struct {
 	distances *expmech.DistanceRows
 	// draws holds the draws that mechanisms sharing them release from (see releaseShared).
 	draws map[string]*lazy[*sharedDraws]
-	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
-	// look-ups found them.
+	// cells keeps the cell files plan and collect read, parsed: the ε search reads every
+	// finished cell between its rounds.
+	cells rundir.CellCache
 	// fingerprint is the hash written into every cell file (see fingerprint).
 	fingerprint string
 	// behaviour maps each component to its behaviour fingerprint (package fingerprint): the
@@ -606,7 +607,9 @@ type runner struct {
 	// logf receives warnings of components (Env.Log).
 	logf func(string, ...any)
 	// force is RunOptions.Force: components ignore their caches (Env.Force).
-	force                bool
+	force bool
+	// cache holds privatised documents across runs (nil: off); cacheHits of cacheUses
+	// look-ups found them.
 	cache                *privateCache
 	cacheUses, cacheHits atomic.Int64
 	// spent accumulates the wall time of each phase over all workers, to say where a run's
@@ -763,6 +766,25 @@ func (r *runner) mechanism(c cell) (mechanisms.Mechanism, error) {
 	})
 }
 
+// checkEpsilon returns the error mechanism would return for c: from the options' own check of
+// ε where they have one (registry.MechanismSpec.Accepts), else by building the mechanism (kept
+// for the cells).
+func (r *runner) checkEpsilon(c cell) error {
+	set, mc := r.sets[c.set].Draw(c.rep), r.cfg.Mechanisms[c.mech]
+	o, err := r.cfg.MechanismOptions(c.mech)
+	if err != nil {
+		return err
+	}
+	if checked, err := o.CheckEpsilon(r.env(set), c.eps.Value()); checked {
+		if err != nil {
+			return fmt.Errorf("mechanism %s at ε = %s: %w", mc.ID(), c.eps, err)
+		}
+		return nil
+	}
+	_, err = r.mechanism(c)
+	return err
+}
+
 // fit returns scorer si of the cell's set fitted on docs with labels, once per key, and
 // writes its fit rows (a topic classifier's validation accuracy) once.
 func (r *runner) fit(c cell, si int, docs [][]string, labels []string, key string) (*fitted, error) {
@@ -871,7 +893,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 		wg.Go(func() {
 			for i := range next {
 				file := filepath.Join(r.dir, "cells", items[i].file)
-				rec, err := rundir.ReadCell(file, items[i].path)
+				rec, rows, err := r.cells.ReadRows(file, items[i].path)
 				if err == nil && rec.Fingerprint != r.fingerprint {
 					err = fmt.Errorf("computed from other inputs")
 				}
@@ -879,8 +901,7 @@ func (r *runner) collect(cells []cell) (*collected, error) {
 					done[i].err = fmt.Errorf("%s: %v (run again to recompute it)", file, err)
 					continue
 				}
-				done[i].rec = rec
-				done[i].rows, done[i].err = rec.ParseRows(file)
+				done[i].rec, done[i].rows = rec, rows
 			}
 		})
 	}

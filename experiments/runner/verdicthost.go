@@ -28,6 +28,10 @@ func (h verdictHost) Mechanism(c verdictrun.Cell) (mechanisms.Mechanism, error) 
 	return h.r.mechanism(fromVerdictCell(c))
 }
 
+func (h verdictHost) CheckEpsilon(c verdictrun.Cell) error {
+	return h.r.checkEpsilon(fromVerdictCell(c))
+}
+
 func (h verdictHost) Items(cells []verdictrun.Cell) ([]verdictrun.ItemScore, error) {
 	out, err := h.r.collect(fromVerdictCells(cells))
 	if err != nil {

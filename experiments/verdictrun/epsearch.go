@@ -162,10 +162,11 @@ func (o *Run) Search(all []Cell) ([]Cell, error) {
 }
 
 // refusedEpsilon says why mechanism mi cannot run at ε on set si's draws (its constructor's
-// error), or "" when it can on every repeat's draw. The mechanisms built are kept for the cells.
+// error), or "" when it can on every repeat's draw (Host.CheckEpsilon: the mechanisms it
+// builds to find out are kept for the cells).
 func (o *Run) refusedEpsilon(si, mi int, eps report.Epsilon) string {
 	for rep := 0; rep < o.cfg.Repeats; rep++ {
-		if _, err := o.host.Mechanism(Cell{si, mi, eps, rep}); err != nil {
+		if err := o.host.CheckEpsilon(Cell{si, mi, eps, rep}); err != nil {
 			return err.Error()
 		}
 	}

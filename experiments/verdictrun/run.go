@@ -35,6 +35,9 @@ type Host interface {
 	// Mechanism builds (or returns the built) mechanism of a cell; an error says why it cannot
 	// run at that ε on that data.
 	Mechanism(c Cell) (mechanisms.Mechanism, error)
+	// CheckEpsilon returns the error Mechanism would return for c, without building the
+	// mechanism where its options can tell more cheaply.
+	CheckEpsilon(c Cell) error
 	// Items reads every item score of the finished cells back, in predictions.csv order.
 	Items(cells []Cell) ([]ItemScore, error)
 	// Compute runs the cells that are not finished yet (cached, resumable, as any cell).

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"dptext/internal/strindex"
 )
 
 // TfidfOptions configure a Tfidf weighting.
@@ -39,7 +41,7 @@ func DefaultTfidfOptions() TfidfOptions {
 // sets give equal indices whatever the document order.
 type Tfidf struct {
 	opts     TfidfOptions
-	index    map[string]int32
+	index    *strindex.Index
 	features []string
 	idf      []float64
 	// counting holds *featureCounts sized for the fitted features, one per concurrent Transform.
@@ -109,10 +111,10 @@ func (t *Tfidf) Fit(docs [][]string) error {
 	t.counting = sync.Pool{New: func() any {
 		return &featureCounts{counts: make([]int32, len(kept)), present: make([]uint64, (len(kept)+63)/64)}
 	}}
-	t.index = make(map[string]int32, len(kept))
+	t.index = strindex.New(len(kept))
 	t.idf = make([]float64, len(kept))
 	for i, f := range kept {
-		t.index[f] = int32(i)
+		t.index.Set(f, int32(i))
 		t.idf[i] = math.Log((1+n)/(1+float64(stats[f].df))) + 1
 	}
 	return nil
@@ -137,7 +139,7 @@ func (t *Tfidf) Transform(doc []string) Sparse {
 	}
 	lo, hi := len(fc.present), -1 // the words of present that hold a bit
 	for _, f := range doc {
-		if i, ok := t.index[f]; ok {
+		if i, ok := t.index.Get(f); ok {
 			if fc.counts[i] == 0 {
 				fc.present[i>>6] |= 1 << (i & 63)
 				lo, hi = min(lo, int(i>>6)), max(hi, int(i>>6))

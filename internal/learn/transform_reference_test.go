@@ -11,12 +11,23 @@ import (
 	"dptext/internal/rngs"
 )
 
+// referenceIndex maps each fitted feature of t to its index in a Go map (Tfidf keeps them in a
+// strindex.Index).
+func referenceIndex(t *Tfidf) map[string]int32 {
+	index := make(map[string]int32, len(t.features))
+	for i, f := range t.features {
+		index[f] = int32(i)
+	}
+	return index
+}
+
 // transformReference is Tfidf.Transform's counting as first written: the features' indices
-// sorted and runs of equal indices counted, then weighted and normalised by Transform's weigh.
-func transformReference(t *Tfidf, doc []string) Sparse {
+// (looked up in index, from referenceIndex) sorted and runs of equal indices counted, then
+// weighted and normalised by Transform's weigh.
+func transformReference(t *Tfidf, index map[string]int32, doc []string) Sparse {
 	ids := make([]int32, 0, len(doc))
 	for _, f := range doc {
-		if i, ok := t.index[f]; ok {
+		if i, ok := index[f]; ok {
 			ids = append(ids, i)
 		}
 	}
@@ -67,12 +78,13 @@ func TestTfidfTransformEqualsReference(t *testing.T) {
 		if err := tf.Fit(train); err != nil {
 			t.Fatal(err)
 		}
+		index := referenceIndex(tf)
 		var wg sync.WaitGroup
 		errs := make(chan string, len(test))
 		for g := range 8 {
 			wg.Go(func() {
 				for d := g; d < len(test); d += 8 {
-					got, want := tf.Transform(test[d]), transformReference(tf, test[d])
+					got, want := tf.Transform(test[d]), transformReference(tf, index, test[d])
 					if !slices.Equal(got.Index, want.Index) || !slices.EqualFunc(got.Value, want.Value, func(a, b float64) bool {
 						return math.Float64bits(a) == math.Float64bits(b)
 					}) {
@@ -157,10 +169,11 @@ func BenchmarkTfidfTransform(b *testing.B) {
 			}
 		}
 	})
+	index := referenceIndex(tf)
 	b.Run("reference", func(b *testing.B) {
 		for b.Loop() {
 			for _, d := range docs {
-				transformReference(tf, d)
+				transformReference(tf, index, d)
 			}
 		}
 	})
