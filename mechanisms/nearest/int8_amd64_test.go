@@ -31,11 +31,11 @@ func TestInt8KernelVNNIMatchesAVX2(t *testing.T) {
 				for i := range q {
 					switch trial {
 					case 0:
-						q[i] = int8(rng.IntN(2*queryLevels+1) - queryLevels)
+						q[i] = int8(rng.IntN(2*avx2QueryLevels+1) - avx2QueryLevels)
 					case 1:
-						q[i] = queryLevels
+						q[i] = avx2QueryLevels
 					default:
-						q[i] = int8([]int{-queryLevels, queryLevels}[rng.IntN(2)])
+						q[i] = int8([]int{-avx2QueryLevels, avx2QueryLevels}[rng.IntN(2)])
 					}
 				}
 				panels := make([]uint8, npanels*groups*groupBytes)
@@ -109,11 +109,11 @@ func TestInt8KernelAVX512MatchesAVX2(t *testing.T) {
 				for i := range q {
 					switch trial {
 					case 1:
-						q[i] = queryLevels
+						q[i] = avx2QueryLevels
 					case 2:
-						q[i] = -queryLevels
+						q[i] = -avx2QueryLevels
 					default:
-						q[i] = int8(rng.IntN(2*queryLevels+1) - queryLevels)
+						q[i] = int8(rng.IntN(2*avx2QueryLevels+1) - avx2QueryLevels)
 					}
 				}
 				panels := make([]uint8, npanels*groups*groupBytes)

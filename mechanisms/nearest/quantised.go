@@ -12,19 +12,24 @@ import (
 // Quantisation. Row v (n float32 values) is stored as m_v + s_v·a_t with a_t ∈ {0…255}: m_v is
 // the row's minimum, s_v = (max − min)/255 rounded up to float32 and a_t = round((v_t − m_v)/s_v).
 // The rounding error e_t = v_t − (m_v + s_v·a_t) is known exactly at packing time; the decoder
-// keeps ‖e_v‖ per row. A query z (float64) becomes ẑ_t = s_z·b_t with s_z = max_t |z_t| / 31
-// rounded up to float32 and b_t = round(z_t/s_z) ∈ {−31…31}; d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
-// ‖ẑ‖₁ are computed per query. Six bits for the query let the AVX2 kernel add two vpmaddubsw
-// results (unsigned byte × signed byte, adjacent pairs summed into int16) before widening them
-// to int32, without saturation: 2·2·255·31 = 31620 < 2¹⁵. The query's coarser step costs little:
-// the rows re-checked stay a few per query (see `dptext bench decode`).
+// keeps ‖e_v‖ per row. A query z (float64) becomes ẑ_t = s_z·b_t with s_z = max_t |z_t| / Q
+// rounded up to float32 and b_t = round(z_t/s_z) ∈ {−Q…Q}; d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
+// ‖ẑ‖₁ are computed per query. Q is the layout's query levels (quantised.levels, queryLevels):
+// 31 where the AVX2 kernels may run, whose two vpmaddubsw results (unsigned byte × signed byte,
+// adjacent pairs summed into int16) are added before they are widened to int32, which must not
+// saturate: 2·2·255·31 = 31620 < 2¹⁵. The AVX-512 kernel (vpdpbusd) and the portable one sum
+// the products in int32 directly, so where only they run Q is 127, the most a signed byte holds
+// (fewer for long rows, see the next paragraph): the query's step is four times finer, its
+// share 2‖d‖‖v‖ of the bound four times smaller, and the rows re-checked per query about five
+// times fewer (see `dptext bench decode`).
 //
 // Score. With I_v = Σ_t b_t·a_t (exact in int32) and B_z = Σ_t b_t,
 //
 //	ẑ·v̂ = Σ_t s_z b_t (m_v + s_v a_t) = s_z·(m_v·B_z + s_v·I_v),
 //
 // and the kernel computes, in float32, f̂_v = ‖v‖²₃₂ − 2s_z·(m_v·B_z + s_v·I_v) (I_v converts to
-// float32 exactly because |I_v| ≤ n·255·31 < 2²⁴ for n ≤ MaxInt8Dim).
+// float32 exactly because |I_v| ≤ n·255·Q < 2²⁴: queryLevels keeps Q below 2²⁴/(255·n), and
+// 31 is below it for every n ≤ MaxInt8Dim).
 //
 // Bound. Let f_v = ‖v‖² − 2z·v exactly, u = 2⁻²⁴. Then |f̂_v − f_v| ≤ E_v where
 //
@@ -75,12 +80,25 @@ const (
 // quantised is the Int8 copy of a vocabulary.
 type quantised struct {
 	dim, groups int
+	levels      int       // Q: the largest |b_t| of a quantised query (queryLevels)
 	panels      []uint8   // npanels × groups × groupBytes
 	info        []float32 // npanels × infoFields × panelRows
 }
 
-// queryLevels is the largest |b_t| of a quantised query (six bits and a sign).
-const queryLevels = 31
+// avx2QueryLevels is Q where the AVX2 kernels may run (six bits and a sign: their int16 pair
+// sums must not saturate).
+const avx2QueryLevels = 31
+
+// queryLevels returns Q for rows of n dimensions in `groups` groups of 4: avx2QueryLevels when
+// the AVX2 kernels may score the layout (an even number of groups on a CPU with AVX2; they add
+// groups in pairs and take no other), else the largest Q ≤ 127 with n·255·Q < 2²⁴, so that I_v
+// stays exact in float32 (the AVX-512 and portable kernels sum in int32).
+func queryLevels(n, groups int) int {
+	if useAVX2 && groups%2 == 0 {
+		return avx2QueryLevels
+	}
+	return min(127, ((1<<24)-1)/(255*n))
+}
 
 // inflate is the factor 1 + 2⁻²⁰ applied to every bound factor (see the derivation above).
 const inflate = 1 + 1.0/(1<<20)
@@ -104,6 +122,7 @@ func quantise(store *embeddings.Store, npanels int) *quantised {
 	q := &quantised{
 		dim:    dim,
 		groups: groups,
+		levels: queryLevels(dim, groups),
 		panels: make([]uint8, npanels*groups*groupBytes),
 		info:   make([]float32, npanels*infoFields*panelRows),
 	}
@@ -154,15 +173,16 @@ func (q *quantised) prepareQuery(z []float64, tile []int8, r int, consts []float
 		zmax = max(zmax, math.Abs(x))
 		zSq += x * x
 	}
+	levels := float64(q.levels)
 	scale := 0.0
 	if zmax > 0 {
-		scale = float64(up32(zmax / queryLevels))
+		scale = float64(up32(zmax / levels))
 	}
 	sumB, dSq, zhSq, zh1 := 0.0, 0.0, 0.0, 0.0
 	for t, x := range z {
 		b := 0.0
 		if scale > 0 {
-			b = min(queryLevels, max(-queryLevels, math.RoundToEven(x/scale)))
+			b = min(levels, max(-levels, math.RoundToEven(x/scale)))
 		}
 		tile[(t/4)*4*int8TileQueries+r*4+t%4] = int8(b)
 		zh := scale * b

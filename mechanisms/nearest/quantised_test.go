@@ -153,7 +153,9 @@ func TestInt8BoundHoldsAgainstExactScores(t *testing.T) {
 		store   *embeddings.Store
 		queries []float64
 	}{}
-	for _, dim := range []int{1, 3, 50, 101} {
+	// 100 and 1017 have an odd number of groups of 4 (25, 255): where the AVX-512 kernel runs,
+	// their queries take 127 and 64 levels (queryLevels).
+	for _, dim := range []int{1, 3, 50, 100, 101, 1017} {
 		s := fixtures.RandomStore(t, rng, 40, dim, 0.4)
 		cases = append(cases, struct {
 			name    string
@@ -194,6 +196,34 @@ func TestInt8BoundHoldsAgainstExactScores(t *testing.T) {
 			t.Logf("%s kernel, %s: largest |error| / bound = %.3f", kernel, c.name, worst)
 		}
 	})
+}
+
+// queryLevels must keep the integer sums exact in every kernel that may score the layout: 31
+// where the AVX2 kernels may run (an even number of groups on an AVX2 CPU: their int16 pair
+// sums of 2·2·255·Q must stay below 2¹⁵), else at most 127 (a signed byte) with n·255·Q < 2²⁴
+// (I_v exact in float32) — and no fewer levels than that allows. Checked for every dimension
+// up to MaxInt8Dim and both parities of the group count, as if on each CPU. Mutants: 127
+// without the cap for long rows; 127 where the AVX2 kernels may run.
+func TestQueryLevelsKeepTheSumsExact(t *testing.T) {
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, avx2 := range []bool{false, true} {
+		useAVX2 = avx2
+		for n := 1; n <= MaxInt8Dim; n++ {
+			for _, groups := range []int{(n + 3) / 4, (n + 7) / 8 * 2} {
+				q := queryLevels(n, groups)
+				avx2Runs := avx2 && groups%2 == 0
+				switch {
+				case q < 1 || q > 127 || n*255*q >= 1<<24:
+					t.Fatalf("n = %d, %d groups: Q = %d: want 1 ≤ Q ≤ 127 and n·255·Q < 2²⁴", n, groups, q)
+				case avx2Runs && 2*2*255*q >= 1<<15:
+					t.Fatalf("n = %d, %d groups, AVX2: Q = %d saturates the int16 pair sums", n, groups, q)
+				case !avx2Runs && q < 127 && n*255*(q+1) < 1<<24:
+					t.Fatalf("n = %d, %d groups: Q = %d where %d keeps the sums exact", n, groups, q, q+1)
+				}
+			}
+		}
+	}
 }
 
 // TestExactTiesGoToTheLowestRow builds queries at exactly equal float64 distance from two or
