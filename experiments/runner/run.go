@@ -459,12 +459,18 @@ func (r *runner) writeOutputs(all []cell, whole []string, live *rundir.LiveManif
 			logf("%s", l)
 		}
 	}
+	// The verdicts (verdict.md, verdict.csv) and the tables and plots are written at once: they
+	// read the same rows and write different files (report.html, which shows both, comes after).
+	var verdictErr error
+	var verdicts sync.WaitGroup
 	if cfg.Verdict != nil {
-		if err := r.verdicts.Write(dir, verdictItems(out.items), out.rows); err != nil {
-			return err
-		}
+		verdicts.Go(func() { verdictErr = r.verdicts.Write(dir, verdictItems(out.items), out.rows) })
 	}
 	written, err := runreport.WriteReport(dir, cfg, runreport.RunFacts{Corpus: r.in.corpus, WholePool: whole}, out.rows)
+	verdicts.Wait()
+	if verdictErr != nil {
+		return verdictErr
+	}
 	if err != nil {
 		return fmt.Errorf("writing tables and plots: %w", err)
 	}

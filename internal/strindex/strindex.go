@@ -2,38 +2,65 @@
 // strings of text processing (words, character n-grams) faster than a Go map of strings.
 package strindex
 
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
 // Index maps strings to int32 values. Strings of 1 to MaxPacked bytes are kept in a flat
-// open-addressing table of packed keys: the string's bytes in the low 56 bits (first byte
-// lowest) and its length in the top 8, so two strings share a key only when they are equal, and
-// 0 (length 0) marks an empty slot. A lookup there hashes one word and compares words, where a
-// map of strings hashes the bytes, then follows the key's pointer to compare them. Longer
-// strings (and the empty one) are kept in a map. An Index is safe for concurrent lookups once
-// built; Add must not run concurrently with anything.
+// open-addressing table of packed keys, one 24-byte slot each (key and value share a cache
+// line): bytes 0–7 of the string in lo (first byte lowest), bytes 8–14 in the low 56 bits of
+// hi and its length in the top 8, so two strings share a key only when they are equal, and
+// hi = 0 (length 0) marks an empty slot. A lookup there packs two words, hashes them and
+// compares words, where a map of strings hashes the bytes, then follows the key's pointer to
+// compare them. Longer strings (and the empty one) are kept in a map. An Index is safe for
+// concurrent lookups once built; Set must not run concurrently with anything.
 type Index struct {
-	keys  []uint64
-	vals  []int32
-	shift uint // slot of key k: (k·packedMul) >> shift
+	slots []slot
+	shift uint // slot of a key: hash >> shift
 	count int  // keys in the table
 	long  map[string]int32
 }
 
-// MaxPacked is the longest string, in bytes, kept in the packed table.
-const MaxPacked = 7
-
-// packedMul is the multiplier of the slot hash (2⁶⁴ divided by the golden ratio, odd).
-const packedMul = 0x9E3779B97F4A7C15
-
-// pack returns the packed key of s and true when s has 1 to MaxPacked bytes.
-func pack(s string) (uint64, bool) {
-	if len(s) == 0 || len(s) > MaxPacked {
-		return 0, false
-	}
-	k := uint64(len(s)) << 56
-	for i := 0; i < len(s); i++ {
-		k |= uint64(s[i]) << (8 * i)
-	}
-	return k, true
+// slot is one entry of the packed table.
+type slot struct {
+	lo, hi uint64
+	val    int32
 }
+
+// MaxPacked is the longest string, in bytes, kept in the packed table.
+const MaxPacked = 15
+
+// The multipliers of the slot hash (odd; the first is 2⁶⁴ divided by the golden ratio).
+const (
+	hashMulLo = 0x9E3779B97F4A7C15
+	hashMulHi = 0xC2B2AE3D27D4EB4F
+)
+
+// pack returns the packed key of s and true when s has 1 to MaxPacked bytes. Strings of 8 or
+// more bytes are read as two overlapping little-endian words, the second shifted so that it
+// holds bytes 8 onwards only.
+func pack(s string) (lo, hi uint64, ok bool) {
+	n := len(s)
+	if n == 0 || n > MaxPacked {
+		return 0, 0, false
+	}
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			lo |= uint64(s[i]) << (8 * i)
+		}
+		return lo, uint64(n) << 56, true
+	}
+	b := unsafe.Slice(unsafe.StringData(s), n)
+	lo = binary.LittleEndian.Uint64(b)
+	if n > 8 {
+		hi = binary.LittleEndian.Uint64(b[n-8:]) >> (8 * (16 - n))
+	}
+	return lo, hi | uint64(n)<<56, true
+}
+
+// hash returns the slot hash of a packed key.
+func hash(lo, hi uint64) uint64 { return (lo ^ (hi * hashMulHi)) * hashMulLo }
 
 // New returns an empty Index sized for about n strings (it grows past them).
 func New(n int) *Index {
@@ -48,54 +75,55 @@ func (x *Index) resize(n int) {
 	for 1<<slotBits < 2*n {
 		slotBits++
 	}
-	keys, vals := x.keys, x.vals
-	x.keys, x.vals, x.shift, x.count = make([]uint64, 1<<slotBits), make([]int32, 1<<slotBits), 64-slotBits, 0
-	for j, k := range keys {
-		if k != 0 {
-			x.insert(k, vals[j])
+	old := x.slots
+	x.slots, x.shift, x.count = make([]slot, 1<<slotBits), 64-slotBits, 0
+	for _, s := range old {
+		if s.hi != 0 {
+			x.insert(s.lo, s.hi, s.val)
 		}
 	}
 }
 
-// insert sets the value of packed key k to v.
-func (x *Index) insert(k uint64, v int32) {
-	mask := uint64(len(x.keys) - 1)
-	h := (k * packedMul) >> x.shift
-	for x.keys[h] != 0 && x.keys[h] != k {
+// insert sets the value of the packed key (lo, hi) to v.
+func (x *Index) insert(lo, hi uint64, v int32) {
+	mask := uint64(len(x.slots) - 1)
+	h := hash(lo, hi) >> x.shift
+	for x.slots[h].hi != 0 && (x.slots[h].lo != lo || x.slots[h].hi != hi) {
 		h = (h + 1) & mask
 	}
-	if x.keys[h] == 0 {
+	if x.slots[h].hi == 0 {
 		x.count++
 	}
-	x.keys[h], x.vals[h] = k, v
+	x.slots[h] = slot{lo, hi, v}
 }
 
 // Set maps s to v (replacing an earlier value of s).
 func (x *Index) Set(s string, v int32) {
-	k, ok := pack(s)
+	lo, hi, ok := pack(s)
 	if !ok {
 		x.long[s] = v
 		return
 	}
-	if 2*(x.count+1) > len(x.keys) {
+	if 2*(x.count+1) > len(x.slots) {
 		x.resize(x.count + 1)
 	}
-	x.insert(k, v)
+	x.insert(lo, hi, v)
 }
 
 // Get returns the value of s and whether s was set.
 func (x *Index) Get(s string) (int32, bool) {
-	k, ok := pack(s)
+	lo, hi, ok := pack(s)
 	if !ok {
 		v, found := x.long[s]
 		return v, found
 	}
-	mask := uint64(len(x.keys) - 1)
-	for h := (k * packedMul) >> x.shift; ; h = (h + 1) & mask {
-		switch x.keys[h] {
-		case k:
-			return x.vals[h], true
-		case 0:
+	mask := uint64(len(x.slots) - 1)
+	for h := hash(lo, hi) >> x.shift; ; h = (h + 1) & mask {
+		e := &x.slots[h]
+		if e.hi == hi && e.lo == lo {
+			return e.val, true
+		}
+		if e.hi == 0 {
 			return 0, false
 		}
 	}

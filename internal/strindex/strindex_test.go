@@ -6,22 +6,25 @@ import (
 	"dptext/internal/rngs"
 )
 
-// Every Get must agree with a Go map given the same Sets, for strings of 0 to 12 bytes,
-// multi-byte runes, and strings that differ only by a leading or trailing NUL byte or by their
-// length, set and overwritten in random order while the table grows from a size hint of 1; and
-// Len counts each string once. Mutant: the length left out of the packed key → "ab" and
-// "ab\x00" share a key, and one is found under the other's value.
+// Every Get must agree with a Go map given the same Sets, for strings of 0 to 24 bytes (both
+// sides of MaxPacked and of the 8-byte word), multi-byte runes, and strings that differ only by
+// a leading or trailing NUL byte or by their length, set and overwritten in random order while
+// the table grows from a size hint of 1; and Len counts each string once. Mutants: the length
+// left out of the packed key → "ab" and "ab\x00" share a key, and one is found under the
+// other's value; the second word not shifted → bytes 0–7 counted twice for strings of 9 to 15
+// bytes, and strings that differ in them mixed up.
 func TestIndexAgreesWithMap(t *testing.T) {
 	rng := rngs.New(5, "strindex")
 	alphabet := []string{"a", "b", "\x00", "é", "日", " "}
 	draw := func() string {
 		var s string
-		for range rng.IntN(9) {
+		for range rng.IntN(18) {
 			s += alphabet[rng.IntN(len(alphabet))]
 		}
 		return s
 	}
-	fixed := []string{"", "a", "ab", "ab\x00", "\x00ab", "abcdefg", "abcdefgh", "abcdefgX", "ab\x00\x00\x00\x00\x00", "ab\x00\x00\x00\x00\x00\x00"}
+	fixed := []string{"", "a", "ab", "ab\x00", "\x00ab", "abcdefg", "abcdefgh", "abcdefgX", "ab\x00\x00\x00\x00\x00", "ab\x00\x00\x00\x00\x00\x00",
+		"abcdefghi", "abcdefghi\x00", "Xbcdefghi", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnoX", "\x00\x00\x00\x00\x00\x00\x00\x00\x00"}
 	x, want := New(1), map[string]int32{}
 	for i := range 4000 {
 		s := draw()
@@ -46,7 +49,7 @@ func TestIndexAgreesWithMap(t *testing.T) {
 		if ok != wok || got != w {
 			t.Fatalf("Get(%q) = %d, %v; the map says %d, %v", s, got, ok, w, wok)
 		}
-		if _, packed := pack(s); !packed && wok {
+		if _, _, packed := pack(s); !packed && wok {
 			long++
 		}
 	}
