@@ -13,7 +13,8 @@ import (
 // the row's minimum, s_v = (max − min)/255 rounded up to float32 and a_t = round((v_t − m_v)/s_v).
 // The rounding error e_t = v_t − (m_v + s_v·a_t) is known exactly at packing time; the decoder
 // keeps ‖e_v‖ per row. A query z (float64) becomes ẑ_t = s_z·b_t with s_z = max_t |z_t| / Q
-// rounded up to float32 and b_t = round(z_t/s_z) ∈ {−Q…Q}; d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
+// rounded up to float32 and b_t ∈ {−Q…Q} the integer nearest to z_t/s_z (computed as
+// z_t·(1/s_z): any integer would do, the bound holds for the b_t taken); d_t = z_t − ẑ_t, and ‖d‖, ‖ẑ‖ and
 // ‖ẑ‖₁ are computed per query. Q is the layout's query levels (quantised.levels, queryLevels):
 // 31 where the AVX2 kernels may run, whose two vpmaddubsw results (unsigned byte × signed byte,
 // adjacent pairs summed into int16) are added before they are widened to int32, which must not
@@ -168,36 +169,64 @@ func quantise(store *embeddings.Store, npanels int) *quantised {
 // (queryConsts values, each broadcast to 8 lanes) to consts.
 func (q *quantised) prepareQuery(z []float64, tile []int8, r int, consts []float32) {
 	const u = 1.0 / (1 << 24)
-	zmax, zSq := 0.0, 0.0
-	for _, x := range z {
-		zmax = max(zmax, math.Abs(x))
-		zSq += x * x
+	// Four running maxima and sums side by side (the sums' order of addition only moves their
+	// float64 rounding, which the factor inflate covers; a NaN coordinate is not a query).
+	var zmax, zSq [4]float64
+	t := 0
+	for ; t+4 <= len(z); t += 4 {
+		for i, x := range z[t : t+4 : t+4] {
+			if a := math.Abs(x); a > zmax[i] {
+				zmax[i] = a
+			}
+			zSq[i] += x * x
+		}
+	}
+	for i, x := range z[t:] {
+		if a := math.Abs(x); a > zmax[i] {
+			zmax[i] = a
+		}
+		zSq[i] += x * x
 	}
 	levels := float64(q.levels)
 	scale := 0.0
-	if zmax > 0 {
-		scale = float64(up32(zmax / levels))
+	if m := max(zmax[0], zmax[1], zmax[2], zmax[3]); m > 0 {
+		scale = float64(up32(m / levels))
 	}
-	sumB, dSq, zhSq, zh1 := 0.0, 0.0, 0.0, 0.0
-	for t, x := range z {
-		b := 0.0
-		if scale > 0 {
-			b = min(levels, max(-levels, math.RoundToEven(x/scale)))
+	// b_t = x/scale rounded to the nearest integer, ties to even, by adding and subtracting
+	// 1.5·2⁵² (exact for |x/scale| ≤ 2⁵¹; here |x/scale| ≤ levels), clamped to ±levels.
+	const roundMagic = 1.5 * (1 << 52)
+	var sumB, dSq, zhSq, zh1 [4]float64
+	inv := 0.0
+	if scale > 0 {
+		inv = 1 / scale
+	}
+	// Dimension t goes to byte t mod 4 of the query's slot in group t/4 of the tile.
+	for g := 0; 4*g < len(z); g++ {
+		xs := z[4*g : min(4*g+4, len(z))]
+		out := tile[g*4*int8TileQueries+r*4 : g*4*int8TileQueries+r*4+4]
+		for i, x := range xs {
+			b := (x*inv + roundMagic) - roundMagic
+			if b > levels {
+				b = levels
+			} else if b < -levels {
+				b = -levels
+			}
+			out[i] = int8(b)
+			zh := scale * b
+			sumB[i] += b
+			dSq[i] += (x - zh) * (x - zh)
+			zhSq[i] += zh * zh
+			zh1[i] += math.Abs(zh)
 		}
-		tile[(t/4)*4*int8TileQueries+r*4+t%4] = int8(b)
-		zh := scale * b
-		sumB += b
-		dSq += (x - zh) * (x - zh)
-		zhSq += zh * zh
-		zh1 += math.Abs(zh)
 	}
+	sum := func(a [4]float64) float64 { return (a[0] + a[1]) + (a[2] + a[3]) }
 	n := float64(q.dim)
 	vals := [queryConsts]float32{
-		float32(sumB),
+		float32(sum(sumB)),
 		float32(2 * scale),
-		up32(2 * math.Sqrt(dSq) * inflate),
-		up32(2 * math.Sqrt(zhSq) * inflate),
-		up32((u*(8.1*zh1+3.1) + (n+3)*math.Ldexp(1, -52)*(zSq+1)) * inflate),
+		up32(2 * math.Sqrt(sum(dSq)) * inflate),
+		up32(2 * math.Sqrt(sum(zhSq)) * inflate),
+		up32((u*(8.1*sum(zh1)+3.1) + (n+3)*math.Ldexp(1, -52)*(sum(zSq)+1)) * inflate),
 	}
 	for c, v := range vals {
 		for l := range 8 {
