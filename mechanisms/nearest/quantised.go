@@ -3,6 +3,7 @@ package nearest
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"dptext/embeddings"
 )
@@ -343,14 +344,20 @@ func (s *decodeScratch) appendFlagged(q int, lower []float32, masks []uint16, fl
 	if flaggedAt > math.MaxFloat32 {
 		maskAtMost(lower, threshold, masks)
 	}
-	var any uint16
+	// Sixteen masks at a time, as four words of four masks each: this test runs for every
+	// block of every query.
+	var any uint64
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(masks))), len(masks)/4)
 	i := 0
-	for ; i+4 <= len(masks); i += 4 { // four at a time: this test runs for every block
-		m := masks[i : i+4 : i+4]
-		any |= m[0] | m[1] | m[2] | m[3]
+	for ; i+4 <= len(words); i += 4 {
+		w := words[i : i+4 : i+4]
+		any |= (w[0] | w[1]) | (w[2] | w[3])
 	}
-	for _, m := range masks[i:] {
-		any |= m
+	for _, w := range words[i:] {
+		any |= w
+	}
+	for _, m := range masks[len(words)*4:] {
+		any |= uint64(m)
 	}
 	if any == 0 { // the common case once the query has met its neighbourhood
 		return
