@@ -2,7 +2,10 @@ package utility
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
+	"slices"
+	"sync"
 
 	"dptext/embeddings"
 	"dptext/internal/linalg"
@@ -36,6 +39,29 @@ type GreedyF1 struct {
 	idf  map[string]float64
 	// idfUnseen is the weight of a word absent from the reference collection.
 	idfUnseen float64
+
+	// originals keeps the original documents measured, by a hash of their words: a run measures
+	// every mechanism's release of a document against the same original, and the release's
+	// words that are also the original's (most, where a mechanism keeps words) take their
+	// products from the original's Gram matrix instead of new ones. At most
+	// maxCachedProducts products are kept; past that, originals are measured afresh.
+	mu        sync.Mutex
+	seed      maphash.Seed
+	originals map[uint64][]*originalBag
+	kept      int // products held by originals
+}
+
+// maxCachedProducts bounds the products GreedyF1 keeps (8 bytes each: 256 MB).
+const maxCachedProducts = 32 << 20
+
+// originalBag is an original document's bag with the products of its distinct words' unit
+// vectors: gram[i·n + k] for words i and k that both have a vector (n distinct words), and at,
+// the position of each vector row among its words.
+type originalBag struct {
+	doc  []string // the document's words (a copy), to tell hash collisions
+	bag  bag
+	at   map[int]int
+	gram []float64
 }
 
 // GreedyF1Options configure GreedyF1.
@@ -85,7 +111,7 @@ func NewGreedyF1(store *embeddings.Store, reference [][]string, opts GreedyF1Opt
 			}
 		}
 	}
-	g := &GreedyF1{store: store, unit: unit, idf: map[string]float64{}, idfUnseen: 1}
+	g := &GreedyF1{store: store, unit: unit, idf: map[string]float64{}, idfUnseen: 1, seed: maphash.MakeSeed(), originals: map[uint64][]*originalBag{}}
 	if opts.IDF && len(reference) > 0 {
 		df := map[string]int{}
 		for _, doc := range reference {
@@ -119,7 +145,8 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	if len(original) == 0 || len(private) == 0 {
 		return math.NaN()
 	}
-	a, b := g.distinct(original), g.distinct(private)
+	o := g.original(original)
+	a, b := o.bag, g.distinct(private)
 	// best[i] is the best similarity of a's word i to any word of b, and bestB the converse.
 	bestA := make([]float64, len(a.words))
 	bestB := make([]float64, len(b.words))
@@ -129,7 +156,7 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	for j := range bestB {
 		bestB[j] = math.Inf(-1)
 	}
-	g.bestMatches(a, b, bestA, bestB)
+	g.bestMatches(o, b, bestA, bestB)
 	r := g.weighted(a, bestA)
 	p := g.weighted(b, bestB)
 	if math.IsNaN(r) || math.IsNaN(p) {
@@ -141,29 +168,88 @@ func (g *GreedyF1) Measure(original, private []string) float64 {
 	return 2 * p * r / (p + r)
 }
 
-// bestMatches raises bestA[i] and bestB[j] to the similarity s of word i of a and word j of b
-// (math.Max), for every pair: s = 1 for the same word, 0 when either has no vector, else the
-// dot product of their unit vectors summed in dimension order. b's vectors are laid out by dimension sixteen at a time
-// and each word of a meets sixteen of them per call of linalg.Dots16, whose sums are those of
-// the plain loop bit for bit (TestGreedySimilaritiesEqualThePlainLoop); where the CPU has no
-// kernel the plain loop runs.
-func (g *GreedyF1) bestMatches(a, b bag, bestA, bestB []float64) {
-	dim := g.store.Dim()
-	vec := func(row int) []float64 { return g.unit[row*dim : (row+1)*dim : (row+1)*dim] }
-	bVectors := make([][]float64, len(b.rows)) // nil for a word without a vector: its dot is not read
-	for j, r := range b.rows {
-		if r >= 0 {
-			bVectors[j] = vec(r)
+// original returns doc's bag with its Gram matrix, from originals when doc was measured before.
+func (g *GreedyF1) original(doc []string) *originalBag {
+	var h maphash.Hash
+	h.SetSeed(g.seed)
+	for _, w := range doc {
+		h.WriteString(w)
+		h.WriteByte(0) // a separator (a collision is told by comparing the words)
+	}
+	key := h.Sum64()
+	g.mu.Lock()
+	for _, o := range g.originals[key] {
+		if slices.Equal(o.doc, doc) {
+			g.mu.Unlock()
+			return o
 		}
 	}
-	products := linalg.NewDotProducts(bVectors, dim)
+	g.mu.Unlock()
+	a := g.distinct(doc)
+	n, dim := len(a.words), g.store.Dim()
+	o := &originalBag{doc: slices.Clone(doc), bag: a, at: make(map[int]int, n), gram: make([]float64, n*n)}
+	vectors := make([][]float64, n) // nil for a word without a vector: its products are not read
+	for i, r := range a.rows {
+		if r >= 0 {
+			o.at[r] = i
+			vectors[i] = g.unit[r*dim : (r+1)*dim : (r+1)*dim]
+		}
+	}
+	products := linalg.NewDotProducts(vectors, dim)
+	for i, v := range vectors {
+		if v != nil {
+			copy(o.gram[i*n:(i+1)*n], products.Of(v))
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, other := range g.originals[key] {
+		if slices.Equal(other.doc, doc) { // built meanwhile by another goroutine
+			return other
+		}
+	}
+	if g.kept+n*n <= maxCachedProducts {
+		g.originals[key] = append(g.originals[key], o)
+		g.kept += n * n
+	}
+	return o
+}
+
+// bestMatches raises bestA[i] and bestB[j] to the similarity s of word i of the original a and
+// word j of b (math.Max), for every pair: s = 1 for the same word, 0 when either has no vector,
+// else the dot product of their unit vectors summed in dimension order — from a's Gram matrix
+// when b's word is also one of a's, else computed: b's other vectors are laid out by dimension
+// sixteen at a time and each word of a meets sixteen of them per call of linalg.Dots16, whose
+// sums are those of the plain loop bit for bit (TestGreedySimilaritiesEqualThePlainLoop);
+// where the CPU has no kernel the plain loop runs.
+func (g *GreedyF1) bestMatches(o *originalBag, b bag, bestA, bestB []float64) {
+	a, n, dim := o.bag, len(o.bag.words), g.store.Dim()
+	vec := func(row int) []float64 { return g.unit[row*dim : (row+1)*dim : (row+1)*dim] }
+	// column[j]: for a word of b with a vector, its position among a's words (≥ 0) or −1 −
+	// its index among the fresh vectors; unused for a word without one.
+	column := make([]int, len(b.rows))
+	var fresh [][]float64
+	for j, r := range b.rows {
+		if r < 0 {
+			continue
+		}
+		if k, ok := o.at[r]; ok {
+			column[j] = k
+		} else {
+			column[j] = -1 - len(fresh)
+			fresh = append(fresh, vec(r))
+		}
+	}
+	products := linalg.NewDotProducts(fresh, dim)
 	var dots []float64
 	for i, wa := range a.words {
-		if a.rows[i] >= 0 {
-			dots = products.Of(vec(a.rows[i]))
+		ra := a.rows[i]
+		if ra >= 0 && len(fresh) > 0 {
+			dots = products.Of(vec(ra))
 		}
+		gram := o.gram[i*n : (i+1)*n]
 		// A word with a vector is the same word exactly when it has the same row.
-		ra, best := a.rows[i], bestA[i]
+		best := bestA[i]
 		for j, rb := range b.rows {
 			var s float64
 			switch {
@@ -171,8 +257,10 @@ func (g *GreedyF1) bestMatches(a, b bag, bestA, bestB []float64) {
 				s = 1
 			case ra < 0 || rb < 0:
 				s = 0
+			case column[j] >= 0:
+				s = gram[column[j]]
 			default:
-				s = dots[j]
+				s = dots[-1-column[j]]
 			}
 			best, bestB[j] = maxOf(best, s), maxOf(bestB[j], s)
 		}

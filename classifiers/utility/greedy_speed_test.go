@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"dptext/internal/fixtures"
@@ -106,6 +107,62 @@ func TestGreedySimilaritiesEqualThePlainLoop(t *testing.T) {
 			}
 		}
 		linalg.SetAssembly(saved)
+	}
+}
+
+// Measure keeps each original's bag and Gram matrix and takes the products of a release's words
+// that are also the original's from it: every value must still be the plain loop's bit for
+// bit, with each original measured again and again, in random order and from four goroutines
+// at once, against releases that keep 0 %, 70 % and 100 % of its words (the others replaced by
+// other vocabulary words or words without a vector), and against itself. Mutant: a kept word's
+// products read from the next word's column of the Gram matrix → the test fails.
+func TestGreedyReusesOriginalsExactly(t *testing.T) {
+	vocab := fixtures.NumberedWords("w%03d", 400)
+	store := fixtures.NormalStore(t, rngs.New(6, "greedy/store"), vocab, 37, 1)
+	rng := rngs.New(6, "greedy/reuse")
+	pairs := greedyDocs(rng, vocab, 40, 80)
+	g, err := NewGreedyF1(store, nil, DefaultGreedyF1Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type job struct{ original, private []string }
+	var jobs []job
+	for _, p := range pairs {
+		for _, keep := range []float64{0, 0.7, 1} {
+			release := make([]string, len(p[0]))
+			for i, w := range p[0] {
+				switch {
+				case rng.Float64() < keep:
+					release[i] = w
+				case rng.IntN(8) == 0:
+					release[i] = "nowhere"
+				default:
+					release[i] = vocab[rng.IntN(len(vocab))]
+				}
+			}
+			jobs = append(jobs, job{p[0], release}, job{p[0], p[1]})
+		}
+	}
+	rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+	errs := make(chan string, len(jobs))
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for k := w; k < len(jobs); k += 4 {
+				got, want := g.Measure(jobs[k].original, jobs[k].private), plainGreedyF1(g, jobs[k].original, jobs[k].private)
+				if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+					errs <- fmt.Sprintf("job %d: Measure %v, plain loop %v", k, got, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	if len(g.originals) == 0 {
+		t.Fatal("no original kept: the test does not reach the reuse")
 	}
 }
 

@@ -277,9 +277,7 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 				nt = int8WideTiles
 			}
 			mins := s.mins[:nt*tq*panelRows]
-			for i := range mins {
-				mins[i] = float32(math.Inf(1))
-			}
+			copy(mins, infinities[:]) // a block copy: a loop of stores took 1.5 % of a run
 			// A row is kept only if its lower bound is within the query's best upper bound
 			// (best2 for Decode2), which only decreases: the kernel flags the rows within the
 			// best so far, and the collectors re-test them against the block's lowered best.
@@ -319,6 +317,14 @@ func (d *Decoder) decodeTilesInt8(queries []float64, dst, second []int, lo, hi i
 		}
 	}
 }
+
+// infinities fills the lane minima of a pass before its kernel lowers them.
+var infinities = func() (inf [int8WideTiles * int8TileQueries * panelRows]float32) {
+	for i := range inf {
+		inf[i] = float32(math.Inf(1))
+	}
+	return inf
+}()
 
 // collectBounds lowers the query's best upper bound with the block's (the minimum of the
 // lane minima upper) and records the block's rows whose lower bound does not exceed it, looking
