@@ -763,10 +763,11 @@ func exhaustivePairs(t *Target, n int) (Finding, bool) {
 				continue
 			}
 			best, arg := 0.0, 0
+			other := dists[j][:len(dists[i])]
 			for r, a := range dists[i] {
-				if b := dists[j][r]; math.IsInf(a, -1) && math.IsInf(b, -1) {
-					continue // an output neither releases
-				} else if d := math.Abs(a - b); d > best {
+				// An output neither releases (both −Inf) gives −Inf − (−Inf) = NaN, which is
+				// never > best: it is skipped without a test of its own.
+				if d := math.Abs(a - other[r]); d > best {
 					best, arg = d, r
 				}
 			}
