@@ -15,29 +15,28 @@ import (
 func TestSynTFCheckEpsilonAgreesWithBuildWithoutComputingEll(t *testing.T) {
 	store, train, _, _, _, _ := goldenInputs(t)
 	for _, tc := range []struct {
-		params string
-		eps    float64
-		env    Env
+		params   string
+		eps      float64
+		cellDocs int // Env.CellDocs: the documents whose synthetic words must fit in memory
 	}{
-		{"", 10, Env{}},
-		{"", 0, Env{}},
-		{"n = 1000000", 10, Env{CellDocs: 1 << 20}},
-		{"weighting = 'tfidf'", 10, Env{}},
+		{"", 10, 0},
+		{"", 0, 0},
+		{"n = 1000000", 10, 1 << 20},
+		{"weighting = 'tfidf'", 10, 0},
 	} {
 		o, err := Mechanisms["syntf"].Decode(testParams(t, "syntf", tc.params))
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := tc.env
-		env.Embeddings, env.Workers, env.Corpus, env.CacheDir = store, 1, train, t.TempDir()
-		checked, checkErr := o.CheckEpsilon(&env, tc.eps)
+		env := &Env{Embeddings: store, Workers: 1, Corpus: train, CacheDir: t.TempDir(), CellDocs: tc.cellDocs}
+		checked, checkErr := o.CheckEpsilon(env, tc.eps)
 		if !checked {
 			t.Fatal("syntf has no ε check: the ε search would build it (and compute ℓ) between rounds")
 		}
 		if files, _ := filepath.Glob(filepath.Join(env.CacheDir, "*")); len(files) != 0 {
 			t.Errorf("%q at ε = %g: the check wrote %v: it computed ℓ", tc.params, tc.eps, files)
 		}
-		_, buildErr := o.Build(&env, tc.eps)
+		_, buildErr := o.Build(env, tc.eps)
 		if (checkErr == nil) != (buildErr == nil) || (checkErr != nil && checkErr.Error() != buildErr.Error()) {
 			t.Errorf("%q at ε = %g: CheckEpsilon says %v, Build %v", tc.params, tc.eps, checkErr, buildErr)
 		}
