@@ -161,13 +161,22 @@ func parseCell(body []byte, cellPath string) (*CellRecord, error) {
 // the plan of each round reads them again. Records and rows it returns are shared between
 // calls: callers must not modify them. Safe for concurrent use; the zero value is ready.
 type CellCache struct {
-	mu    sync.Mutex
-	cells map[string]*cachedCell // by file
+	// MaxBytes bounds the file bodies kept (0: DefaultCellCacheBytes); a file past it is read
+	// and decoded every time.
+	MaxBytes int64
+	mu       sync.Mutex
+	cells    map[string]*cachedCell // by file
+	bytes    int64                  // the bodies of cells
 }
+
+// DefaultCellCacheBytes is CellCache's default bound: 512 MB of cell files (the 131 cells of
+// configs/mechanisms.toml are 90 MB), so that a run of many cells keeps memory for its cells.
+const DefaultCellCacheBytes = 512 << 20
 
 // cachedCell is a parsed cell file: its body's SHA-256, the cell path it was checked against,
 // its record and, once asked for, its rows.
 type cachedCell struct {
+	size     int64 // of the body
 	sum      [sha256.Size]byte
 	cellPath string
 	rec      *CellRecord
@@ -193,13 +202,24 @@ func (c *CellCache) entry(file, cellPath string) (*cachedCell, error) {
 	if err != nil {
 		return nil, err
 	}
-	e = &cachedCell{sum: sum, cellPath: cellPath, rec: rec}
+	e = &cachedCell{size: int64(len(body)), sum: sum, cellPath: cellPath, rec: rec}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.cells == nil {
 		c.cells = map[string]*cachedCell{}
 	}
-	c.cells[file] = e
-	c.mu.Unlock()
+	held := c.bytes
+	if old := c.cells[file]; old != nil {
+		held -= old.size
+	}
+	limit := c.MaxBytes
+	if limit == 0 {
+		limit = DefaultCellCacheBytes
+	}
+	if held+e.size <= limit {
+		c.cells[file] = e
+		c.bytes = held + e.size
+	}
 	return e, nil
 }
 

@@ -66,3 +66,38 @@ func TestCellCacheReparsesChangedFiles(t *testing.T) {
 		t.Error("a file cut short after it was cached: read without error")
 	}
 }
+
+// CellCache keeps at most MaxBytes of cell files: past it a file is decoded on every read (a new
+// record each time) while the files kept stay kept. Mutant: the bound not checked → the second
+// file comes back as the same record.
+func TestCellCacheKeepsAtMostMaxBytes(t *testing.T) {
+	dir := t.TempDir()
+	header := "set,mechanism,epsilon,repeat,scorer,metric,value\n"
+	write := func(name, path, rows string) string {
+		t.Helper()
+		file := dir + "/" + name
+		if err := WriteCell(file, &CellRecord{Fingerprint: "f", Cell: path, Rows: header + rows}); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	a := write("a.cell", "set=a/mech=m/eps=1/rep=0", "a,m,1,0,s,accuracy,0.5\n")
+	b := write("b.cell", "set=a/mech=m/eps=2/rep=0", "a,m,2,0,s,accuracy,0.25\n")
+	body, _, err := readVerified(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := CellCache{MaxBytes: int64(len(body)) + 10}
+	first, _ := cache.Read(a, "set=a/mech=m/eps=1/rep=0")
+	b1, _ := cache.Read(b, "set=a/mech=m/eps=2/rep=0")
+	b2, err := cache.Read(b, "set=a/mech=m/eps=2/rep=0")
+	if err != nil || b1 == nil || b1 == b2 {
+		t.Fatalf("a file past the bound: the same record twice (%p, %p, %v), want it decoded each time", b1, b2, err)
+	}
+	if again, _ := cache.Read(a, "set=a/mech=m/eps=1/rep=0"); again != first {
+		t.Error("the file within the bound was not kept")
+	}
+	if cache.bytes > cache.MaxBytes {
+		t.Errorf("%d bytes kept, bound %d", cache.bytes, cache.MaxBytes)
+	}
+}
