@@ -49,10 +49,12 @@ type GreedyF1 struct {
 	seed      maphash.Seed
 	originals map[uint64][]*originalBag
 	kept      int // products held by originals
+	maxKept   int // maxCachedProducts (tests lower it)
 }
 
-// maxCachedProducts bounds the products GreedyF1 keeps (8 bytes each: 256 MB).
-const maxCachedProducts = 32 << 20
+// maxCachedProducts bounds the products one GreedyF1 keeps (8 bytes each: 128 MB; a cell of
+// configs/mechanisms.toml measures 420 originals of about 140 distinct words, 8M products).
+const maxCachedProducts = 16 << 20
 
 // originalBag is an original document's bag with the products of its distinct words' unit
 // vectors: gram[i·n + k] for words i and k that both have a vector (n distinct words), and at,
@@ -111,7 +113,7 @@ func NewGreedyF1(store *embeddings.Store, reference [][]string, opts GreedyF1Opt
 			}
 		}
 	}
-	g := &GreedyF1{store: store, unit: unit, idf: map[string]float64{}, idfUnseen: 1, seed: maphash.MakeSeed(), originals: map[uint64][]*originalBag{}}
+	g := &GreedyF1{store: store, unit: unit, idf: map[string]float64{}, idfUnseen: 1, seed: maphash.MakeSeed(), originals: map[uint64][]*originalBag{}, maxKept: maxCachedProducts}
 	if opts.IDF && len(reference) > 0 {
 		df := map[string]int{}
 		for _, doc := range reference {
@@ -208,7 +210,7 @@ func (g *GreedyF1) original(doc []string) *originalBag {
 			return other
 		}
 	}
-	if g.kept+n*n <= maxCachedProducts {
+	if g.kept+n*n <= g.maxKept {
 		g.originals[key] = append(g.originals[key], o)
 		g.kept += n * n
 	}

@@ -166,6 +166,35 @@ func TestGreedyReusesOriginalsExactly(t *testing.T) {
 	}
 }
 
+// GreedyF1 keeps at most maxKept products: past the bound an original is measured afresh each
+// time (the plain loop's values still), and what is kept stays within it. Mutant: the bound
+// not checked → every original kept.
+func TestGreedyKeepsAtMostItsBound(t *testing.T) {
+	vocab := fixtures.NumberedWords("w%03d", 200)
+	store := fixtures.NormalStore(t, rngs.New(7, "greedy/store"), vocab, 16, 1)
+	pairs := greedyDocs(rngs.New(7, "greedy/bound"), vocab, 12, 40)
+	g, err := NewGreedyF1(store, nil, DefaultGreedyF1Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := len(g.distinct(pairs[0][0]).words)
+	g.maxKept = first * first
+	for range 2 {
+		for i, p := range pairs {
+			if got, want := g.Measure(p[0], p[1]), plainGreedyF1(g, p[0], p[1]); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("pair %d: Measure %v, plain loop %v", i, got, want)
+			}
+		}
+	}
+	kept := 0
+	for _, bucket := range g.originals {
+		kept += len(bucket)
+	}
+	if kept != 1 || g.kept > g.maxKept {
+		t.Errorf("%d originals kept (%d products, bound %d), want only the first", kept, g.kept, g.maxKept)
+	}
+}
+
 // Measure against the plain loop on 420 pairs of 209-word documents over a 20,000 × 100
 // vocabulary (the size of configs/mechanisms.toml's cells).
 func BenchmarkGreedyF1(b *testing.B) {
